@@ -1,0 +1,92 @@
+/**
+ * Taro build configuration (started from the @tarojs/cli 4.2.1 default template).
+ * `weapp` goes to dist/weapp (a mini-program package), `h5` to dist/h5 (served by the kit server
+ * at /mp/, hash router). The `@kit/shared` workspace package is TypeScript source, so it is aliased
+ * to ../shared/src and compiled by Taro's babel rule like our own sources.
+ */
+import path from 'node:path';
+import { defineConfig, type UserConfigExport } from '@tarojs/cli';
+import TsconfigPathsPlugin from 'tsconfig-paths-webpack-plugin';
+import devConfig from './dev';
+import prodConfig from './prod';
+
+const sharedSrc = path.resolve(__dirname, '../../shared/src');
+/**
+ * npm workspaces hoist most Taro packages to the root, but keep React 18 and the React framework
+ * plugin here (the root holds another React for other tools). Looking here first gives every
+ * module, hoisted or not, the same single React 18.
+ */
+const ownModules = path.resolve(__dirname, '../node_modules');
+
+function chainCommon(chain: any): void {
+  chain.resolve.plugin('tsconfig-paths').use(TsconfigPathsPlugin);
+  chain.resolve.modules.clear().add(ownModules).add('node_modules');
+}
+
+export default defineConfig<'webpack5'>(async (merge) => {
+  const platform = process.env.TARO_ENV === 'h5' ? 'h5' : 'weapp';
+  const baseConfig: UserConfigExport<'webpack5'> = {
+    projectName: 'kit-payer',
+    date: '2025-1-1',
+    designWidth: 750,
+    deviceRatio: {
+      640: 2.34 / 2,
+      750: 1,
+      375: 2,
+      828: 1.81 / 2,
+    },
+    sourceRoot: 'src',
+    outputRoot: `dist/${platform}`,
+    plugins: [],
+    defineConstants: {
+      // Absolute HTTPS base URL of the kit service for the weapp build (H5 uses its own origin).
+      KIT_API_BASE: JSON.stringify(process.env.TARO_APP_API_BASE ?? ''),
+    },
+    alias: {
+      '@kit/shared': sharedSrc,
+    },
+    copy: {
+      patterns: [],
+      options: {},
+    },
+    framework: 'react',
+    compiler: 'webpack5',
+    cache: {
+      enable: false,
+    },
+    mini: {
+      // Taro compiles only src/ by default; the shared TypeScript source must go through babel too.
+      compile: { include: [sharedSrc] },
+      postcss: {
+        pxtransform: { enable: true, config: {} },
+        cssModules: { enable: false, config: { namingPattern: 'module', generateScopedName: '[name]__[local]___[hash:base64:5]' } },
+      },
+      webpackChain: chainCommon,
+    },
+    h5: {
+      compile: { include: [sharedSrc] },
+      // Served by the kit server under /mp/ (server/src/frontends/mp); behind a BASE_PATH, build with
+      // TARO_APP_PUBLIC_PATH=<BASE_PATH>/mp/.
+      publicPath: process.env.TARO_APP_PUBLIC_PATH ?? '/mp/',
+      staticDirectory: 'static',
+      router: { mode: 'hash' },
+      output: {
+        filename: 'js/[name].[hash:8].js',
+        chunkFilename: 'js/[name].[chunkhash:8].js',
+      },
+      miniCssExtractPluginOption: {
+        ignoreOrder: true,
+        filename: 'css/[name].[hash].css',
+        chunkFilename: 'css/[name].[chunkhash].css',
+      },
+      postcss: {
+        autoprefixer: { enable: true, config: {} },
+        cssModules: { enable: false, config: { namingPattern: 'module', generateScopedName: '[name]__[local]___[hash:base64:5]' } },
+      },
+      webpackChain: chainCommon,
+    },
+  };
+
+  if (process.env.NODE_ENV === 'development') return merge({}, baseConfig, devConfig);
+  return merge({}, baseConfig, prodConfig);
+});

@@ -1,0 +1,247 @@
+/**
+ * The payment page's logic with Taro mocked: scene parsing, order states, the weapp payment call,
+ * the H5 sandbox cashier hand-off and the long-poll wait for the result.
+ *
+ * @jest-environment jsdom
+ * @jest-environment-options {"url": "http://shop.test/mp/#/pages/pay/index?scene=sm.pay%3Fprepayid%3DABC123def456%26f%3D2"}
+ */
+import { activeOrder, payArgs, type createTaroMock, type FakeRoute } from '../../../test/taro-mock';
+import { PayFlow, displayAmount, prepayIdFromOptions, returnUrl, statusText, type PayView } from './pay-flow';
+
+jest.mock('@tarojs/taro', () => {
+  const { createTaroMock } = jest.requireActual('../../../test/taro-mock');
+  const control = createTaroMock();
+  return { __esModule: true, default: control.taro, control };
+});
+const control = (jest.requireMock('@tarojs/taro') as { control: ReturnType<typeof createTaroMock> }).control;
+const taro = control.taro;
+
+const ID = 'ABC123def456';
+const SCENE = encodeURIComponent(`sm.pay?prepayid=${ID}&f=2`);
+
+/** A fake kit server: answers /mp/api/* and /sandbox/login from a small state. */
+function server(state: { order: Record<string, unknown> | null; waits?: Record<string, unknown>[]; pay?: { statusCode: number; data: unknown } }): FakeRoute {
+  return ({ url, method }) => {
+    const path = new URL(url, 'http://base.invalid').pathname;
+    if (method === 'POST' && path.endsWith('/sandbox/login')) return { statusCode: 200, data: { code: 'sandbox-code-7' } };
+    if (method === 'POST' && path.endsWith('/mp/api/pay')) return state.pay ?? { statusCode: 200, data: { version: 1, status: 'success', args: payArgs } };
+    if (method === 'GET' && path.includes('/mp/api/orders/')) {
+      const wait = url.includes('wait=1');
+      // A real server holds a waiting call; this fake answers at once, so a test that forgot to
+      // script the waits gets a 400 (ending the loop) instead of spinning forever.
+      if (wait && !state.waits?.length) return { statusCode: 400, data: { status: 'fail', error: 'test_unscripted_wait' } };
+      if (wait) state.order = state.waits!.shift()!;
+      if (!state.order) return { statusCode: 404, data: { version: 1, status: 'fail', error: 'not_found', msg: 'no such order' } };
+      return { statusCode: 200, data: state.order };
+    }
+    return { statusCode: 404, data: { status: 'fail', error: 'route_not_found' } };
+  };
+}
+
+function flow(extra: Partial<ConstructorParameters<typeof PayFlow>[0]> = {}) {
+  const views: PayView[] = [];
+  const f = new PayFlow({ onChange: (v) => views.push(v), ...extra });
+  return { f, views, kinds: () => views.map((v) => v.kind) };
+}
+
+beforeEach(() => {
+  control.calls.length = 0;
+  jest.clearAllMocks();
+  process.env.TARO_ENV = 'weapp';
+  (globalThis as { KIT_API_BASE?: string }).KIT_API_BASE = 'https://pay.example.com/';
+});
+
+describe('reading the prepay id from the launch options', () => {
+  it('takes the id from a URL-encoded mini-program scene, ignoring extra parameters', () => {
+    expect(prepayIdFromOptions({ scene: SCENE })).toBe(ID);
+    expect(prepayIdFromOptions({ scene: `sm.pay?prepayid=${ID}` })).toBe(ID);
+  });
+
+  it('does not depend on the id being first, its length or its prefix', () => {
+    expect(prepayIdFromOptions({ scene: encodeURIComponent('sm.pay?f=2&prepayid=Q1') })).toBe('Q1');
+    const long = 'X'.repeat(40);
+    expect(prepayIdFromOptions({ scene: encodeURIComponent(`sm.pay?prepayid=${long}&f=2&g=3`) })).toBe(long);
+    expect(prepayIdFromOptions({ scene: 'sm.pay?xprepayid=NOPE' })).toBeNull();
+  });
+
+  it('takes the id from a plain QR link (the whole URL in `q`), even when the link holds an encoded scene', () => {
+    expect(prepayIdFromOptions({ q: encodeURIComponent(`https://shop.test/pay?prepayid=${ID}&f=2`) })).toBe(ID);
+    const posLink = `https://shop.test/mp/#/pages/pay/index?scene=${SCENE}`;
+    expect(prepayIdFromOptions({ q: encodeURIComponent(posLink) })).toBe(ID);
+  });
+
+  it('finds nothing in an empty or unrelated launch', () => {
+    expect(prepayIdFromOptions({})).toBeNull();
+    expect(prepayIdFromOptions({ scene: '1011' })).toBeNull();
+  });
+});
+
+describe('helpers', () => {
+  it('shows amounts through the shared money rules', () => {
+    expect(displayAmount('12.3')).toBe('¥12.30');
+    expect(displayAmount('7')).toBe('¥7.00');
+  });
+
+  it('returns to this page without a previous sandbox result', () => {
+    const base = `http://shop.test/mp/#/pages/pay/index?scene=${SCENE}`;
+    expect(returnUrl(`${base}&sandboxResult=cancel`)).toBe(base);
+    expect(returnUrl(`http://shop.test/mp/#/pages/pay/index?sandboxResult=paid&scene=${SCENE}`)).toBe(base);
+    expect(returnUrl(base)).toBe(base);
+  });
+});
+
+describe('opening an order', () => {
+  it('shows "missing" with no request when the code holds no id', async () => {
+    const { f, views } = flow();
+    await f.start({ scene: 'something-else' });
+    expect(views.at(-1)).toEqual({ kind: 'missing' });
+    expect(control.calls).toHaveLength(0);
+  });
+
+  it('shows "missing" when the router does not know the order', async () => {
+    control.setRoute(server({ order: null }));
+    const { f, kinds } = flow();
+    await f.start({ scene: SCENE });
+    expect(kinds()).toEqual(['loading', 'missing']);
+    expect(control.calls[0].url).toBe(`https://pay.example.com/mp/api/orders/${ID}?wait=0`);
+  });
+
+  it('shows an expired order without a pay button', async () => {
+    control.setRoute(server({ order: activeOrder({ status: 'cancel' }) }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    const last = views.at(-1)!;
+    expect(last.kind).toBe('expired');
+    expect(statusText(last)).toMatch(/expired/);
+  });
+
+  it('treats an already paid order as no longer usable', async () => {
+    control.setRoute(server({ order: activeOrder({ status: 'finish' }) }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    expect(views.at(-1)!.kind).toBe('expired');
+    expect(statusText(views.at(-1)!)).toMatch(/already been paid/);
+  });
+
+  it('shows the merchant and amount of an active order, ready to pay', async () => {
+    control.setRoute(server({ order: activeOrder() }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    expect(views.at(-1)).toMatchObject({ kind: 'ready', order: { merchantDisplayName: 'Corner Shop', totalAmount: '12.34' } });
+  });
+
+  it('offers a retry when the order cannot be read, and recovers', async () => {
+    control.setRoute(() => ({ statusCode: 503, data: { status: 'fail', error: 'mp_upstream_unreachable', msg: 'down' } }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    expect(views.at(-1)).toEqual({ kind: 'error', msg: 'down' });
+    control.setRoute(server({ order: activeOrder() }));
+    await f.retry({ scene: SCENE });
+    expect(views.at(-1)!.kind).toBe('ready');
+  });
+});
+
+describe('paying in the mini-program (weapp)', () => {
+  it('logs in, gets the arguments from the router, pays and waits for the result with immediate re-calls', async () => {
+    const state = { order: activeOrder(), waits: [activeOrder(), activeOrder({ status: 'finish', paymentTime: '2025-01-01T00:01:00.000Z' })] };
+    control.setRoute(server(state));
+    const { f, views, kinds } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(taro.login).toHaveBeenCalledTimes(1);
+    const payCall = control.calls.find((c) => c.url.endsWith('/mp/api/pay'))!;
+    expect(payCall).toMatchObject({ method: 'POST', data: { prepayId: ID, code: 'wx-code-1' } });
+    expect(taro.requestPayment).toHaveBeenCalledWith({ ...payArgs, timeStamp: String(payArgs.timeStamp) });
+    const waits = control.calls.filter((c) => c.url.includes('wait=1'));
+    expect(waits).toHaveLength(2);
+    expect(waits[0].timeout).toBeGreaterThanOrEqual(55_000);
+    expect(kinds()).toEqual(['loading', 'ready', 'paying', 'waiting', 'success']);
+    expect(views.at(-1)).toMatchObject({ kind: 'success', order: { status: 'finish' } });
+  });
+
+  it('keeps the page ready to pay again when the payer cancels', async () => {
+    control.setRoute(server({ order: activeOrder(), waits: [activeOrder({ status: 'finish' })] }));
+    taro.requestPayment.mockRejectedValueOnce({ errMsg: 'requestPayment:fail cancel' });
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(views.at(-1)).toMatchObject({ kind: 'ready', notice: { kind: 'cancelled' } });
+    await f.pay();
+    expect(taro.requestPayment).toHaveBeenCalledTimes(2);
+    expect(views.at(-1)!.kind).toBe('success');
+  });
+
+  it('asks to scan again when 4.4 does not answer success', async () => {
+    control.setRoute(server({ order: activeOrder(), pay: { statusCode: 200, data: { version: 1, status: 'fail', error: 'order_not_active', msg: 'expired' } } }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(views.at(-1)).toMatchObject({ kind: 'rescan' });
+    expect(statusText(views.at(-1)!)).toMatch(/scan the code again/);
+    expect(taro.requestPayment).not.toHaveBeenCalled();
+  });
+
+  it('stays ready with a message when the login code is refused', async () => {
+    control.setRoute(server({ order: activeOrder(), pay: { statusCode: 400, data: { version: 1, status: 'fail', error: 'mp_login_failed', msg: 'code refused' } } }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(views.at(-1)).toMatchObject({ kind: 'ready', notice: { kind: 'failed', msg: 'code refused' } });
+  });
+
+  it('shows "expired" when the order leaves active without being paid while waiting', async () => {
+    control.setRoute(server({ order: activeOrder(), waits: [activeOrder({ status: 'cancel' })] }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(views.at(-1)!.kind).toBe('expired');
+  });
+});
+
+describe('paying in the H5 build (sandbox cashier)', () => {
+  beforeEach(() => {
+    process.env.TARO_ENV = 'h5';
+  });
+
+  it('gets the login code from the sandbox, hands the arguments to the cashier and never calls requestPayment', async () => {
+    control.setRoute(server({ order: activeOrder() }));
+    const leave = jest.fn();
+    const href = `http://shop.test/mp/#/pages/pay/index?scene=${SCENE}&sandboxResult=cancel`;
+    const { f } = flow({ leave, href: () => href });
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(control.calls[0].url).toBe(`http://shop.test/mp/api/orders/${ID}?wait=0`);
+    expect(control.calls.find((c) => c.url === 'http://shop.test/sandbox/login')).toMatchObject({ method: 'POST' });
+    expect(control.calls.find((c) => c.url.endsWith('/mp/api/pay'))).toMatchObject({ data: { prepayId: ID, code: 'sandbox-code-7' } });
+    expect(taro.login).not.toHaveBeenCalled();
+    expect(taro.requestPayment).not.toHaveBeenCalled();
+    expect(leave).toHaveBeenCalledTimes(1);
+    const target = new URL(leave.mock.calls[0][0]);
+    expect(target.origin + target.pathname).toBe('http://shop.test/sandbox/cashier');
+    expect(target.searchParams.get('package')).toBe(payArgs.package);
+    expect(target.searchParams.get('return')).toBe(`http://shop.test/mp/#/pages/pay/index?scene=${SCENE}`);
+  });
+
+  it('waits for the result when the cashier reports "paid"', async () => {
+    control.setRoute(server({ order: activeOrder(), waits: [activeOrder({ status: 'finish' })] }));
+    const { f, kinds } = flow();
+    await f.start({ scene: SCENE, sandboxResult: 'paid' });
+    expect(kinds()).toEqual(['loading', 'waiting', 'success']);
+  });
+
+  it('is ready to pay again when the cashier reports "cancel"', async () => {
+    control.setRoute(server({ order: activeOrder() }));
+    const { f, views } = flow();
+    await f.start({ scene: SCENE, sandboxResult: 'cancel' });
+    expect(views.at(-1)).toMatchObject({ kind: 'ready', notice: { kind: 'cancelled' } });
+  });
+
+  it('derives the service base from the page URL under a path prefix', async () => {
+    window.history.replaceState(null, '', '/kit/mp/#/pages/pay/index');
+    control.setRoute(server({ order: activeOrder() }));
+    const { f } = flow();
+    await f.start({ scene: SCENE });
+    expect(control.calls[0].url).toBe(`http://shop.test/kit/mp/api/orders/${ID}?wait=0`);
+    window.history.replaceState(null, '', '/mp/');
+  });
+});

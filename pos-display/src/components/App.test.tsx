@@ -1,0 +1,228 @@
+/** @jest-environment jsdom */
+import { fireEvent, screen, within } from '@testing-library/dom';
+import { App } from './App';
+import { PosAppContext, createPosApp } from '../state/app';
+import { act, flush, render } from '../test/render';
+import { deferred, detail, fakeApi, order, unauthorized, type FakeApi } from '../test/fake-api';
+import type { PrepayDetail } from '@kit/shared/api/prepay';
+import { KitApiError } from '@kit/shared/errors';
+
+let mounted: { unmount(): void } | null = null;
+
+async function start(api: FakeApi) {
+  const app = createPosApp({ api: (hook) => wrap(api, hook) });
+  mounted = render(
+    <PosAppContext.Provider value={app}>
+      <App />
+    </PosAppContext.Provider>,
+  );
+  await flush();
+  return app;
+}
+
+/** Routes the fake's 401s through the same hook the real HTTP client calls. */
+function wrap(api: FakeApi, onUnauthorized: () => void): FakeApi {
+  const wrapped = {} as FakeApi;
+  for (const [name, fn] of Object.entries(api)) {
+    (wrapped as any)[name] = (...args: unknown[]) =>
+      (fn as (...a: unknown[]) => Promise<unknown>)(...args).catch((e: unknown) => {
+        if (e instanceof KitApiError && e.httpStatus === 401 && name !== 'login') onUnauthorized();
+        throw e;
+      });
+  }
+  return wrapped;
+}
+
+const click = async (el: Element) => {
+  await act(async () => {
+    fireEvent.click(el);
+  });
+  await flush();
+};
+const change = async (testId: string, value: string) => {
+  await act(async () => {
+    fireEvent.change(screen.getByTestId(testId), { target: { value } });
+  });
+};
+const typeKeys = async (keys: string) => {
+  for (const k of keys) await click(screen.getByTestId(`key-${k}`));
+};
+
+beforeEach(() => {
+  window.location.hash = '';
+});
+afterEach(() => {
+  mounted?.unmount();
+  mounted = null;
+  jest.useRealTimers();
+});
+
+describe('POS display', () => {
+  it('logs in, and says so plainly when the password is wrong', async () => {
+    const api = fakeApi();
+    api.session.mockResolvedValue({ version: 1, status: 'success', session: null });
+    api.login.mockRejectedValueOnce(new KitApiError(401, { status: 'fail', error: 'login_failed', msg: 'Wrong user id or password' }));
+    await start(api);
+    await change('login-user', 'SMshop1');
+    await change('login-pw', 'nope');
+    await click(screen.getByTestId('login-submit'));
+    expect(screen.getByTestId('login-message').textContent).toBe('Wrong merchant id or password.');
+    await click(screen.getByTestId('login-submit'));
+    expect(api.login).toHaveBeenLastCalledWith('SMshop1', 'nope');
+    expect(screen.getByTestId('shop-name').textContent).toContain('Corner Shop');
+  });
+
+  it('checks the amount before sending it, then shows the payment code, amount and merchant', async () => {
+    const api = fakeApi();
+    await start(api);
+    await typeKeys('0');
+    expect((screen.getByTestId('charge-submit') as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId('amount-message').textContent).toMatch(/greater than zero/);
+    await typeKeys('12.345');
+    expect(screen.getByTestId('amount-entry').textContent).toBe('¥12.34');
+    expect(screen.getByTestId('amount-message').textContent).toBe('Customer pays ¥ 12.34');
+    await click(screen.getByTestId('charge-submit'));
+    expect(api.createOrder).toHaveBeenCalledWith('12.34');
+    expect(window.location.hash).toBe('#/pay/P1abc');
+    expect(screen.getByTestId('pay-amount').textContent).toBe('¥12.34');
+    expect(screen.getByTestId('pay-merchant').textContent).toBe('Corner Shop');
+    expect(screen.getByTestId('order-status').dataset.status).toBe('active');
+    const miniProgramSrc = (screen.getByTestId('pay-qr') as HTMLImageElement).src;
+    expect(miniProgramSrc).toMatch(/^data:image\/svg\+xml/);
+    await click(screen.getByTestId('view-scancode'));
+    expect((screen.getByTestId('pay-qr') as HTMLImageElement).src).not.toBe(miniProgramSrc);
+  });
+
+  it('explains a missing scan-code QR and keeps the mini-program code usable', async () => {
+    const api = fakeApi();
+    api.createOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ codeUrl: null, codeUrlError: 'The merchant has no payment parameters for this channel' }) });
+    await start(api);
+    await typeKeys('5');
+    await click(screen.getByTestId('charge-submit'));
+    await click(screen.getByTestId('view-scancode'));
+    expect(screen.getByTestId('codeurl-error').textContent).toMatch(/no payment parameters/);
+    await click(screen.getByTestId('view-miniprogram'));
+    expect(screen.getByTestId('pay-qr')).toBeTruthy();
+  });
+
+  it('shows "paid" with the payment time the moment the held call answers finish', async () => {
+    const api = fakeApi();
+    const held = deferred<PrepayDetail>();
+    api.waitOrder.mockReturnValueOnce(held.promise);
+    await start(api);
+    await typeKeys('8');
+    await click(screen.getByTestId('charge-submit'));
+    expect(screen.getByTestId('order-status').textContent).toMatch(/Waiting for payment/);
+    const paidAt = new Date(2024, 4, 1, 14, 3, 22).toISOString();
+    await act(async () => held.resolve(detail({ status: 'finish', paymentTime: paidAt })));
+    await flush();
+    const status = screen.getByTestId('order-status');
+    expect(status.dataset.status).toBe('finish');
+    expect(status.textContent).toBe('Paid at 14:03:22');
+    expect(screen.queryByTestId('pay-qr')).toBeNull();
+  });
+
+  it('shows an expired order as expired and offers a new code for the same amount', async () => {
+    const api = fakeApi();
+    api.waitOrder.mockResolvedValueOnce(detail({ status: 'cancel' }));
+    api.createOrder.mockResolvedValueOnce({ version: 1, status: 'success', order: order({ prepayId: 'Pold', amount: '7.00' }) });
+    api.createOrder.mockResolvedValueOnce({ version: 1, status: 'success', order: order({ prepayId: 'Pnew', amount: '7.00' }) });
+    await start(api);
+    await typeKeys('7');
+    await click(screen.getByTestId('charge-submit'));
+    expect(screen.getByTestId('order-status').textContent).toBe('Expired');
+    expect(screen.queryByTestId('pay-qr')).toBeNull();
+    await click(screen.getByTestId('new-code'));
+    expect(api.createOrder).toHaveBeenLastCalledWith('7.00');
+    expect(window.location.hash).toBe('#/pay/Pnew');
+    expect(screen.getByTestId('order-status').dataset.status).toBe('active');
+  });
+
+  it('goes back to the login screen with a message when the login has expired', async () => {
+    const api = fakeApi();
+    api.waitOrder.mockRejectedValueOnce(unauthorized());
+    await start(api);
+    await typeKeys('9');
+    await click(screen.getByTestId('charge-submit'));
+    expect(screen.getByTestId('login-message').textContent).toBe('Your login has expired. Please log in again.');
+  });
+
+  it('says so when the login expired while the page was closed', async () => {
+    const api = fakeApi();
+    api.session.mockResolvedValue({ version: 1, status: 'success', session: null, expired: true });
+    await start(api);
+    expect(screen.getByTestId('login-message').textContent).toBe('Your login has expired. Please log in again.');
+  });
+
+  it('comes back to the same order after a reload', async () => {
+    window.location.hash = '#/pay/Pdone';
+    const api = fakeApi();
+    api.getOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ prepayId: 'Pdone', status: 'finish', paymentTime: new Date(2024, 4, 1, 9, 8, 7).toISOString() }) });
+    await start(api);
+    expect(api.session).toHaveBeenCalled();
+    expect(api.getOrder).toHaveBeenCalledWith('Pdone');
+    expect(screen.getByTestId('order-status').textContent).toBe('Paid at 09:08:07');
+    expect(api.waitOrder).not.toHaveBeenCalled();
+  });
+
+  it("lists today's orders and refunds a paid one after confirmation", async () => {
+    const api = fakeApi();
+    api.listOrders.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      orders: [
+        { prepayId: 'Ppaid', amount: '8.00', status: 'finish', createTime: '2024-05-01T10:00:00.000Z', paymentTime: '2024-05-01T10:00:30.000Z' },
+        { prepayId: 'Pexp', amount: '2.00', status: 'cancel', createTime: '2024-05-01T09:00:00.000Z' },
+      ],
+    });
+    await start(api);
+    await click(screen.getByTestId('tab-orders'));
+    expect(window.location.hash).toBe('#/orders');
+    expect(screen.getByTestId('order-status-Pexp').textContent).toBe('Expired');
+    expect(screen.queryByTestId('refund-Pexp')).toBeNull();
+    await click(screen.getByTestId('refund-Ppaid'));
+    const dialog = screen.getByTestId('refund-dialog');
+    expect(within(dialog).getByText(/¥ 8.00/, { selector: 'p' })).toBeTruthy();
+    await click(screen.getByTestId('refund-cancel'));
+    expect(api.refund).not.toHaveBeenCalled();
+    await click(screen.getByTestId('refund-Ppaid'));
+    await click(screen.getByTestId('refund-confirm'));
+    expect(api.refund).toHaveBeenCalledWith('Ppaid');
+    expect(screen.getByTestId('order-status-Ppaid').dataset.status).toBe('refunded');
+    expect(screen.getByTestId('order-status-Ppaid').textContent).toBe('Refunded');
+  });
+
+  it('shows the points balance and a code that is replaced every 5 s with a countdown, and stops when left', async () => {
+    jest.useFakeTimers({ now: new Date('2024-05-01T10:00:00Z'), doNotFake: ['queueMicrotask'] });
+    const api = fakeApi();
+    let n = 0;
+    api.pointsCode.mockImplementation(async () => ({ version: 1, status: 'success', code: { chainLink: `KP1.code-${++n}`, spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 } }));
+    await start(api);
+    await click(screen.getByTestId('tab-points'));
+    await change('points-user', 'alice');
+    await change('points-token', 'PTS');
+    await change('points-max', '5');
+    await click(screen.getByTestId('points-start'));
+    expect(screen.getByTestId('points-balance').textContent).toContain('100.00000');
+    const countdown = () => screen.getByTestId('points-countdown');
+    expect(countdown().textContent).toBe('Valid for 20 s');
+    const first = (screen.getByTestId('points-qr') as HTMLImageElement).src;
+    await act(async () => {
+      await jest.advanceTimersByTimeAsync(3_000);
+    });
+    expect(countdown().textContent).toBe('Valid for 17 s');
+    await act(async () => {
+      await jest.advanceTimersByTimeAsync(2_000);
+    });
+    await flush();
+    expect(countdown().textContent).toBe('Valid for 20 s');
+    expect(countdown().dataset.serial).toBe('2');
+    expect((screen.getByTestId('points-qr') as HTMLImageElement).src).not.toBe(first);
+    await click(screen.getByTestId('tab-charge'));
+    const calls = api.pointsCode.mock.calls.length;
+    await act(async () => {
+      await jest.advanceTimersByTimeAsync(20_000);
+    });
+    expect(api.pointsCode.mock.calls.length).toBe(calls);
+  });
+});

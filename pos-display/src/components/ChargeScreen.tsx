@@ -1,0 +1,72 @@
+/** Amount entry: keypad (or keyboard), checked with the service's own rule before anything is sent. */
+import { useEffect } from 'react';
+import { usePosApp } from '../state/app';
+import { useStore } from '../state/use-store';
+import { checkAmount, type KeypadKey } from '../state/amount-input';
+import { CURRENCY } from '../format';
+import { Keypad } from './Keypad';
+
+const KEYBOARD: Record<string, KeypadKey> = {
+  Backspace: 'back', Delete: 'clear', Escape: 'clear', '.': '.', ',': '.',
+  '0': '0', '1': '1', '2': '2', '3': '3', '4': '4', '5': '5', '6': '6', '7': '7', '8': '8', '9': '9',
+};
+
+export function ChargeScreen() {
+  const { sale, route } = usePosApp();
+  const text = useStore(sale, (s) => s.amountText);
+  const creating = useStore(sale, (s) => s.creating);
+  const error = useStore(sale, (s) => s.error);
+  const check = checkAmount(text);
+
+  const submit = async () => {
+    const id = await sale.getState().submit();
+    if (id) route.getState().go({ name: 'pay', prepayId: id });
+  };
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        void submit();
+        return;
+      }
+      const key = KEYBOARD[e.key];
+      if (key) {
+        e.preventDefault();
+        sale.getState().press(key);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  return (
+    <main className="charge">
+      <section className="amount-panel">
+        <div className="amount-label">Amount to charge</div>
+        <output className={`amount-entry${text ? '' : ' empty'}`} data-testid="amount-entry" aria-live="polite">
+          <span className="currency">{CURRENCY}</span>
+          {text || '0.00'}
+        </output>
+        <p className={`message ${check.ok ? 'hint' : 'error'}`} data-testid="amount-message" role={check.ok || !check.message ? undefined : 'alert'}>
+          {check.ok ? `Customer pays ${CURRENCY} ${check.display}` : (check.message ?? 'Type the amount on the keypad.')}
+        </p>
+        {error && (
+          <p className="message error" role="alert" data-testid="charge-error">
+            {error}
+          </p>
+        )}
+        <div className="charge-actions">
+          <button type="button" className="secondary big" onClick={() => sale.getState().press('clear')} data-testid="key-clear" disabled={!text}>
+            Clear
+          </button>
+          <button type="button" className="primary big" onClick={() => void submit()} data-testid="charge-submit" disabled={!check.ok || creating}>
+            {creating ? 'Creating code…' : 'Show payment code'}
+          </button>
+        </div>
+      </section>
+      <Keypad onKey={(k) => sale.getState().press(k)} />
+    </main>
+  );
+}

@@ -1,0 +1,121 @@
+/** Today's orders of the sub-merchant, and refunds (asked for confirmation first). */
+import { createStore } from 'zustand/vanilla';
+import type { PosOrderSummary } from '@kit/shared/api/pos';
+import { describeFailure, type PosApi } from '../api/client';
+
+export interface OrdersState {
+  orders: PosOrderSummary[];
+  loading: boolean;
+  loaded: boolean;
+  error: string | null;
+  /** The order the confirmation dialog is about. */
+  confirming: string | null;
+  /** Orders with a refund under way. */
+  refunding: string[];
+  notice: string | null;
+  load(): Promise<void>;
+  askRefund(prepayId: string): void;
+  cancelRefund(): void;
+  confirmRefund(): Promise<void>;
+  /** Stops waiting for refunds to complete (leaving the screen). */
+  stop(): void;
+}
+
+export interface OrdersOptions {
+  /** How often, and how long, to re-read an order until its refund has completed. */
+  refundPollMs?: number;
+  refundPollLimitMs?: number;
+  now?: () => number;
+}
+
+/** Local midnight: "today" as the counter sees it. */
+export function startOfToday(now: number): number {
+  const d = new Date(now);
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
+}
+
+export function createOrdersStore(api: PosApi, opts: OrdersOptions = {}) {
+  const pollMs = opts.refundPollMs ?? 500;
+  const pollLimitMs = opts.refundPollLimitMs ?? 60_000;
+  const now = opts.now ?? (() => Date.now());
+  let generation = 0;
+
+  return createStore<OrdersState>()((set, get) => {
+    const patch = (prepayId: string, change: Partial<PosOrderSummary>) =>
+      set({ orders: get().orders.map((o) => (o.prepayId === prepayId ? { ...o, ...change } : o)) });
+    const done = (prepayId: string) => set({ refunding: get().refunding.filter((id) => id !== prepayId) });
+
+    /** The refund is accepted; the order reads `refunded` once the channel has completed it. */
+    async function followRefund(prepayId: string, gen: number) {
+      const until = now() + pollLimitMs;
+      while (gen === generation && now() < until) {
+        await new Promise((r) => setTimeout(r, pollMs));
+        if (gen !== generation) return;
+        try {
+          const { order } = await api.getOrder(prepayId);
+          patch(prepayId, { status: order.status });
+          if (order.status === 'refunded') {
+            done(prepayId);
+            set({ notice: `Order ${prepayId} refunded (${order.amount}).` });
+            return;
+          }
+        } catch {
+          // Keep trying until the limit; the list shows "refunding" meanwhile.
+        }
+      }
+      if (gen === generation) {
+        done(prepayId);
+        set({ notice: `The refund of ${prepayId} was accepted but has not completed yet; reload the list later.` });
+      }
+    }
+
+    return {
+      orders: [],
+      loading: false,
+      loaded: false,
+      error: null,
+      confirming: null,
+      refunding: [],
+      notice: null,
+      async load() {
+        set({ loading: true, error: null });
+        try {
+          const { orders } = await api.listOrders(startOfToday(now()));
+          // A refund under way keeps its "refunding" line even if the list still says `finish`.
+          set({ orders, loading: false, loaded: true });
+        } catch (e) {
+          set({ loading: false, error: describeFailure(e) });
+        }
+      },
+      askRefund(prepayId) {
+        set({ confirming: prepayId, notice: null, error: null });
+      },
+      cancelRefund() {
+        set({ confirming: null });
+      },
+      async confirmRefund() {
+        const prepayId = get().confirming;
+        if (!prepayId || get().refunding.includes(prepayId)) return;
+        set({ confirming: null, refunding: [...get().refunding, prepayId], error: null, notice: null });
+        try {
+          const { detail } = await api.refund(prepayId);
+          patch(prepayId, { status: detail.status });
+          if (detail.status === 'refunded') {
+            done(prepayId);
+            set({ notice: `Order ${prepayId} refunded (${detail.totalAmount}).` });
+          } else {
+            void followRefund(prepayId, generation);
+          }
+        } catch (e) {
+          done(prepayId);
+          set({ error: `Refund of ${prepayId} failed: ${describeFailure(e)}` });
+        }
+      },
+      stop() {
+        generation += 1;
+        set({ refunding: [], confirming: null });
+      },
+    };
+  });
+}

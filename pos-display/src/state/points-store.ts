@@ -1,0 +1,217 @@
+/**
+ * Points mode: the balance and a deduction code (4.13) for one user and point type. A fresh code
+ * is fetched every 5 s for the same session uuid; each is valid 20 s from when it arrived, and
+ * the screen counts that down. Leaving the screen stops every timer and request.
+ */
+import { createStore } from 'zustand/vanilla';
+import { AmountError, MAX_POINT_UNITS, POINT_SCALE, parseDecimal, parsePoints } from '@kit/shared/money';
+import { KitApiError } from '@kit/shared/errors';
+import { POINTS_CODE_REFRESH_MS, POINTS_CODE_VALID_MS, type PosPointsSession } from '@kit/shared/api/pos';
+import { describeFailure, type PosApi } from '../api/client';
+
+export interface PointsForm {
+  userId: string;
+  tokenId: string;
+  /** Empty means the app that owns the sub-merchant issued the point type. */
+  tokenAppId: string;
+  maxAmount: string;
+}
+
+export interface PointsCodeShown {
+  content: string;
+  /** Local time the code arrived; it is valid until `receivedAt + validForMs`. */
+  receivedAt: number;
+  validForMs: number;
+  /** Counts codes, so a test or the screen can tell a new one arrived. */
+  serial: number;
+}
+
+export interface PointsState {
+  phase: 'form' | 'starting' | 'running' | 'done' | 'ended';
+  form: PointsForm;
+  formError: string | null;
+  session: PosPointsSession | null;
+  code: PointsCodeShown | null;
+  balance: string | null;
+  startBalance: string | null;
+  /** The clock the countdown is drawn from (updated a few times a second while running). */
+  now: number;
+  /** A refresh failed; the code on screen stays until it runs out. */
+  network: string | null;
+  message: string | null;
+  setForm(change: Partial<PointsForm>): void;
+  checkBalance(): Promise<void>;
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export interface PointsOptions {
+  refreshMs?: number;
+  validMs?: number;
+  /** Countdown redraw interval. */
+  tickMs?: number;
+}
+
+export function validatePointsForm(form: PointsForm): string | null {
+  if (!form.userId.trim()) return 'Enter the customer’s user id.';
+  if (!form.tokenId.trim()) return 'Enter the point type.';
+  try {
+    parsePoints(form.maxAmount.trim());
+  } catch (e) {
+    if (e instanceof AmountError) return `Points to deduct: ${e.message}`;
+    throw e;
+  }
+  return null;
+}
+
+/** Seconds left, rounded up; 0 once expired. */
+export function secondsLeft(code: PointsCodeShown | null, now: number): number {
+  if (!code) return 0;
+  return Math.max(0, Math.ceil((code.receivedAt + code.validForMs - now) / 1000));
+}
+
+export function createPointsStore(api: PosApi, opts: PointsOptions = {}) {
+  const refreshMs = opts.refreshMs ?? POINTS_CODE_REFRESH_MS;
+  const validMs = opts.validMs ?? POINTS_CODE_VALID_MS;
+  const tickMs = opts.tickMs ?? 250;
+  let refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  let tickTimer: ReturnType<typeof setInterval> | null = null;
+  let ctl: AbortController | null = null;
+  let serial = 0;
+
+  const store = createStore<PointsState>()((set, get) => {
+    function clearTimers() {
+      if (refreshTimer) clearTimeout(refreshTimer);
+      if (tickTimer) clearInterval(tickTimer);
+      refreshTimer = null;
+      tickTimer = null;
+      ctl?.abort();
+      ctl = null;
+    }
+
+    async function refresh(session: PosPointsSession, signal: AbortSignal) {
+      const started = Date.now();
+      try {
+        const { code } = await api.pointsCode(session.handle, signal);
+        if (signal.aborted) return;
+        if (code.spent || code.chainLink === null) {
+          // The customer paid with one of this session's codes.
+          clearTimers();
+          set({ phase: 'done', code: null, network: null, message: null, balance: code.balance ?? get().balance });
+          return;
+        }
+        serial += 1;
+        const received = Date.now();
+        set({
+          code: { content: code.chainLink, receivedAt: received, validForMs: Math.min(validMs, code.validForMs || validMs), serial },
+          balance: code.balance ?? get().balance,
+          network: null,
+          now: received,
+        });
+        if (deducted(get().startBalance, code.balance)) {
+          clearTimers();
+          set({ phase: 'done', message: null });
+          return;
+        }
+      } catch (e) {
+        if (signal.aborted) return;
+        if (e instanceof KitApiError && e.error === 'uuid_spent') {
+          // The customer paid with one of this session's codes: show the balance after it.
+          clearTimers();
+          set({ phase: 'done', code: null, network: null, message: null });
+          try {
+            const after = await api.balance({ userId: session.userId, tokenId: session.tokenId, tokenAppId: session.tokenAppId });
+            set({ balance: after.balance });
+          } catch {
+            // The "deducted" screen still stands; the balance shown is the last one read.
+          }
+          return;
+        }
+        if (e instanceof KitApiError && e.httpStatus < 500) {
+          // The session ended (or the login did: the API hook handles that). Nothing more to refresh.
+          clearTimers();
+          set({ phase: 'ended', code: null, network: null, message: describeFailure(e) });
+          return;
+        }
+        set({ network: describeFailure(e) });
+      }
+      // Every 5 s from the start of the previous request, never two at once.
+      const wait = Math.max(0, refreshMs - (Date.now() - started));
+      refreshTimer = setTimeout(() => void refresh(session, signal), wait);
+    }
+
+    return {
+      phase: 'form',
+      form: { userId: '', tokenId: '', tokenAppId: '', maxAmount: '' },
+      formError: null,
+      session: null,
+      code: null,
+      balance: null,
+      startBalance: null,
+      now: Date.now(),
+      network: null,
+      message: null,
+      setForm(change) {
+        set({ form: { ...get().form, ...change }, formError: null });
+      },
+      async checkBalance() {
+        const f = get().form;
+        if (!f.userId.trim() || !f.tokenId.trim()) {
+          set({ formError: 'Enter the customer’s user id and the point type.' });
+          return;
+        }
+        try {
+          const answer = await api.balance({ userId: f.userId.trim(), tokenId: f.tokenId.trim(), tokenAppId: f.tokenAppId.trim() || undefined });
+          set({ balance: answer.balance, formError: null });
+        } catch (e) {
+          set({ formError: describeFailure(e) });
+        }
+      },
+      async start() {
+        const f = get().form;
+        const problem = validatePointsForm(f);
+        if (problem) {
+          set({ formError: problem });
+          return;
+        }
+        clearTimers();
+        const mine = new AbortController();
+        ctl = mine;
+        set({ phase: 'starting', formError: null, message: null, code: null, network: null });
+        try {
+          const { session, balance } = await api.startPoints({
+            userId: f.userId.trim(),
+            tokenId: f.tokenId.trim(),
+            tokenAppId: f.tokenAppId.trim() || undefined,
+            maxAmount: f.maxAmount.trim(),
+          });
+          if (mine.signal.aborted) return;
+          set({ phase: 'running', session, balance, startBalance: balance, now: Date.now() });
+          tickTimer = setInterval(() => set({ now: Date.now() }), tickMs);
+          await refresh(session, mine.signal);
+        } catch (e) {
+          if (mine.signal.aborted) return;
+          clearTimers();
+          set({ phase: 'form', formError: describeFailure(e) });
+        }
+      },
+      stop() {
+        clearTimers();
+        set({ phase: 'form', session: null, code: null, network: null, message: null, startBalance: null });
+      },
+    };
+  });
+  return store;
+}
+
+/** The code was used: the balance went down since the session started. */
+function deducted(start: string | null, current: string | null): boolean {
+  if (start === null || current === null) return false;
+  try {
+    return balanceUnits(current) < balanceUnits(start);
+  } catch {
+    return false;
+  }
+}
+
+const balanceUnits = (text: string): number => parseDecimal(text, { scale: POINT_SCALE, max: MAX_POINT_UNITS, allowZero: true });

@@ -1,0 +1,60 @@
+/** Who is logged in. The token itself is an httpOnly cookie the page never sees. */
+import { createStore } from 'zustand/vanilla';
+import { KitApiError } from '@kit/shared/errors';
+import type { PosSession } from '@kit/shared/api/pos';
+import { describeFailure, type PosApi } from '../api/client';
+
+export interface SessionState {
+  phase: 'checking' | 'loggedOut' | 'loggedIn';
+  session: PosSession | null;
+  busy: boolean;
+  /** Why the cashier is looking at the login screen, or why the login failed. */
+  message: string | null;
+  restore(): Promise<void>;
+  login(userId: string, pw: string): Promise<boolean>;
+  logout(): Promise<void>;
+  /** Any 401 from the router: the login is no longer valid. */
+  expired(): void;
+}
+
+export function createSessionStore(api: PosApi, onLeave: () => void = () => {}) {
+  return createStore<SessionState>()((set, get) => ({
+    phase: 'checking',
+    session: null,
+    busy: false,
+    message: null,
+    async restore() {
+      set({ phase: 'checking' });
+      try {
+        const { session, expired } = await api.session();
+        if (session) set({ phase: 'loggedIn', session, message: null });
+        else set({ phase: 'loggedOut', session: null, message: expired ? 'Your login has expired. Please log in again.' : null });
+      } catch (e) {
+        const lost = e instanceof KitApiError && e.httpStatus === 401;
+        set({ phase: 'loggedOut', session: null, message: lost ? null : describeFailure(e) });
+      }
+    },
+    async login(userId, pw) {
+      set({ busy: true, message: null });
+      try {
+        const { session } = await api.login(userId.trim(), pw);
+        set({ phase: 'loggedIn', session, busy: false, message: null });
+        return true;
+      } catch (e) {
+        const message = e instanceof KitApiError && e.error === 'login_failed' ? 'Wrong merchant id or password.' : describeFailure(e);
+        set({ busy: false, message });
+        return false;
+      }
+    },
+    async logout() {
+      onLeave();
+      set({ phase: 'loggedOut', session: null, message: null });
+      await api.logout().catch(() => undefined);
+    },
+    expired() {
+      if (get().phase !== 'loggedIn') return;
+      onLeave();
+      set({ phase: 'loggedOut', session: null, message: 'Your login has expired. Please log in again.' });
+    },
+  }));
+}

@@ -1,0 +1,60 @@
+/** The Express application: plumbing, route groups, error mapping. No business rules here. */
+import express from 'express';
+import type { Logger } from 'pino';
+import { CHAIN_VERSION, PAY_VERSION } from '@kit/shared';
+import type { Config } from './config';
+import type { Services } from './services';
+import { requestContext } from './http/request-context';
+import { apiGroup } from './http/api-group';
+import { requireSignature } from './http/signature';
+import { errorHandler, notFound } from './http/errors';
+import type { RouteDeps } from './routes/deps';
+import { SelfClients } from './frontends/self-client';
+import { healthHandler } from './routes/health';
+import { merchantRoutes } from './routes/merchant';
+import { prepayRoutes } from './routes/submerchant-pay';
+import { paymentRoutes } from './routes/payments';
+import { payNotifyRoutes } from './routes/pay-notify';
+import { sandboxRoutes } from './sandbox/sandbox-routes';
+import { chainRoutes } from './routes/chain';
+import { donationRoutes } from './routes/donation';
+import { pointsRoutes } from './routes/points';
+import { posApiRoutes, posStatic, DEFAULT_POS_DIST } from './frontends/pos';
+import { mpApiRoutes, mpStatic, DEFAULT_MP_H5_DIR } from './frontends/mp';
+
+/** Body limit of ordinary JSON endpoints. */
+export const BODY_LIMIT = '256kb';
+
+export function createApp(config: Config, services: Services, log: Logger, state: { shuttingDown: boolean }, self: { url: string }) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('query parser', 'simple');
+  app.set('etag', false);
+
+  const signed = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE });
+  const deps: RouteDeps = { config, services, signed, state, self, selfClients: new SelfClients(services.apps, self) };
+
+  // Without a base path the groups hang off the application itself: one router fewer per request.
+  const api = config.BASE_PATH ? express.Router() : app;
+  api.use(requestContext(log));
+  // One body parser for both routers: it must read the body only once.
+  api.use('/submerchant-pay', apiGroup(PAY_VERSION, BODY_LIMIT), prepayRoutes(deps), paymentRoutes(deps));
+  api.use('/merchant', apiGroup(PAY_VERSION, BODY_LIMIT), merchantRoutes(deps));
+  api.get('/health', healthHandler(deps));
+  api.use('/pay-notify', payNotifyRoutes(deps));
+  if (services.sandbox) api.use('/sandbox', sandboxRoutes(services.sandbox));
+  // Uploads take up to 50 items of 50 KB each.
+  api.use('/common-chain-upload', apiGroup(CHAIN_VERSION, '4mb'), chainRoutes(deps));
+  api.use('/donation', apiGroup(CHAIN_VERSION, BODY_LIMIT), donationRoutes(deps));
+  api.use('/fungible-token', apiGroup(CHAIN_VERSION, BODY_LIMIT), pointsRoutes(deps));
+  api.use('/pos/api', posApiRoutes(deps));
+  api.use('/pos', posStatic(config.POS_DIST_DIR ?? DEFAULT_POS_DIST));
+  api.use('/mp/api', mpApiRoutes(deps));
+  api.use('/mp', mpStatic(config.MP_H5_DIR ?? DEFAULT_MP_H5_DIR));
+  api.use(notFound);
+  api.use(errorHandler);
+
+  if (api !== app) app.use(config.BASE_PATH, api);
+  return app;
+}

@@ -1,0 +1,42 @@
+/** Builds the chain feature's services (called from `services.ts`). */
+import type { Config } from '../config';
+import type { DbHandle } from '../db/connect';
+import { DeductionCodes } from './deduction-code';
+import { DonationService } from './donation-service';
+import { LedgerService, type SecretSource } from './ledger-service';
+import { LedgerStore } from './ledger-store';
+import { loadNodeKey, type NodeKey } from './node-key';
+import { PointsService } from './points-service';
+import { PointsStore } from './points-store';
+import { Sealer } from './sealer';
+import { verifyLedger } from './verify';
+
+export interface ChainServices {
+  ledger: LedgerService;
+  donations: DonationService;
+  points: PointsService;
+  sealer: Sealer;
+  nodeKey: NodeKey;
+  codes: DeductionCodes;
+  /** Re-verifies the whole ledger; `extraKeys` are further trusted signer keys (earlier node keys). */
+  verify(extraKeys?: string[]): ReturnType<typeof verifyLedger>;
+  stores: { ledger: LedgerStore; points: PointsStore };
+}
+
+export function createChainServices(config: Config, handle: DbHandle, masterKey: Buffer, secrets: SecretSource): ChainServices {
+  const nodeKey = loadNodeKey({ envKey: config.CHAIN_NODE_KEY, dataDir: config.DATA_DIR });
+  const codes = new DeductionCodes(masterKey);
+  const ledgerStore = new LedgerStore(handle.db, handle.dialect);
+  const pointsStore = new PointsStore(handle.db);
+  const ledger = new LedgerService(ledgerStore, pointsStore, secrets, codes, nodeKey);
+  return {
+    ledger,
+    donations: new DonationService(ledger),
+    points: new PointsService(pointsStore, codes),
+    sealer: new Sealer(ledgerStore, pointsStore, nodeKey, codes),
+    nodeKey,
+    codes,
+    verify: (extraKeys = []) => verifyLedger(ledgerStore, pointsStore, { trustedKeys: [nodeKey.publicKeyHex, ...extraKeys], codes }),
+    stores: { ledger: ledgerStore, points: pointsStore },
+  };
+}

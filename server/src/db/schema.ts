@@ -1,0 +1,224 @@
+/**
+ * Table types for Kysely. Times are Unix milliseconds (bigint in PostgreSQL, parsed to number);
+ * booleans are 0/1 integers so one code path serves SQLite and PostgreSQL; JSON is stored as text.
+ */
+import type { ChainTables } from '../chain/tables';
+
+import type { Generated } from 'kysely';
+
+export interface AppsTable {
+  app_id: string;
+  secret_enc: string;
+  name: string | null;
+  disabled: number;
+  created_at: number;
+}
+
+export interface ReplayGuardTable {
+  app_id: string;
+  sig: string;
+  expires_at: number;
+}
+
+export interface MerchantsTable {
+  id: string;
+  kind: 'merchant' | 'subMerchant';
+  display_name: string;
+  pw_hash: string;
+  disabled: number;
+  app_id: string;
+  created_by_app_id: string;
+  parent_merchant_id: string | null;
+  /** Contracted for profit sharing (set by an operator with `kit merchant contract`). */
+  profit_sharing_contracted: number;
+  created_at: number;
+}
+
+export interface LoginTokensTable {
+  token_hash: string;
+  merchant_id: string;
+  created_at: number;
+}
+
+export interface PaymentParamsTable {
+  merchant_id: string;
+  channel: string;
+  params_json: string;
+  updated_at: number;
+}
+
+export interface PrepayOrdersTable {
+  prepay_id: string;
+  sub_merchant_id: string;
+  merchant_id: string;
+  app_id: string;
+  total_cents: number;
+  discount_cents: number;
+  extra_info: string | null;
+  status: 'active' | 'finish' | 'cancel' | 'refunded';
+  create_time: number;
+  payment_time: number | null;
+  expire_at: number;
+  updated_at: number;
+}
+
+export interface CoreTables {
+  apps: AppsTable;
+  replay_guard: ReplayGuardTable;
+  merchants: MerchantsTable;
+  login_tokens: LoginTokensTable;
+  payment_params: PaymentParamsTable;
+  prepay_orders: PrepayOrdersTable;
+}
+
+
+// Payments (issue 3): channel orders, refunds, callback outbox, and the sandbox's own tables.
+export interface PayChannelOrdersTable {
+  out_trade_no: string;
+  prepay_id: string;
+  channel: string;
+  trade_type: string;
+  /** The notification carries no sign type: the order remembers the one it was placed with. */
+  sign_type: string;
+  open_id: string | null;
+  profit_sharing: number;
+  /** creating | open | paid | closed | failed */
+  state: string;
+  total_cents: number;
+  /** The unified-order request's merchant fields (JSON), checked against notifications. */
+  merchant_json: string;
+  channel_prepay_id: string | null;
+  code_url: string | null;
+  /** The channel's unified-order answer (JSON): the scan-code `args`. */
+  answer_json: string | null;
+  transaction_id: string | null;
+  paid_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PayRefundsTable {
+  prepay_id: string;
+  out_refund_no: string;
+  out_trade_no: string;
+  channel: string;
+  /** requesting | accepted | success | failed */
+  state: string;
+  refund_cents: number;
+  refund_id: string | null;
+  requested_by: string;
+  app_id: string;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+export interface CallbackOutboxTable {
+  id: Generated<number>;
+  /** `<prepayId>:<status>`: one callback per state change. */
+  event_key: string;
+  prepay_id: string;
+  status: string;
+  sub_merchant_id: string;
+  merchant_id: string;
+  /** The app that owns the sub-merchant: its secret signs the callback. */
+  owner_app_id: string;
+  channel: string;
+  /** pending | delivered | failed | undeliverable */
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  claim_token: string | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface CallbackAttemptsTable {
+  id: Generated<number>;
+  outbox_id: number;
+  attempt: number;
+  at: number;
+  url: string | null;
+  http_status: number | null;
+  latency_ms: number;
+  response_head: string | null;
+  error: string | null;
+}
+
+export interface SandboxOrdersTable {
+  prepay_id: string;
+  realm: string;
+  code_token: string | null;
+  appid: string;
+  mch_id: string;
+  sub_appid: string | null;
+  sub_mch_id: string | null;
+  device_info: string | null;
+  out_trade_no: string;
+  body: string;
+  total_fee: number;
+  trade_type: string;
+  openid: string | null;
+  sub_openid: string | null;
+  notify_url: string;
+  sign_type: string;
+  profit_sharing: number;
+  time_expire: number | null;
+  /** NOTPAY | SUCCESS | CLOSED | REFUND */
+  state: string;
+  transaction_id: string | null;
+  paid_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SandboxRefundsTable {
+  refund_id: string;
+  realm: string;
+  mch_id: string;
+  out_refund_no: string;
+  prepay_id: string;
+  refund_fee: number;
+  notify_url: string | null;
+  state: string;
+  created_at: number;
+  success_at: number | null;
+}
+
+export interface SandboxNotificationsTable {
+  id: Generated<number>;
+  kind: string;
+  ref: string;
+  url: string;
+  body: string;
+  /** pending | acked | gave_up */
+  state: string;
+  attempts: number;
+  duplicates_left: number;
+  next_at: number;
+  claim_token: string | null;
+  created_at: number;
+  acked_at: number | null;
+}
+
+export interface SandboxLoginCodesTable {
+  code: string;
+  user_name: string;
+  expires_at: number;
+}
+
+export interface PaymentTables {
+  pay_channel_orders: PayChannelOrdersTable;
+  pay_refunds: PayRefundsTable;
+  callback_outbox: CallbackOutboxTable;
+  callback_attempts: CallbackAttemptsTable;
+  sandbox_orders: SandboxOrdersTable;
+  sandbox_refunds: SandboxRefundsTable;
+  sandbox_notifications: SandboxNotificationsTable;
+  sandbox_login_codes: SandboxLoginCodesTable;
+}
+
+/** The whole database: feature folders add their table interfaces here. */
+export interface Database extends CoreTables, ChainTables, PaymentTables {}

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { BetterSqliteDialect } from './sqlite-dialect';
+
+interface DB {
+  t: { id: string; n: number };
+}
+
+describe('BetterSqliteDialect', () => {
+  let dir: string;
+  let file: string;
+  let db: Kysely<DB>;
+  /** A second, independent handle: it only sees what has really been committed. */
+  let observer: SQLite.Database;
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-dialect-'));
+    file = path.join(dir, 'x.sqlite');
+    const raw = new SQLite(file);
+    raw.pragma('journal_mode = WAL');
+    db = new Kysely<DB>({ dialect: new BetterSqliteDialect(raw) });
+    await sql`create table t (id text primary key, n integer not null)`.execute(db);
+    observer = new SQLite(file, { readonly: true });
+  });
+  afterEach(async () => {
+    observer.close();
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const committed = () => (observer.prepare('select count(*) as c from t').get() as { c: number }).c;
+
+  it('groups concurrent writes into one commit and answers each only once it is committed', async () => {
+    const writes = Array.from({ length: 200 }, (_, i) =>
+      db.insertInto('t').values({ id: `k${i}`, n: i }).execute().then(() => committed()),
+    );
+    const seenAtResolve = await Promise.all(writes);
+    // Every caller saw its own row already committed when its promise settled.
+    expect(Math.min(...seenAtResolve)).toBe(200);
+  });
+
+  it('fails only the statement that broke a constraint; the rest of its group commits', async () => {
+    await db.insertInto('t').values({ id: 'dup', n: 0 }).execute();
+    const results = await Promise.allSettled([
+      db.insertInto('t').values({ id: 'a', n: 1 }).execute(),
+      db.insertInto('t').values({ id: 'dup', n: 2 }).execute(),
+      db.insertInto('t').values({ id: 'b', n: 3 }).execute(),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(committed()).toBe(3);
+  });
+
+  it('keeps other statements out of an open transaction until it commits, in order', async () => {
+    const order: string[] = [];
+    const tx = db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ id: 'tx1', n: 1 }).execute();
+      order.push('tx-insert-1');
+      await new Promise((r) => setTimeout(r, 50));
+      await trx.insertInto('t').values({ id: 'tx2', n: 2 }).execute();
+      order.push('tx-insert-2');
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    const outside = db.selectFrom('t').selectAll().execute().then((rows) => {
+      order.push(`outside-saw-${rows.length}`);
+    });
+    await Promise.all([tx, outside]);
+    expect(order).toEqual(['tx-insert-1', 'tx-insert-2', 'outside-saw-2']);
+  });
+
+  it('rolls a failed transaction back entirely', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ id: 'gone', n: 1 }).execute();
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(committed()).toBe(0);
+    expect(await db.selectFrom('t').selectAll().execute()).toEqual([]);
+  });
+
+  it('serves many concurrent transactions one after another without losing any', async () => {
+    await db.insertInto('t').values({ id: 'counter', n: 0 }).execute();
+    await Promise.all(
+      Array.from({ length: 50 }, () =>
+        db.transaction().execute(async (trx) => {
+          const row = await trx.selectFrom('t').select('n').where('id', '=', 'counter').executeTakeFirstOrThrow();
+          await new Promise((r) => setImmediate(r));
+          await trx.updateTable('t').set({ n: row.n + 1 }).where('id', '=', 'counter').execute();
+        }),
+      ),
+    );
+    expect((observer.prepare("select n from t where id = 'counter'").get() as { n: number }).n).toBe(50);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * `/mp/api/*`: the payer mini-program's only server. No login and no secret on the page: the
+ * router reads orders (4.2) and gets payment arguments (4.4) on the payer's behalf, signed as the
+ * app owning the order's sub-merchant, and exchanges the login code for the open id itself.
+ */
+import { Router, type RequestHandler } from 'express';
+import { PAY_VERSION } from '@kit/shared';
+import { mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
+import { apiGroup } from '../../http/api-group';
+import { validate } from '../../http/validate';
+import type { RouteDeps } from '../../routes/deps';
+import { MpGateway } from './mp-gateway';
+import { PayerLogin } from './payer-login';
+
+export function mpApiRoutes({ config, services, selfClients, self }: RouteDeps): Router {
+  const login = new PayerLogin({
+    appId: config.MP_APPID,
+    secret: config.MP_SECRET,
+    loginUrl: () => config.MP_LOGIN_URL ?? `${self.url}/sandbox/sns/jscode2session`,
+  });
+  const gw = new MpGateway(services, selfClients, login);
+  const r = Router();
+  const noStore: RequestHandler = (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+  r.use(apiGroup(PAY_VERSION, '4kb'), noStore);
+
+  r.get('/orders/:prepayId', async (req, res) => {
+    const { prepayId } = validate(mpOrderParamsSchema, req.params, 'path');
+    const { wait } = validate(mpOrderQuerySchema, req.query, 'query');
+    // The page hanging up (or leaving) ends the held call upstream too.
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    try {
+      const detail = await gw.detail(prepayId, { wait: wait === '1', signal: gone.signal });
+      if (!res.writableEnded && !gone.signal.aborted) res.json(detail);
+    } catch (e) {
+      if (gone.signal.aborted) return;
+      throw e;
+    }
+  });
+
+  r.post('/pay', async (req, res) => {
+    const { prepayId, code } = validate(mpPayRequestSchema, req.body);
+    res.json(await gw.pay(prepayId, code));
+  });
+
+  return r;
+}

@@ -1,0 +1,267 @@
+/**
+ * What the POS router does for a logged-in cashier. It behaves like a merchant backend: every
+ * order, refund and points call goes to this service's public API over HTTP, signed as the app
+ * that owns the sub-merchant. Only reads that the public API has no call for (the day's order
+ * list, which order belongs to which sub-merchant) go to the services directly.
+ */
+import {
+  ERROR_CATALOGUE,
+  KitApiError,
+  KitError,
+  KitNetworkError,
+  AmountError,
+  buildScene,
+  formatCents,
+  parseCents,
+  parsePoints,
+  type ErrorId,
+  type KitClient,
+  type PrepayDetail,
+} from '@kit/shared';
+import {
+  POINTS_CODE_REFRESH_MS,
+  POINTS_CODE_VALID_MS,
+  type PosBalanceQuery,
+  type PosOrder,
+  type PosOrderSummary,
+  type PosPointsCode,
+  type PosPointsSession,
+  type PosPointsSessionRequest,
+  type PosSession,
+} from '@kit/shared/api/pos';
+import type { Services } from '../../services';
+import type { SelfClients } from '../self-client';
+import { randomAlnum } from '../../security/ids';
+import { openHandle, sealHandle } from './points-handle';
+
+/** The cashier behind a request: the sub-merchant, its owning app and the login token. */
+export interface Cashier extends PosSession {
+  appId: string;
+  loginToken: string;
+}
+
+export interface PosGatewayOptions {
+  /** How long one points session (one uuid) may keep asking for fresh codes. */
+  pointsSessionMs: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export class PosGateway {
+  constructor(
+    private readonly services: Services,
+    private readonly selfClients: SelfClients,
+    private readonly opts: PosGatewayOptions,
+  ) {}
+
+  /** 4.16 for a sub-merchant. A parent merchant cannot take payments, so it cannot use the display. */
+  async login(userId: string, pw: string): Promise<{ token: string; session: PosSession }> {
+    const answer = await this.services.merchants.login(userId, pw);
+    if (!answer.parentMerchantId) throw new KitError('pos_not_sub_merchant');
+    return {
+      token: answer.loginToken,
+      session: { merchantId: answer.userId, displayName: answer.displayName, parentMerchantId: answer.parentMerchantId },
+    };
+  }
+
+  /** Resolves the cookie's token; anything but a valid sub-merchant login is a 401. */
+  async identify(token: string | undefined): Promise<Cashier> {
+    const who = await this.services.merchants.identify(token);
+    if (who.kind !== 'subMerchant') throw new KitError('login_invalid');
+    const row = await this.services.merchants.find(who.merchantId);
+    if (!row) throw new KitError('login_invalid');
+    return {
+      merchantId: who.merchantId,
+      displayName: who.displayName,
+      parentMerchantId: who.parentMerchantId,
+      appId: row.app_id,
+      loginToken: token!,
+    };
+  }
+
+  /** 4.1, then 4.3 for the scan-code QR. The mini-program code works even when 4.3 does not. */
+  async createOrder(cashier: Cashier, amount: string, linkPrefix: string): Promise<PosOrder> {
+    try {
+      parseCents(amount);
+    } catch (e) {
+      if (e instanceof AmountError) throw new KitError('invalid_amount', `amount: ${e.message}`);
+      throw e;
+    }
+    const client = await this.client(cashier);
+    const created = await upstream('creating the order', () =>
+      client.createPrepay({ subMerchantId: cashier.merchantId, totalAmount: amount, orderId: null }),
+    );
+    const detail = await upstream('reading the order', () => client.prepayDetail(created.prepayId));
+    return this.orderView(client, created.prepayId, detail, linkPrefix);
+  }
+
+  /** The payment screen's view of an order (after a reload): 4.2 without waiting, and 4.3 while it can be paid. */
+  async getOrder(cashier: Cashier, prepayId: string, linkPrefix: string): Promise<PosOrder> {
+    await this.requireOwnOrder(cashier, prepayId);
+    const client = await this.client(cashier);
+    const detail = await upstream('reading the order', () => client.prepayDetail(prepayId));
+    return this.orderView(client, prepayId, detail, linkPrefix);
+  }
+
+  /** 4.2 with waitForFinish=1: the held answer, passed through as it comes. */
+  async waitOrder(cashier: Cashier, prepayId: string, signal: AbortSignal): Promise<PrepayDetail> {
+    await this.requireOwnOrder(cashier, prepayId);
+    const client = await this.client(cashier);
+    return upstream('waiting for the payment', () => client.prepayDetail(prepayId, { wait: true, signal }));
+  }
+
+  /** The sub-merchant's orders since `since` (the display's midnight), newest first. */
+  async listOrders(cashier: Cashier, since: number | undefined, now = Date.now()): Promise<PosOrderSummary[]> {
+    const midnight = new Date(now);
+    midnight.setHours(0, 0, 0, 0);
+    const from = Math.min(now, Math.max(now - 2 * DAY_MS, since ?? midnight.getTime()));
+    const rows = await this.services.prepay.listForSubMerchant(cashier.merchantId, from);
+    return rows.map((r) => {
+      // An order past its time that the sweep has not reached yet is already expired.
+      const status = r.status === 'active' && r.expire_at <= now ? 'cancel' : r.status;
+      const line: PosOrderSummary = {
+        prepayId: r.prepay_id,
+        amount: formatCents(r.total_cents),
+        status,
+        createTime: new Date(r.create_time).toISOString(),
+      };
+      if (r.payment_time !== null && r.payment_time !== undefined) line.paymentTime = new Date(r.payment_time).toISOString();
+      return line;
+    });
+  }
+
+  /** 4.6 with the cashier's own login token, then the order's state after it. */
+  async refund(cashier: Cashier, prepayId: string): Promise<PrepayDetail> {
+    await this.requireOwnOrder(cashier, prepayId);
+    const client = await this.client(cashier);
+    await upstream('refunding', () =>
+      client.expect('success', 'POST', '/submerchant-pay/refund', { query: { loginToken: cashier.loginToken }, body: { id: prepayId } }),
+    );
+    return upstream('reading the order', () => client.prepayDetail(prepayId));
+  }
+
+  /** 4.12. The user lives in the merchant's app, so `userAppId` is always the owning app. */
+  async balance(cashier: Cashier, q: PosBalanceQuery): Promise<{ balance: string; tokenId: string; tokenAppId: string; userAppId: string; userId: string }> {
+    const client = await this.client(cashier);
+    const query = { tokenId: q.tokenId, tokenAppId: q.tokenAppId ?? cashier.appId, userAppId: cashier.appId, userId: q.userId };
+    const answer = await upstream('reading the points balance', () =>
+      client.expect<{ data: { balance: string } }>('success', 'GET', '/fungible-token/balance', { query }),
+    );
+    return { ...query, balance: answer.data.balance };
+  }
+
+  /** Starts a points session: a fresh 32-character uuid sealed into a handle, and the balance. */
+  async startPoints(cashier: Cashier, req: PosPointsSessionRequest, now = Date.now()): Promise<{ session: PosPointsSession; balance: string | null }> {
+    try {
+      parsePoints(req.maxAmount);
+    } catch (e) {
+      if (e instanceof AmountError) throw new KitError('invalid_amount', `maxAmount: ${e.message}`);
+      throw e;
+    }
+    const { balance } = await this.balance(cashier, req);
+    const fields = {
+      merchantId: cashier.merchantId,
+      uuid: randomAlnum(32),
+      userId: req.userId,
+      tokenId: req.tokenId,
+      tokenAppId: req.tokenAppId ?? cashier.appId,
+      userAppId: cashier.appId,
+      maxAmount: req.maxAmount,
+      expiresAt: now + this.opts.pointsSessionMs,
+    };
+    const secret = await this.secret(cashier);
+    const { merchantId: _m, ...visible } = fields;
+    return { session: { ...visible, handle: sealHandle(fields, secret) }, balance };
+  }
+
+  /** 4.13 for the session's uuid (the same every time), plus 4.12 for a live balance. */
+  async pointsCode(cashier: Cashier, handle: string): Promise<PosPointsCode> {
+    const fields = openHandle(handle, await this.secret(cashier));
+    if (!fields || fields.merchantId !== cashier.merchantId || fields.userAppId !== cashier.appId) {
+      throw new KitError('pos_points_session_invalid');
+    }
+    const client = await this.client(cashier);
+    const who = { tokenId: fields.tokenId, tokenAppId: fields.tokenAppId, userAppId: fields.userAppId, userId: fields.userId };
+    const [code, balance] = await Promise.all([
+      upstream('generating the deduction code', () =>
+        client.expect<{ data: { chainLinks: string[] } }>('success', 'GET', '/fungible-token/chainPay', {
+          query: { ...who, maxAmount: fields.maxAmount, uuid: fields.uuid },
+        }),
+      ).catch((e: unknown) => {
+        // The customer has paid with one of this session's codes: an outcome, not a failure.
+        if (e instanceof KitError && e.error === 'uuid_spent') return null;
+        throw e;
+      }),
+      client
+        .expect<{ data: { balance: string } }>('success', 'GET', '/fungible-token/balance', { query: who })
+        .then((a) => a.data.balance)
+        .catch(() => null),
+    ]);
+    const timing = { validForMs: POINTS_CODE_VALID_MS, refreshEveryMs: POINTS_CODE_REFRESH_MS };
+    if (code === null) return { chainLink: null, spent: true, balance, ...timing };
+    const chainLink = code.data?.chainLinks?.[0];
+    if (typeof chainLink !== 'string' || !chainLink) throw new KitError('pos_upstream_failed', 'the deduction code answer held no chainLinks');
+    return { chainLink, spent: false, balance, ...timing };
+  }
+
+  private async orderView(client: KitClient, prepayId: string, detail: PrepayDetail, linkPrefix: string): Promise<PosOrder> {
+    const scene = buildScene(prepayId);
+    const view: PosOrder = {
+      prepayId,
+      amount: detail.totalAmount,
+      merchantName: detail.merchantDisplayName,
+      status: detail.status,
+      createTime: detail.createTime,
+      scene,
+      miniProgramLink: `${linkPrefix}${encodeURIComponent(scene)}`,
+      codeUrl: null,
+    };
+    if (detail.paymentTime) view.paymentTime = detail.paymentTime;
+    if (detail.status === 'active') {
+      try {
+        const native = await client.expect<{ args: { code_url?: unknown } }>('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId } });
+        if (typeof native.args?.code_url === 'string' && native.args.code_url) view.codeUrl = native.args.code_url;
+        else view.codeUrlError = 'the payment channel gave no code_url';
+      } catch (e) {
+        view.codeUrlError = e instanceof KitApiError ? (e.body.msg ?? e.message) : 'the payment channel could not be reached';
+      }
+    }
+    return view;
+  }
+
+  /** Orders of other sub-merchants (even of the same app) are "not found" to this cashier. */
+  private async requireOwnOrder(cashier: Cashier, prepayId: string): Promise<void> {
+    const row = await this.services.prepay.find(prepayId);
+    if (!row || row.sub_merchant_id !== cashier.merchantId) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
+  }
+
+  private client(cashier: Cashier): Promise<KitClient> {
+    return this.selfClients.forApp(cashier.appId);
+  }
+
+  private async secret(cashier: Cashier): Promise<string> {
+    const secret = await this.services.apps.secretOf(cashier.appId);
+    if (!secret) throw new KitError('pos_upstream_failed', 'the app that owns this sub-merchant is unknown or disabled');
+    return secret;
+  }
+}
+
+/**
+ * Maps a failed call to this service into the router's answer. A 401 means the cashier's login is
+ * gone only when the service says so (`login_invalid`); any other 401 is the router's own problem
+ * and must not send the cashier back to the login screen.
+ */
+export async function upstream<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof KitApiError) {
+      if (e.error === 'login_invalid') throw new KitError('login_invalid');
+      const known = e.error && Object.hasOwn(ERROR_CATALOGUE, e.error) ? (e.error as ErrorId) : undefined;
+      if (known && e.httpStatus !== 401 && e.httpStatus !== 500) throw new KitError(known, e.body.msg);
+      throw new KitError('pos_upstream_failed', `${what}: ${e.body.msg ?? e.message}`);
+    }
+    if (e instanceof KitNetworkError) throw new KitError('pos_upstream_unreachable', `${what}: ${e.message}`);
+    throw e;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Signature check of DESIGN 2.1 for signed routes: raw query and raw body bytes, constant-time
+ * comparison (in shared/signing), ±tolerance on `_t`, and replay refusal for state-changing calls.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { KitError, parseQueryString, signatureFields, verify, type ErrorId } from '@kit/shared';
+import type { AppService } from '../apps/app-service';
+
+export interface SignatureOptions {
+  apps: AppService;
+  /** Prefix of the service's base URL on this server; signed paths are relative to it. */
+  basePath: string;
+  toleranceMs: number;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+export function signedPath(originalUrl: string, basePath: string): string {
+  const q = originalUrl.indexOf('?');
+  const path = q < 0 ? originalUrl : originalUrl.slice(0, q);
+  return basePath && path.startsWith(basePath) ? path.slice(basePath.length) || '/' : path;
+}
+
+export function rawQuery(originalUrl: string): string {
+  const q = originalUrl.indexOf('?');
+  return q < 0 ? '' : originalUrl.slice(q + 1);
+}
+
+export function requireSignature(opts: SignatureOptions): RequestHandler {
+  const refuse = (reason: ErrorId, detail: string) => new KitError(reason, detail);
+  const check = (req: Request, res: Response, next: NextFunction, pairs: Array<[string, string]>, secret: string | null) => {
+    const result = verify(
+      { method: req.method, path: signedPath(req.originalUrl, opts.basePath), query: pairs, body: req.rawBody },
+      () => secret,
+      { toleranceMs: opts.toleranceMs },
+    );
+    if (!result.ok) return next(refuse(result.reason, result.detail));
+    res.locals.appId = result.appId;
+    if (SAFE_METHODS.has(req.method)) return next();
+    const fresh = opts.apps.recordSignature(result.appId, signatureFields(pairs).s!, result.t + opts.toleranceMs);
+    const after = (ok: boolean) => (ok ? next() : next(refuse('signature_replayed', 'this signature was already used; sign the retry with a new _t')));
+    if (typeof fresh === 'boolean') return after(fresh);
+    fresh.then(after, next);
+  };
+  // Synchronous whenever the app's secret is cached and the replay guard is in memory: no promise
+  // per request on the hot path.
+  return (req, res, next) => {
+    let pairs: Array<[string, string]>;
+    try {
+      pairs = parseQueryString(rawQuery(req.originalUrl));
+    } catch {
+      return next(refuse('signature_malformed', 'the query holds malformed percent-encoding'));
+    }
+    const { appId } = signatureFields(pairs);
+    const cached = appId ? opts.apps.cachedSecret(appId) : null;
+    if (cached !== undefined) return check(req, res, next, pairs, cached);
+    opts.apps.secretOf(appId!).then((secret) => check(req, res, next, pairs, secret), next);
+  };
+}
+
+/** The verified signer (only on routes behind `requireSignature`). */
+export function signer(res: { locals: { appId?: string } }): string {
+  if (!res.locals.appId) throw new KitError('signature_missing');
+  return res.locals.appId;
+}

@@ -1,0 +1,23 @@
+import type { ApiVersion } from '@kit/shared';
+import type { Logger } from 'pino';
+
+/** What the HTTP plumbing leaves on `res.locals` for handlers and the error middleware. */
+export interface KitLocals {
+  requestId: string;
+  log: Logger;
+  /** `version` of this route group's answers (section 9). */
+  apiVersion: ApiVersion;
+  /** The app whose signature was verified (signed routes only). */
+  appId?: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The body bytes exactly as received; signatures are checked against these. */
+      rawBody?: Buffer;
+    }
+    interface Locals extends KitLocals {}
+  }
+}

@@ -1,0 +1,9 @@
+/** Every `kit` sub-command; each feature adds its list here. */
+import type { KitCommand } from '../command';
+import { appCommands } from './app';
+import { merchantCommands } from './merchant';
+import { chainCommands } from './chain';
+import { donationCommands } from './donation';
+import { demoCommands } from './demo';
+
+export const commands: KitCommand[] = [...appCommands, ...merchantCommands, ...chainCommands, ...donationCommands, ...demoCommands];

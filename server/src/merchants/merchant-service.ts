@@ -1,0 +1,136 @@
+/**
+ * Merchants (4.16, 4.17), logins and payment parameters (4.7). Passwords are scrypt hashes; login
+ * tokens are stored as SHA-256 hashes; parameters are stored per merchant and channel and merged
+ * field by field with the parent's at read time.
+ */
+import {
+  KitError,
+  channelParamsSchemas,
+  type ChannelParams,
+  type CreateMerchantRequest,
+  type LoginResponse,
+  type PaymentChannel,
+  PAY_VERSION,
+} from '@kit/shared';
+import { createMerchantRequestSchema } from '@kit/shared';
+import type { z } from 'zod';
+import { hashPassword, verifyPassword } from '../security/password';
+import { randomAlnum, randomToken, sha256Hex } from '../security/ids';
+import type { AppService } from '../apps/app-service';
+import type { MerchantStore } from './merchant-store';
+import type { MerchantFacts } from './merchant-facts';
+
+type CreateBody = z.output<typeof createMerchantRequestSchema>;
+
+/** Who is logged in, as resolved from a login token. */
+export interface LoginIdentity {
+  merchantId: string;
+  kind: 'merchant' | 'subMerchant';
+  displayName: string;
+  parentMerchantId: string | null;
+}
+
+export class MerchantService {
+  constructor(private readonly store: MerchantStore, private readonly apps: AppService, private readonly facts: MerchantFacts) {}
+
+  /** 4.17. The signer must own (or have created) the parent when creating a sub-merchant. */
+  async create(signerAppId: string, body: CreateBody): Promise<{ id: string }> {
+    const p = body.parameters;
+    await this.apps.requireExisting(p.appId);
+    let parentId: string | null = null;
+    if (body.type === 'subMerchant') {
+      const parentIdIn = (p as { parentMerchantId: string }).parentMerchantId;
+      const parent = await this.store.find(parentIdIn);
+      if (!parent || parent.kind !== 'merchant') throw new KitError('unknown_merchant', `parent merchant "${parentIdIn}" does not exist`);
+      if (parent.app_id !== signerAppId && parent.created_by_app_id !== signerAppId) {
+        throw new KitError('not_owner', `app "${signerAppId}" does not own parent merchant "${parentIdIn}"`);
+      }
+      parentId = parent.id;
+    }
+    const id = `${body.type === 'merchant' ? 'PM' : 'SM'}${randomAlnum(12)}`;
+    await this.store.insert({
+      id,
+      kind: body.type,
+      display_name: p.displayName,
+      pw_hash: await hashPassword(p.pw),
+      disabled: p.disabled ? 1 : 0,
+      app_id: p.appId,
+      created_by_app_id: signerAppId,
+      parent_merchant_id: parentId,
+      profit_sharing_contracted: 0,
+      created_at: Date.now(),
+    });
+    return { id };
+  }
+
+  /** 4.16. Unknown id, wrong password and disabled merchant all fail the same way. */
+  async login(userId: string, pw: string): Promise<LoginResponse> {
+    const m = await this.store.find(userId);
+    const passwordOk = await verifyPassword(pw, m?.pw_hash ?? null);
+    if (!m || !passwordOk) throw new KitError('login_failed');
+    if (m.disabled || (m.parent_merchant_id && (await this.store.find(m.parent_merchant_id))?.disabled)) {
+      throw new KitError('merchant_disabled', 'this merchant is disabled and cannot log in');
+    }
+    const token = randomToken();
+    await this.store.insertLoginToken(sha256Hex(token), m.id, Date.now());
+    return {
+      version: PAY_VERSION,
+      status: 'success',
+      displayName: m.display_name,
+      userId: m.id,
+      loginToken: token,
+      parentMerchantId: m.parent_merchant_id,
+    };
+  }
+
+  /** Resolves a login token; an unknown token or a disabled merchant is a 401. */
+  async identify(loginToken: string | undefined): Promise<LoginIdentity> {
+    if (!loginToken) throw new KitError('login_invalid', 'loginToken is required');
+    const row = await this.store.findByLoginToken(sha256Hex(loginToken));
+    if (!row || row.disabled) throw new KitError('login_invalid');
+    return { merchantId: row.id, kind: row.kind, displayName: row.display_name, parentMerchantId: row.parent_merchant_id };
+  }
+
+  /** 4.7. Only the owning app may set parameters; `profitSharing: true` needs a contracted merchant. */
+  async setPaymentParams(signerAppId: string, id: string, channel: PaymentChannel, parameters: Record<string, unknown>): Promise<void> {
+    const m = await this.store.findWithParent(id);
+    if (!m) throw new KitError('unknown_merchant', `merchant "${id}" does not exist`);
+    if (m.app_id !== signerAppId) throw new KitError('not_owner', `app "${signerAppId}" does not own merchant "${id}"`);
+    const params = channelParamsSchemas[channel].parse(parameters);
+    if ((params as { profitSharing?: boolean }).profitSharing && !m.profit_sharing_contracted) {
+      throw new KitError('profit_sharing_not_enabled', 'profitSharing can only be true for a merchant contracted for profit sharing');
+    }
+    await this.store.upsertPaymentParams({ merchant_id: id, channel, params_json: JSON.stringify(params), updated_at: Date.now() });
+  }
+
+  /** Effective parameters of a merchant for a channel: its own values over its parent's, field by field. */
+  async effectivePaymentParams<C extends PaymentChannel>(merchantId: string, channel: C): Promise<Partial<ChannelParams[C]>> {
+    const m = await this.store.find(merchantId);
+    if (!m) throw new KitError('unknown_merchant', `merchant "${merchantId}" does not exist`);
+    const ids = m.parent_merchant_id ? [m.parent_merchant_id, m.id] : [m.id];
+    const rows = await this.store.paymentParams(ids, channel);
+    const byId = new Map(rows.map((r) => [r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[C]>]));
+    return Object.assign({}, ...ids.map((i) => byId.get(i) ?? {}));
+  }
+
+  find(id: string) {
+    return this.store.find(id);
+  }
+
+  findWithParent(id: string) {
+    return this.store.findWithParent(id);
+  }
+
+  /** Operator switch (kit): marks a merchant as contracted for profit sharing. */
+  async setContracted(id: string, contracted: boolean): Promise<void> {
+    if (!(await this.store.find(id))) throw new KitError('unknown_merchant', `merchant "${id}" does not exist`);
+    await this.store.setContracted(id, contracted);
+    this.facts.forget(id);
+  }
+
+  async setDisabled(id: string, disabled: boolean): Promise<void> {
+    if (!(await this.store.find(id))) throw new KitError('unknown_merchant', `merchant "${id}" does not exist`);
+    await this.store.setDisabled(id, disabled);
+    this.facts.forget(id);
+  }
+}

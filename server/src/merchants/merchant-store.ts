@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import type { Database, MerchantsTable, PaymentParamsTable } from '../db/schema';
+import { prepared } from '../db/prepared';
+
+export class MerchantStore {
+  private readonly withParentRow;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.withParentRow = prepared(db, (id: string) => this.withParentQuery(id), 1);
+  }
+
+  insert(row: MerchantsTable): Promise<unknown> {
+    return this.db.insertInto('merchants').values(row).execute();
+  }
+
+  find(id: string): Promise<MerchantsTable | undefined> {
+    return this.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+
+  /** A sub-merchant with its parent's owner, display name and state, in one read (prepared: every order creation reads it). */
+  async findWithParent(id: string) {
+    return (await this.withParentRow(id))[0];
+  }
+
+  private withParentQuery(id: string) {
+    return this.db
+      .selectFrom('merchants as m')
+      .leftJoin('merchants as p', 'p.id', 'm.parent_merchant_id')
+      .select([
+        'm.id',
+        'm.kind',
+        'm.display_name',
+        'm.disabled',
+        'm.app_id',
+        'm.parent_merchant_id',
+        'm.profit_sharing_contracted',
+        'p.app_id as parent_app_id',
+        'p.disabled as parent_disabled',
+        'p.profit_sharing_contracted as parent_profit_sharing_contracted',
+      ])
+      .where('m.id', '=', id);
+  }
+
+  setContracted(id: string, contracted: boolean): Promise<unknown> {
+    return this.db.updateTable('merchants').set({ profit_sharing_contracted: contracted ? 1 : 0 }).where('id', '=', id).execute();
+  }
+
+  setDisabled(id: string, disabled: boolean): Promise<unknown> {
+    return this.db.updateTable('merchants').set({ disabled: disabled ? 1 : 0 }).where('id', '=', id).execute();
+  }
+
+  insertLoginToken(tokenHash: string, merchantId: string, now: number): Promise<unknown> {
+    return this.db.insertInto('login_tokens').values({ token_hash: tokenHash, merchant_id: merchantId, created_at: now }).execute();
+  }
+
+  /** The merchant a login token belongs to, with its parent, when both are enabled. */
+  findByLoginToken(tokenHash: string) {
+    return this.db
+      .selectFrom('login_tokens as t')
+      .innerJoin('merchants as m', 'm.id', 't.merchant_id')
+      .select(['m.id', 'm.kind', 'm.display_name', 'm.parent_merchant_id', 'm.disabled', 'm.app_id'])
+      .where('t.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+  }
+
+  upsertPaymentParams(row: PaymentParamsTable): Promise<unknown> {
+    return this.db
+      .insertInto('payment_params')
+      .values(row)
+      .onConflict((oc) => oc.columns(['merchant_id', 'channel']).doUpdateSet({ params_json: row.params_json, updated_at: row.updated_at }))
+      .execute();
+  }
+
+  /** Own parameters of the given merchants for one channel. */
+  paymentParams(merchantIds: string[], channel: string) {
+    return this.db
+      .selectFrom('payment_params')
+      .select(['merchant_id', 'params_json'])
+      .where('merchant_id', 'in', merchantIds)
+      .where('channel', '=', channel)
+      .execute();
+  }
+}

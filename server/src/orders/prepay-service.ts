@@ -1,0 +1,181 @@
+/**
+ * Prepay orders (4.1, 4.2): creation, the detail answer, the held detail call, expiry, and the one
+ * state-transition primitive every later feature (payment, refund) goes through.
+ */
+import {
+  AmountError,
+  KitError,
+  MAX_EXTRA_INFO_BYTES,
+  PAY_VERSION,
+  formatCents,
+  parseCents,
+  type CreatePrepayResponse,
+  type PrepayDetail,
+} from '@kit/shared';
+import { randomAlnum } from '../security/ids';
+import { isUniqueViolation } from '../db/errors';
+import type { OrderEvents } from './order-events';
+import type { Executor, OrderStatus, PrepayStore } from './prepay-store';
+import type { MerchantFacts } from '../merchants/merchant-facts';
+
+/** 12 characters keep `sm.pay?prepayid=<id>&f=2` within the 32-character scene limit. */
+export const PREPAY_ID_LENGTH = 12;
+
+export interface PrepayOptions {
+  orderTtlMs: number;
+  holdMs: number;
+}
+
+export class PrepayService {
+  constructor(
+    private readonly store: PrepayStore,
+    private readonly merchants: MerchantFacts,
+    private readonly events: OrderEvents,
+    private readonly opts: PrepayOptions,
+  ) {}
+
+  /** 4.1. The signer must own the sub-merchant or its parent; both must be enabled. */
+  async create(signerAppId: string, body: { subMerchantId: string; totalAmount?: unknown; extraInfo?: unknown }): Promise<CreatePrepayResponse> {
+    let cents: number;
+    try {
+      cents = parseCents(body.totalAmount);
+    } catch (e) {
+      if (e instanceof AmountError) throw new KitError('invalid_amount', `totalAmount: ${e.message}`);
+      throw e;
+    }
+    const extra = body.extraInfo === undefined || body.extraInfo === null ? null : JSON.stringify(body.extraInfo);
+    if (extra !== null && Buffer.byteLength(extra) > MAX_EXTRA_INFO_BYTES) {
+      throw new KitError('invalid_request', `extraInfo: must be at most ${MAX_EXTRA_INFO_BYTES} bytes as JSON`);
+    }
+    const sm = await this.merchants.get(body.subMerchantId);
+    if (!sm || sm.kind !== 'subMerchant') throw new KitError('unknown_merchant', `sub-merchant "${body.subMerchantId}" does not exist`);
+    if (sm.app_id !== signerAppId && sm.parent_app_id !== signerAppId) {
+      throw new KitError('not_owner', `app "${signerAppId}" does not own sub-merchant "${body.subMerchantId}"`);
+    }
+    if (sm.disabled || sm.parent_disabled) throw new KitError('merchant_disabled', `sub-merchant "${body.subMerchantId}" is disabled`);
+    const now = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      const prepayId = randomAlnum(PREPAY_ID_LENGTH);
+      try {
+        await this.store.insert({
+          prepay_id: prepayId,
+          sub_merchant_id: sm.id,
+          merchant_id: sm.parent_merchant_id ?? sm.id,
+          app_id: signerAppId,
+          total_cents: cents,
+          discount_cents: 0,
+          extra_info: extra,
+          status: 'active',
+          create_time: now,
+          payment_time: null,
+          expire_at: now + this.opts.orderTtlMs,
+          updated_at: now,
+        });
+        return { version: PAY_VERSION, status: 'success', prepayId };
+      } catch (e) {
+        if (!isUniqueViolation(e) || attempt >= 3) throw e;
+      }
+    }
+  }
+
+  /**
+   * 4.2. With `wait`, holds until the order leaves `active`, the hold time passes, the order
+   * expires or the caller goes away. Readable by the creating app and the owners of the
+   * sub-merchant and its parent; anyone else gets "not found".
+   */
+  async detail(appId: string, prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<PrepayDetail> {
+    if (!opts.wait) return toDetail(await this.readVisible(appId, prepayId));
+    // Subscribe before the first read so that a change between the read and the wait is not missed.
+    const holdUntil = Date.now() + this.opts.holdMs;
+    const waiter = this.events.wait(prepayId, this.opts.holdMs, opts.signal);
+    try {
+      let row = await this.readVisible(appId, prepayId);
+      if (row.status === 'active') {
+        const untilExpiry = row.expire_at - Date.now();
+        if (untilExpiry < holdUntil - Date.now()) setTimeout(waiter.cancel, Math.max(0, untilExpiry + 5)).unref();
+        await waiter.ready;
+        row = await this.readVisible(appId, prepayId);
+      }
+      return toDetail(row);
+    } finally {
+      waiter.cancel();
+    }
+  }
+
+  /** The order and its sub-merchant's name, if `appId` may see it: one primary-key read plus cached merchant facts. */
+  private async readVisible(appId: string, prepayId: string) {
+    const order = await this.store.find(prepayId);
+    const sm = order && (await this.merchants.get(order.sub_merchant_id));
+    if (!order || !sm || (order.app_id !== appId && sm.app_id !== appId && sm.parent_app_id !== appId)) {
+      throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
+    }
+    const row = { ...order, display_name: sm.display_name };
+    if (row.status === 'active' && row.expire_at <= Date.now()) {
+      await this.expire(prepayId);
+      return { ...row, status: 'cancel' as const };
+    }
+    return row;
+  }
+
+  /**
+   * The one way an order changes state. Runs on the caller's transaction (so an outbox row can
+   * commit with it); the caller publishes with `announce` after its transaction commits.
+   */
+  transition(on: Executor, prepayId: string, from: OrderStatus, to: OrderStatus, patch: { payment_time?: number } = {}): Promise<boolean> {
+    return this.store.transition(on, prepayId, from, to, patch);
+  }
+
+  /** Wakes held detail calls (here and on other instances) after a committed change. */
+  announce(prepayId: string, status: OrderStatus): void {
+    this.events.publish({ prepayId, status });
+  }
+
+  async expire(prepayId: string): Promise<boolean> {
+    const changed = await this.store.transition(this.store.db, prepayId, 'active', 'cancel');
+    if (changed) this.announce(prepayId, 'cancel');
+    return changed;
+  }
+
+  /** Expiry sweep: `active` → `cancel` for every order past its time. */
+  async expireDue(now = Date.now()): Promise<number> {
+    const ids = await this.store.expireDue(now);
+    for (const id of ids) this.announce(id, 'cancel');
+    return ids.length;
+  }
+
+  find(prepayId: string, on?: Executor) {
+    return this.store.find(prepayId, on);
+  }
+
+  /** The app owning the order's sub-merchant (the mini-program router signs as it); undefined for no such order. */
+  async subMerchantAppOf(prepayId: string): Promise<string | undefined> {
+    const order = await this.store.find(prepayId);
+    return order && (await this.merchants.get(order.sub_merchant_id))?.app_id;
+  }
+
+  listForSubMerchant(subMerchantId: string, since: number) {
+    return this.store.listForSubMerchant(subMerchantId, since);
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function toDetail(row: {
+  status: OrderStatus;
+  display_name: string;
+  total_cents: number;
+  discount_cents: number;
+  create_time: number;
+  payment_time: number | null;
+}): PrepayDetail {
+  const detail: PrepayDetail = {
+    version: PAY_VERSION,
+    status: row.status,
+    merchantDisplayName: row.display_name,
+    totalAmount: formatCents(row.total_cents),
+    disconut: formatCents(row.discount_cents),
+    createTime: iso(row.create_time),
+  };
+  if (row.payment_time !== null && row.payment_time !== undefined) detail.paymentTime = iso(row.payment_time);
+  return detail;
+}

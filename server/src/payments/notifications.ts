@@ -1,0 +1,32 @@
+/**
+ * Checks of channel notifications against the channel order they name. A notification is taken
+ * only when it is signed with the channel key and the sign type the order was placed with, names
+ * the same merchant, and carries the order's exact amount.
+ */
+import { verifyFields, type SignType } from './protocol/sign';
+import type { Fields } from './protocol/xml';
+import type { MerchantFields } from './channels';
+
+export interface ChannelOrderFacts {
+  sign_type: string;
+  total_cents: number;
+  merchant: MerchantFields;
+}
+
+/** Why a payment notification is refused, or null when it is genuine and matches the order. */
+export function payNotificationProblem(n: Fields, order: ChannelOrderFacts, key: string): string | null {
+  if (!verifyFields(n, key, order.sign_type as SignType)) return 'bad signature';
+  if (n.appid !== order.merchant.appid || n.mch_id !== order.merchant.mch_id) return 'appid or mch_id differs from the order';
+  if (order.merchant.sub_mch_id !== undefined && n.sub_mch_id !== order.merchant.sub_mch_id) return 'sub_mch_id differs from the order';
+  if (!/^[0-9]+$/.test(n.total_fee ?? '') || Number(n.total_fee) !== order.total_cents) return `total_fee ${n.total_fee} differs from the order's ${order.total_cents}`;
+  if (n.result_code === 'SUCCESS' && !n.transaction_id) return 'transaction_id missing';
+  return null;
+}
+
+/** Why a (decrypted) refund notification does not match our refund, or null. */
+export function refundNotificationProblem(info: Fields, refund: { out_trade_no: string; refund_cents: number }, totalCents: number): string | null {
+  if (info.out_trade_no !== refund.out_trade_no) return 'out_trade_no differs from the refund';
+  if (!/^[0-9]+$/.test(info.refund_fee ?? '') || Number(info.refund_fee) !== refund.refund_cents) return 'refund_fee differs from the refund';
+  if (!/^[0-9]+$/.test(info.total_fee ?? '') || Number(info.total_fee) !== totalCents) return 'total_fee differs from the order';
+  return null;
+}

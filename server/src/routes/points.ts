@@ -1,0 +1,23 @@
+/** Mounted at /fungible-token. 4.12 balance and 4.13 deduction code; every parameter is a query field. */
+import { Router } from 'express';
+import { balanceQuerySchema, deductionCodeQuerySchema } from '@kit/shared';
+import { validate } from '../http/validate';
+import { signer } from '../http/signature';
+import type { RouteDeps } from './deps';
+
+export function pointsRoutes({ services, signed }: RouteDeps): Router {
+  const r = Router();
+  const points = services.chain.points;
+
+  r.get('/balance', signed, async (req, res) => {
+    const q = validate(balanceQuerySchema, req.query, 'query');
+    res.json(await points.balance(signer(res), q));
+  });
+
+  r.get('/chainPay', signed, async (req, res) => {
+    const q = validate(deductionCodeQuerySchema, req.query, 'query');
+    res.json(await points.deductionCode(signer(res), q));
+  });
+
+  return r;
+}

@@ -1,0 +1,95 @@
+/**
+ * Starts the whole service in this process: database, migrations, services, HTTP server and
+ * workers; and stops it gracefully. `main.ts` and the tests both go through here.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from './config';
+import { createLogger } from './logger';
+import { openDatabase, migrate, type DbHandle } from './db/connect';
+import { loadMasterKey } from './security/master-key';
+import { createServices, type Services } from './services';
+import { createApp } from './app';
+import { PgOrderEventBridge } from './orders/pg-event-bridge';
+import { startExpiryWorker } from './workers/expiry';
+import { startHousekeeping } from './workers/housekeeping';
+import { startSealer } from './chain/sealer';
+import type { Loop } from './workers/loop';
+import { startDeliveryWorker } from './workers/delivery-worker';
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  db: DbHandle;
+  services: Services;
+  server: http.Server;
+  /** `http://host:port` plus BASE_PATH. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Opens the database and builds the services without serving HTTP (the `kit` command uses this). */
+export async function openServices(config: Config, log: Logger) {
+  const masterKey = loadMasterKey({ envKey: config.KIT_MASTER_KEY, dataDir: config.DATA_DIR });
+  const db = await openDatabase({ dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
+  await migrate(db);
+  return { db, services: createServices(config, db, masterKey, log) };
+}
+
+export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+  const config = loadConfig(env);
+  const log = createLogger(config.LOG_LEVEL);
+  const { db, services } = await openServices(config, log);
+  const state = { shuttingDown: false };
+
+  const bridge = db.pool ? new PgOrderEventBridge(db.pool, services.events, db.schema!, log) : undefined;
+  await bridge?.start();
+
+  const workers: Loop[] = [
+    startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log),
+    startHousekeeping(services.apps, log),
+    startDeliveryWorker('callbacks', services.callbacks, config.CALLBACK_POLL_INTERVAL, log),
+    ...(services.sandbox ? [startDeliveryWorker('sandbox-notify', services.sandbox, config.CALLBACK_POLL_INTERVAL, log)] : []),
+    ...(config.CHAIN_SEALER ? [startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log)] : []),
+  ];
+
+  const self = { url: '' };
+  const app = createApp(config, services, log, state, self);
+  const server = http.createServer(app);
+  // Held detail calls last up to 55 s; keep sockets open a little longer than that.
+  server.requestTimeout = 70_000;
+  server.headersTimeout = 75_000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host}:${port}${config.BASE_PATH}`;
+  self.url = url;
+  services.payments.gateways.attach(url);
+  log.info({ url, database: db.dialect }, 'kit service ready');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      state.shuttingDown = true;
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Held calls answer now with the order's current state instead of being cut off.
+      services.events.close();
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE);
+      await serverClosed;
+      clearTimeout(grace);
+      await Promise.all(workers.map((w) => w.stop()));
+      await bridge?.stop();
+      await db.close();
+      log.info('kit service stopped');
+      log.flush?.();
+    })());
+
+  return { config, log, db, services, server, url, port, close };
+}

@@ -1,0 +1,64 @@
+/**
+ * Helpers for the chain API tests, plus an independent proof verifier: it uses node:crypto only and
+ * re-derives every hash from the specification of DESIGN 2.6 / RFC 6962, importing nothing from the
+ * server or from shared/merkle.
+ */
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import type { KitClient } from '@kit/shared';
+
+/** Raw answers of 4.14 / 4.15, for the tests of refusals (any item shape may be sent); the success path uses `client.upload` / `client.lookup`. */
+export const upload = (client: KitClient, items: unknown[]) => client.call<any>('POST', '/common-chain-upload/', { body: { items } });
+export const lookup = (client: KitClient, items: unknown[]) => client.call<any>('POST', '/common-chain-upload/fetchOnChainIds', { body: { items } });
+export const i2c = (type: string, id: string) => ({ type, id, queryType: 'i2c' as const });
+
+/** Polls the typed lookup until no item is pending (or the time runs out) and returns the answers. */
+export async function settle(client: KitClient, items: Array<{ type: string; id: string; queryType?: 'i2c' | 'c2i' }>, timeoutMs = 8000): Promise<any[]> {
+  const until = Date.now() + timeoutMs;
+  const q = items.map((i) => ({ queryType: 'i2c' as const, ...i }));
+  for (;;) {
+    const { items: answers } = await client.lookup(q);
+    const pending = answers.some((r) => r.id === '');
+    if (!pending || Date.now() > until) return answers;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
+
+/** Independent check of a proof answer; returns the reason it fails, or null when it holds. */
+export function independentlyVerify(p: any, appId: string, expectedKeyHex?: string): string | null {
+  if (sha256(Buffer.from(p.content, 'utf8')).toString('hex') !== p.id) return 'content hash != id';
+  const tx = `{"app":${JSON.stringify(appId)},"item":${p.content}}`;
+  if (p.tx !== tx) return 'tx text is not {app, item: content}';
+  let r = sha256(Buffer.from([0]), Buffer.from(tx, 'utf8'));
+  if (r.toString('hex') !== p.chainTrxId) return 'leaf hash != chainTrxId';
+  // RFC 9162 2.1.3.2, written out again.
+  let fn = p.leafIndex;
+  let sn = p.treeSize - 1;
+  for (const hex of p.auditPath as string[]) {
+    const sib = Buffer.from(hex, 'hex');
+    if (sn === 0) return 'path too long';
+    if (fn % 2 === 1 || fn === sn) {
+      r = sha256(Buffer.from([1]), sib, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn >>= 1;
+        sn >>= 1;
+      }
+    } else {
+      r = sha256(Buffer.from([1]), r, sib);
+    }
+    fn >>= 1;
+    sn >>= 1;
+  }
+  if (sn !== 0) return 'path too short';
+  const b = p.block;
+  if (r.toString('hex') !== b.merkleRoot) return 'root mismatch';
+  if (b.txCount !== p.treeSize) return 'tree size != txCount';
+  if (String(b.number) !== p.chainBlockNum) return 'block number mismatch';
+  const header = `{"merkleRoot":"${b.merkleRoot}","number":${b.number},"prevHash":"${b.prevHash}","time":${b.time},"txCount":${b.txCount}}`;
+  if (sha256(Buffer.from(header)).toString('hex') !== p.blockHash) return 'block hash mismatch';
+  const keyHex = expectedKeyHex ?? p.nodePublicKey;
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(keyHex, 'hex').toString('base64url') }, format: 'jwk' });
+  if (!verify(null, Buffer.from(header), key, Buffer.from(p.signature, 'hex'))) return 'bad signature';
+  return null;
+}

@@ -1,0 +1,62 @@
+/** The service as operators run it: a separate process, the kit command, health and graceful shutdown. */
+import { KitClient } from '@kit/shared';
+import { describeEachBackend } from '../support/backends';
+import { createMerchants } from '../support/kit';
+import { runKitCommand, startServiceProcess } from '../support/process';
+
+describeEachBackend('service process and kit command', (backend) => {
+  it('kit app create prints one JSON line that works against a running service, and SIGTERM releases held calls', async () => {
+    const env = backend.env();
+    const svc = await startServiceProcess(env);
+    try {
+      const health = await fetch(`${svc.url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
+
+      const created = await runKitCommand(['app', 'create'], env);
+      expect(created.code).toBe(0);
+      const lines = created.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const creds = JSON.parse(lines[0]);
+      expect(Object.keys(creds).sort()).toEqual(['appId', 'appSecret']);
+
+      const client = new KitClient({ baseUrl: svc.url, ...creds });
+      const { subId } = await createMerchants(client, creds.appId);
+      const order = await client.createPrepay({ subMerchantId: subId, totalAmount: '4.20' });
+
+      const listed = await runKitCommand(['app', 'list'], env);
+      expect(listed.stdout).toContain(creds.appId);
+      expect(listed.stdout).not.toContain(creds.appSecret);
+
+      // A held call is answered with the current state on SIGTERM instead of being cut off.
+      const held = client.prepayDetail(order.prepayId, { wait: true });
+      await new Promise((r) => setTimeout(r, 300));
+      const code = await svc.stop();
+      expect(await held).toMatchObject({ status: 'active', totalAmount: '4.20' });
+      expect(code).toBe(0);
+      // Neither the secret nor any signature reached the log.
+      expect(svc.output()).not.toContain(creds.appSecret);
+      expect(svc.output()).not.toMatch(/_s=[0-9a-f]{64}/);
+      expect(svc.output()).toContain('"reqId"');
+    } finally {
+      if (svc.child.exitCode === null) await svc.kill();
+    }
+  });
+
+  it('kit explains unknown commands and missing arguments with a non-zero exit', async () => {
+    const env = backend.env();
+    const unknown = await runKitCommand(['app', 'explode'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command/);
+    const missing = await runKitCommand(['merchant', 'contract'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/usage/);
+    const notThere = await runKitCommand(['merchant', 'contract', 'PMnothere'], env);
+    expect(notThere.code).toBe(1);
+    expect(notThere.stderr).toMatch(/unknown_merchant/);
+  });
+
+  it('refuses to start with invalid configuration, saying which setting is wrong', async () => {
+    await expect(startServiceProcess({ ...backend.env(), WAIT_FOR_FINISH_HOLD: '90s' })).rejects.toThrow(/WAIT_FOR_FINISH_HOLD/);
+  });
+});

@@ -1,0 +1,49 @@
+/** Several stateless instances on one PostgreSQL database (DESIGN 2.8). */
+import { signRequest, encodeQuery } from '@kit/shared';
+import { backends } from '../support/backends';
+import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+
+const pg = backends().find((b) => b.name === 'postgres');
+const describePg = pg ? describe : describe.skip;
+
+describePg('two instances sharing PostgreSQL', () => {
+  let a: TestKit;
+  let b: TestKit;
+  beforeAll(async () => {
+    const env = pg!.env();
+    a = await startTestKit(pg!, env);
+    b = await startTestKit(pg!, env);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await pg!.cleanup();
+  });
+
+  it('a change committed on one instance wakes a detail call held by the other (LISTEN/NOTIFY)', async () => {
+    const app = await a.newApp();
+    const { subId } = await createMerchants(app.client, app.appId);
+    const { prepayId } = await app.client.createPrepay({ subMerchantId: subId, totalAmount: '9.99' });
+    const onB = new (app.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret });
+    const started = Date.now();
+    const held = onB.prepayDetail(prepayId, { wait: true });
+    await new Promise((r) => setTimeout(r, 300));
+    const { prepay } = a.runtime.services;
+    await prepay.transition(a.runtime.db.db, prepayId, 'active', 'finish', { payment_time: Date.now() });
+    prepay.announce(prepayId, 'finish');
+    expect(await held).toMatchObject({ status: 'finish' });
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('refuses a signature replayed against another instance', async () => {
+    const app = await a.newApp();
+    const { subId } = await createMerchants(app.client, app.appId);
+    const body = JSON.stringify({ subMerchantId: subId, totalAmount: '1.00', orderId: null });
+    const query = encodeQuery(signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app));
+    const send = (url: string) => fetch(`${url}/submerchant-pay/?${query}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    expect((await send(a.url)).status).toBe(200);
+    const replay = await send(b.url);
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({ error: 'signature_replayed' });
+  });
+});

@@ -1,0 +1,101 @@
+/** Helpers for payment and callback API tests: merchants with channel parameters, the sandbox payer, a callback receiver. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KitClient } from '@kit/shared';
+import { createMerchants, type TestKit } from './kit';
+
+export const SOCIAL_PARAMS = { socialAppId: 'wxmerchantapp0001', socialMchId: '1230000109' };
+
+export interface PayFixture {
+  appId: string;
+  appSecret: string;
+  client: KitClient;
+  parentId: string;
+  subId: string;
+  pw: string;
+}
+
+/** An app with a parent and a sub-merchant; SocialNative parameters on the parent (inherited). */
+export async function payFixture(kit: TestKit, params: Record<string, unknown> = {}): Promise<PayFixture> {
+  const app = await kit.newApp();
+  const m = await createMerchants(app.client, app.appId);
+  await app.client.setPaymentParams(m.parentId, 'SocialNative', { ...SOCIAL_PARAMS, ...params });
+  return { ...app, ...m };
+}
+
+export const newOrder = async (f: PayFixture, amount = '12.34') => (await f.client.createPrepay({ subMerchantId: f.subId, totalAmount: amount })).prepayId;
+
+/** Raw answers of 4.3–4.6 for the tests of failure answers and exact shapes; the success path goes through the typed client. */
+export const payApi = {
+  native: (c: KitClient, prepayId: string) => c.call<any>('POST', '/submerchant-pay/socialPayNative', { body: { prepayId } }),
+  mini: (c: KitClient, prepayId: string, openId: string) => c.call<any>('POST', '/submerchant-pay/socialPay', { body: { prepayId, openId } }),
+  app: (c: KitClient, prepayId: string, enableProfitSharing?: boolean) =>
+    c.call<any>('POST', '/submerchant-pay/socialPayApp', { body: enableProfitSharing === undefined ? { prepayId } : { prepayId, enableProfitSharing } }),
+  refund: (c: KitClient, prepayId: string, loginToken: string) => c.call<any>('POST', '/submerchant-pay/refund', { query: { loginToken }, body: { id: prepayId } }),
+};
+
+/** The payer side of the sandbox. */
+export async function sandboxPost(kitUrl: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${kitUrl}/sandbox${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+export async function sandboxOpenId(kitUrl: string, user: string, mp: { appid: string; secret: string }): Promise<string> {
+  const { body } = await sandboxPost(kitUrl, '/login', { user });
+  const q = new URLSearchParams({ appid: mp.appid, secret: mp.secret, js_code: body.code, grant_type: 'authorization_code' });
+  const res = await fetch(`${kitUrl}/sandbox/sns/jscode2session?${q}`);
+  return ((await res.json()) as { openid: string }).openid;
+}
+
+/** Pays a scan-code order through the sandbox: 4.3 then the payer "scans" the code. */
+export async function payByCode(kit: TestKit, f: PayFixture, prepayId: string) {
+  const { args } = await f.client.socialPayNative(prepayId);
+  const paid = await sandboxPost(kit.url, '/pay', { codeUrl: args.code_url });
+  if (paid.status !== 200) throw new Error(`sandbox pay: ${JSON.stringify(paid.body)}`);
+  return { codeUrl: args.code_url, transactionId: paid.body.transactionId as string };
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export interface ReceivedCallback {
+  url: string;
+  body: string;
+  at: number;
+}
+
+/** A local HTTP receiver; `respond` decides each answer (default 200 `OK`). */
+export async function startReceiver(respond: (req: ReceivedCallback, n: number) => { status?: number; body?: string; hang?: boolean } = () => ({})) {
+  const received: ReceivedCallback[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const r: ReceivedCallback = { url: req.url ?? '/', body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      received.push(r);
+      const a = respond(r, received.length);
+      if (a.hang) return;
+      res.writeHead(a.status ?? 200, { 'content-type': 'text/plain' });
+      res.end(a.body ?? 'OK');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    received,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

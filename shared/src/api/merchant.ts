@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { idString, merchantIdSchema, parentMerchantIdSchema, PAY_VERSION } from './common';
+
+/** 4.16 login body. */
+export const loginRequestSchema = z.object({
+  userId: merchantIdSchema,
+  pw: z.string().min(1, 'must not be empty').max(256),
+});
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+export const loginResponseSchema = z.object({
+  version: z.literal(PAY_VERSION),
+  status: z.literal('success'),
+  displayName: z.string(),
+  userId: z.string(),
+  loginToken: z.string(),
+  parentMerchantId: z.string().nullable(),
+});
+export type LoginResponse = z.infer<typeof loginResponseSchema>;
+
+const merchantCommon = {
+  displayName: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  pw: z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters'),
+  disabled: z.boolean().optional().default(false),
+  appId: idString(64),
+};
+
+/** 4.17 create merchant body. */
+export const createMerchantRequestSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('merchant'), parameters: z.object(merchantCommon).strict() }).strict(),
+  z
+    .object({
+      type: z.literal('subMerchant'),
+      parameters: z.object({ ...merchantCommon, parentMerchantId: parentMerchantIdSchema }).strict(),
+    })
+    .strict(),
+]);
+export type CreateMerchantRequest = z.input<typeof createMerchantRequestSchema>;
+export const createMerchantResponseSchema = z.object({
+  version: z.literal(PAY_VERSION),
+  status: z.literal('success'),
+  data: z.object({ id: z.string() }),
+});
+export type CreateMerchantResponse = z.infer<typeof createMerchantResponseSchema>;
+
+/** The plain `{version: 1, status: "success"}` answer (4.7 and others). */
+export const paySuccessSchema = z.object({ version: z.literal(PAY_VERSION), status: z.literal('success') });
+export type PaySuccess = z.infer<typeof paySuccessSchema>;
+
+export const PAYMENT_CHANNELS = ['SocialNative', 'SocialCardNetworkBizSmall'] as const;
+export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
+
+const callbackUrl = z
+  .string()
+  .max(512)
+  .url('must be an absolute URL')
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL');
+const field = (max = 64) => z.string().trim().min(1, 'must not be empty').max(max);
+
+/**
+ * Channel parameters (2.3). Every field is optional on a merchant because a sub-merchant inherits,
+ * field by field, what its parent sets; completeness is checked when a payment needs them.
+ */
+export const channelParamsSchemas = {
+  SocialNative: z
+    .object({
+      profitSharing: z.boolean().optional(),
+      socialAppId: field(),
+      socialMchId: field(),
+      notifyCallbackUrl: callbackUrl,
+    })
+    .partial()
+    .strict(),
+  SocialCardNetworkBizSmall: z
+    .object({
+      cardNetworkBizMchId: field(),
+      terminalId: field(),
+      notifyCallbackUrl: callbackUrl,
+    })
+    .partial()
+    .strict(),
+} as const;
+export type SocialNativeParams = z.infer<(typeof channelParamsSchemas)['SocialNative']>;
+export type CardNetworkParams = z.infer<(typeof channelParamsSchemas)['SocialCardNetworkBizSmall']>;
+export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetworkBizSmall: CardNetworkParams };
+
+/** 4.7 body; `parameters` is validated against the channel's own schema. */
+export const setPaymentParamsRequestSchema = z
+  .object({
+    id: merchantIdSchema,
+    paymentChannel: z.enum(PAYMENT_CHANNELS),
+    parameters: z.record(z.unknown()),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const parsed = channelParamsSchemas[body.paymentChannel].safeParse(body.parameters);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['parameters', ...issue.path] });
+    } else if (Object.keys(parsed.data).length === 0) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['parameters'], message: 'must set at least one field' });
+    }
+  });
+export type SetPaymentParamsRequest = z.infer<typeof setPaymentParamsRequestSchema>;

@@ -1,0 +1,35 @@
+/** Request schemas of the POS router (`/pos/api/*`); types and answers are in `pos.ts`. */
+import { z } from 'zod';
+
+/** Login with a sub-merchant id and its password (4.16 behind the router). */
+export const posLoginSchema = z
+  .object({
+    userId: z.string().regex(/^SM[0-9A-Za-z]{1,30}$/, 'log in with a sub-merchant id (it starts with "SM")'),
+    pw: z.string().min(1, 'must not be empty').max(256),
+  })
+  .strict();
+export type PosLoginRequest = z.infer<typeof posLoginSchema>;
+
+/** `amount` is checked by `parseCents` (the same rule as 4.1). */
+export const posCreateOrderSchema = z.object({ amount: z.string().max(32) }).strict();
+export type PosCreateOrderRequest = z.infer<typeof posCreateOrderSchema>;
+
+export const posOrderIdSchema = z.object({ prepayId: z.string().regex(/^[0-9A-Za-z]{1,64}$/, 'must be a prepay id') });
+
+/** Start of "today" as the display's clock sees it (Unix ms); the router accepts at most 48 h back. */
+export const posListOrdersSchema = z.object({ since: z.coerce.number().int().nonnegative().optional() }).strict();
+
+const pointsUser = {
+  tokenId: z.string().trim().min(1, 'must not be empty').max(64),
+  /** The app that issued the point type; defaults to the app that owns the sub-merchant. */
+  tokenAppId: z.string().trim().min(1).max(64).optional(),
+  userId: z.string().trim().min(1, 'must not be empty').max(128),
+};
+export const posBalanceQuerySchema = z.object(pointsUser).strict();
+export type PosBalanceQuery = z.infer<typeof posBalanceQuerySchema>;
+
+/** `maxAmount` is a points decimal (`parsePoints`). */
+export const posPointsSessionSchema = z.object({ ...pointsUser, maxAmount: z.string().max(32) }).strict();
+export type PosPointsSessionRequest = z.infer<typeof posPointsSessionSchema>;
+
+export const posPointsCodeSchema = z.object({ handle: z.string().min(1).max(2048) }).strict();

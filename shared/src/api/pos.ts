@@ -1,0 +1,80 @@
+/**
+ * The POS display's own API (`/pos/api/*`): answers of the thin router that holds the secrets.
+ * Free of zod so the display can import it; the request schemas are in `pos-schemas.ts`.
+ */
+import type { OrderStatus, PrepayDetail } from './prepay';
+
+export type { PosBalanceQuery, PosCreateOrderRequest, PosLoginRequest, PosPointsSessionRequest } from './pos-schemas';
+
+export interface PosSession {
+  merchantId: string;
+  displayName: string;
+  parentMerchantId: string | null;
+}
+
+/** An order as the payment screen shows it. */
+export interface PosOrder {
+  prepayId: string;
+  amount: string;
+  merchantName: string;
+  status: OrderStatus;
+  createTime: string;
+  paymentTime?: string;
+  /** `sm.pay?prepayid=<id>` */
+  scene: string;
+  /** What the mini-program code encodes: `<prefix><encodeURIComponent(scene)>`. */
+  miniProgramLink: string;
+  /** The scan-code QR content (4.3), or null when the channel could not give one (see `codeUrlError`). */
+  codeUrl: string | null;
+  codeUrlError?: string;
+}
+
+/** A line of today's order list. */
+export interface PosOrderSummary {
+  prepayId: string;
+  amount: string;
+  status: OrderStatus;
+  createTime: string;
+  paymentTime?: string;
+}
+
+export interface PosPointsSession {
+  /** Opaque, sealed by the router; sent back to get each fresh code. */
+  handle: string;
+  /** The code's on-chain id (4.13 `uuid`), the same for every code of this session. */
+  uuid: string;
+  userId: string;
+  tokenId: string;
+  tokenAppId: string;
+  userAppId: string;
+  maxAmount: string;
+  /** Unix ms after which the router refuses the handle. */
+  expiresAt: number;
+}
+
+export interface PosPointsCode {
+  /** QR content (4.13 `data.chainLinks[0]`); null once the session's uuid is spent. */
+  chainLink: string | null;
+  /** The customer paid with a code of this session: no more codes, `balance` is the one after it. */
+  spent: boolean;
+  /** Current balance, or null when it could not be read this time. */
+  balance: string | null;
+  validForMs: number;
+  refreshEveryMs: number;
+}
+
+export type PosOk<T> = { version: 1; status: 'success' } & T;
+export type PosLoginResponse = PosOk<{ session: PosSession }>;
+/** `session` is null when nobody is logged in; `expired` when the cookie's login is no longer valid. */
+export type PosSessionResponse = PosOk<{ session: PosSession | null; expired?: boolean }>;
+export type PosOrderResponse = PosOk<{ order: PosOrder }>;
+export type PosOrderListResponse = PosOk<{ orders: PosOrderSummary[] }>;
+export type PosWaitResponse = PrepayDetail;
+export type PosRefundResponse = PosOk<{ detail: PrepayDetail }>;
+export type PosBalanceResponse = PosOk<{ balance: string; tokenId: string; tokenAppId: string; userAppId: string; userId: string }>;
+export type PosPointsSessionResponse = PosOk<{ session: PosPointsSession; balance: string | null }>;
+export type PosPointsCodeResponse = PosOk<{ code: PosPointsCode }>;
+
+/** Deduction-code timing (specification section 8). */
+export const POINTS_CODE_VALID_MS = 20_000;
+export const POINTS_CODE_REFRESH_MS = 5_000;

@@ -1,0 +1,287 @@
+/**
+ * Typed API client for a merchant backend: signs every call (DESIGN 2.1), has one typed method per
+ * endpoint whose answer is checked against its zod schema (`api/*.ts`), and implements the
+ * specification's long-poll loop for payment results (4.2).
+ */
+import { KitApiError, KitNetworkError } from './errors';
+import { waitLoop, type WaitOptions } from './long-poll';
+import { encodeQuery, signRequest, type QueryInput } from './signing';
+import type { ZodType } from 'zod';
+import { describeZodError } from './api/common';
+import {
+  createMerchantResponseSchema,
+  loginResponseSchema,
+  paySuccessSchema,
+  type CreateMerchantRequest,
+  type CreateMerchantResponse,
+  type LoginResponse,
+  type PaySuccess,
+  type PaymentChannel,
+} from './api/merchant';
+import { createPrepayResponseSchema, prepayDetailSchema, type CreatePrepayRequest, type CreatePrepayResponse, type PrepayDetail } from './api/prepay';
+import {
+  appPayResponseSchema,
+  miniProgramPayResponseSchema,
+  nativePayResponseSchema,
+  refundResponseSchema,
+  type AppPayResponse,
+  type MiniProgramPayResponse,
+  type NativePayResponse,
+  type RefundResponse,
+} from './api/payment';
+import {
+  donationOnChainIdsAnswerSchema,
+  donationPendingResponseSchema,
+  type Donation,
+  type DonationLookupRequest,
+  type DonationOnChainIdsAnswer,
+  type DonationPendingResponse,
+  type DonationProject,
+} from './api/donation';
+import { balanceResponseSchema, deductionCodeResponseSchema, type BalanceResponse, type DeductionCodeResponse } from './api/points';
+import {
+  lookupResponseSchema,
+  proofAnswerSchema,
+  uploadResponseSchema,
+  type LookupItem,
+  type LookupResponse,
+  type ProofAnswer,
+  type UploadItem,
+  type UploadResponse,
+} from './api/chain';
+
+/** The account a point balance belongs to (4.12): the point type and its issuing app, the user and the user's app. */
+export interface PointsAccount {
+  tokenId: string;
+  tokenAppId: string;
+  userAppId: string;
+  userId: string;
+}
+
+/** 4.13: the account, the most the code may deduct (points) and the code's id (32 letters and digits, the same for the same payment). */
+export interface DeductionCodeRequest extends PointsAccount {
+  maxAmount: number;
+  uuid: string;
+}
+
+export interface KitClientOptions {
+  /** Service base URL, e.g. `http://127.0.0.1:8080` (a path prefix is allowed). */
+  baseUrl: string;
+  appId: string;
+  appSecret: string;
+  /** Replaceable for tests; defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /** Per-request time limit; long-poll calls get the hold time on top. */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  query?: QueryInput;
+  body?: unknown;
+  /** Skip `_appid/_t/_s` (only login is unsigned). */
+  unsigned?: boolean;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface RawAnswer<T = Record<string, unknown>> {
+  httpStatus: number;
+  body: T;
+}
+
+export class KitClient {
+  private readonly base: string;
+  private readonly basePath: string;
+  private readonly fetchImpl: typeof fetch;
+  /** Last `_t` used: kept strictly increasing so that two identical calls never share a signature (the service refuses replays). */
+  private lastT = 0;
+
+  constructor(private readonly opts: KitClientOptions) {
+    const url = new URL(opts.baseUrl);
+    this.base = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.fetchImpl = opts.fetch ?? fetch;
+  }
+
+  /** Sends one request and returns the HTTP status and parsed body, whatever `status` says. */
+  async call<T = Record<string, unknown>>(method: string, path: string, options: CallOptions = {}): Promise<RawAnswer<T>> {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const pairs = options.unsigned
+      ? Object.entries(options.query ?? {}).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, String(v)] as [string, string]]))
+      : signRequest({ method, path, query: options.query, body }, this.opts, this.nextTimestamp());
+    const qs = encodeQuery(pairs);
+    const url = `${this.base}${this.basePath}${path}${qs ? `?${qs}` : ''}`;
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.opts.timeoutMs ?? 30_000);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        method,
+        body,
+        signal,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      });
+    } catch (e) {
+      if (options.signal?.aborted) throw e;
+      throw new KitNetworkError(`${method} ${path} failed: ${(e as Error).message}`, e);
+    }
+    const text = await res.text().catch((e) => {
+      throw new KitNetworkError(`${method} ${path}: reading the answer failed`, e);
+    });
+    try {
+      return { httpStatus: res.status, body: JSON.parse(text) as T };
+    } catch {
+      throw new KitNetworkError(`${method} ${path}: answer ${res.status} is not JSON`);
+    }
+  }
+
+  private nextTimestamp(): number {
+    this.lastT = Math.max(Date.now(), this.lastT + 1);
+    return this.lastT;
+  }
+
+  /**
+   * Calls and insists on HTTP 200 with the expected `status` (or one of them, for endpoints whose
+   * `pending` is an answer rather than a failure); anything else throws KitApiError.
+   */
+  async expect<T>(expected: string | readonly string[], method: string, path: string, options: CallOptions & { schema?: ZodType<T> } = {}): Promise<T> {
+    const answer = await this.call<Record<string, unknown>>(method, path, options);
+    const ok = typeof expected === 'string' ? answer.body.status === expected : expected.includes(answer.body.status as string);
+    if (answer.httpStatus !== 200 || !ok) throw new KitApiError(answer.httpStatus, answer.body);
+    return options.schema ? this.checked(options.schema, answer) : (answer.body as T);
+  }
+
+  /** Types are only promises: an answer that does not have the documented shape is an error, not a surprise later. */
+  private checked<T>(schema: ZodType<T>, answer: RawAnswer): T {
+    const parsed = schema.safeParse(answer.body);
+    if (parsed.success) return parsed.data;
+    throw new KitApiError(answer.httpStatus, { status: 'fail', error: 'unexpected_answer', msg: `the answer does not have the documented shape: ${describeZodError(parsed.error)}` });
+  }
+
+  createMerchant(req: CreateMerchantRequest): Promise<CreateMerchantResponse> {
+    return this.expect('success', 'POST', '/merchant', { body: req, schema: createMerchantResponseSchema });
+  }
+
+  login(userId: string, pw: string): Promise<LoginResponse> {
+    return this.expect('success', 'POST', '/merchant/login', { body: { userId, pw }, unsigned: true, schema: loginResponseSchema });
+  }
+
+  setPaymentParams(id: string, paymentChannel: PaymentChannel, parameters: Record<string, unknown>): Promise<PaySuccess> {
+    return this.expect('success', 'PUT', '/merchant/paymentParams', { body: { id, paymentChannel, parameters }, schema: paySuccessSchema });
+  }
+
+  createPrepay(req: CreatePrepayRequest): Promise<CreatePrepayResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/', { body: { orderId: null, ...req }, schema: createPrepayResponseSchema });
+  }
+
+  /** 4.2 detail. With `wait`, the service holds the answer until the order leaves `active` or the hold ends. */
+  async prepayDetail(prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<PrepayDetail> {
+    const answer = await this.call<PrepayDetail & { error?: string }>('GET', `/submerchant-pay/prePay/${encodeURIComponent(prepayId)}`, {
+      query: { waitForFinish: opts.wait ? 1 : 0 },
+      signal: opts.signal,
+      // A held call may last up to 55 s on the server side.
+      timeoutMs: opts.wait ? 60_000 : undefined,
+    });
+    if (answer.httpStatus !== 200) throw new KitApiError(answer.httpStatus, answer.body as never);
+    return this.checked(prepayDetailSchema, answer);
+  }
+
+  /**
+   * The client loop of 4.2: call with `waitForFinish=1`; on a non-`finish` `active` answer, a
+   * network error or a 5xx, call again at once. Returns the detail when the order is `finish`
+   * or has otherwise left `active` (expired, refunded); throws on 4xx (unknown order, bad login).
+   */
+  waitForPayment(prepayId: string, opts: WaitOptions = {}): Promise<PrepayDetail> {
+    return waitLoop(() => this.prepayDetail(prepayId, { wait: true, signal: opts.signal }), opts);
+  }
+
+  // ---- 4.3–4.6 payments ------------------------------------------------------------------
+
+  /** 4.3 scan-code payment arguments; make the QR code from `args.code_url`. */
+  socialPayNative(prepayId: string): Promise<NativePayResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId }, schema: nativePayResponseSchema });
+  }
+
+  /**
+   * 4.4 mini-program payment arguments for the payer `openId` (obtained on the backend, never given
+   * to the mini-program); pass `args` unchanged to the mini-program's payment call.
+   */
+  socialPay(prepayId: string, openId: string): Promise<MiniProgramPayResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/socialPay', { body: { prepayId, openId }, schema: miniProgramPayResponseSchema });
+  }
+
+  /** 4.5 app payment arguments. `enableProfitSharing` only takes effect for contracted merchants. */
+  socialPayApp(prepayId: string, opts: { enableProfitSharing?: boolean } = {}): Promise<AppPayResponse> {
+    const body = opts.enableProfitSharing === undefined ? { prepayId } : { prepayId, enableProfitSharing: opts.enableProfitSharing };
+    return this.expect('success', 'POST', '/submerchant-pay/socialPayApp', { body, schema: appPayResponseSchema });
+  }
+
+  /**
+   * 4.6 full refund of a paid order, with the login token of its sub-merchant or of the parent
+   * (`login(...).loginToken`). Success means accepted: the order turns `refunded` when the channel
+   * completes it. A 401 (`isUnauthorized`) means the login is no longer valid.
+   */
+  refund(prepayId: string, loginToken: string): Promise<RefundResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/refund', { query: { loginToken }, body: { id: prepayId }, schema: refundResponseSchema });
+  }
+
+  // ---- 4.9–4.11 donations ----------------------------------------------------------------
+
+  /** 4.9: accepted and queued for the chain (`pending`); on an error, correct it and retry until accepted. */
+  createDonationProject(project: DonationProject): Promise<DonationPendingResponse> {
+    return this.expect('pending', 'POST', '/donation/project', { body: project, schema: donationPendingResponseSchema });
+  }
+
+  /** 4.10: accepted and queued for the chain (`pending`). */
+  donate(donation: Donation): Promise<DonationPendingResponse> {
+    return this.expect('pending', 'POST', '/donation/donate', { body: donation, schema: donationPendingResponseSchema });
+  }
+
+  /**
+   * 4.11 (at most 20 ids). `success` maps each confirmed id to its on-chain id (failed or unknown ids
+   * are left out); `pending` while any of them is still queued: ask again later.
+   */
+  donationOnChainIds(type: DonationLookupRequest['type'], originalIds: string[]): Promise<DonationOnChainIdsAnswer> {
+    return this.expect(['success', 'pending'], 'POST', '/donation/fetchOnChainIds', { body: { type, originalIds }, schema: donationOnChainIdsAnswerSchema });
+  }
+
+  // ---- 4.12–4.13 trusted points -----------------------------------------------------------
+
+  /** 4.12 balance of a point type for a user (asked by the issuing app or the user's app). */
+  pointsBalance(account: PointsAccount): Promise<BalanceResponse> {
+    const { tokenId, tokenAppId, userAppId, userId } = account;
+    return this.expect('success', 'GET', '/fungible-token/balance', { query: { tokenId, tokenAppId, userAppId, userId }, schema: balanceResponseSchema });
+  }
+
+  /** 4.13 deduction code (the QR content is `data.chainLinks[0]`); only the user's own app may ask. */
+  deductionCode(req: DeductionCodeRequest): Promise<DeductionCodeResponse> {
+    const { tokenId, tokenAppId, userAppId, userId, maxAmount, uuid } = req;
+    return this.expect('success', 'GET', '/fungible-token/chainPay', {
+      query: { tokenId, tokenAppId, userAppId, userId, maxAmount, uuid },
+      schema: deductionCodeResponseSchema,
+    });
+  }
+
+  // ---- 4.14–4.15 chain upload -------------------------------------------------------------
+
+  /** 4.14 batch upload (at most 50 items): `pending` means queued, not yet on chain. */
+  upload(items: UploadItem[]): Promise<UploadResponse> {
+    return this.expect('pending', 'POST', '/common-chain-upload/', { body: { items }, schema: uploadResponseSchema });
+  }
+
+  /**
+   * 4.15 lookup (at most 500 items); `items[i]` answers `items[i]`: `{id, chainTrxId, chainBlockNum}`
+   * confirmed, `{id: ""}` still pending, `{}` failed or unknown (resubmit).
+   */
+  lookup(items: LookupItem[]): Promise<LookupResponse> {
+    return this.expect('success', 'POST', '/common-chain-upload/fetchOnChainIds', { body: { items }, schema: lookupResponseSchema });
+  }
+
+  /**
+   * The inclusion proof of one of this app's items by on-chain id (check it with
+   * `verifyChainProof`), or `pending` while the item is still queued.
+   */
+  proof(onChainId: string): Promise<ProofAnswer> {
+    return this.expect(['success', 'pending'], 'GET', `/common-chain-upload/proof/${encodeURIComponent(onChainId)}`, { schema: proofAnswerSchema });
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * `npm run bench [-- name-filter]`: starts the service on a fresh SQLite data folder (or DATABASE_URL),
+ * measures a bare Express route, then every scenario, and prints one table of ratios.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { KitClient } from '@kit/shared';
+import { startRuntime } from '../../server/src/runtime';
+import { load, startBaseline, round, type BenchContext, type BenchRow } from './harness';
+import { scenarios } from './scenarios';
+
+async function main() {
+  const filter = process.argv[2];
+  const duration = Number(process.env.BENCH_DURATION ?? 10);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-bench-'));
+  const runtime = await startRuntime({
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    WAIT_FOR_FINISH_HOLD: '55s',
+  });
+  const creds = await runtime.services.apps.create('bench');
+  const client = new KitClient({ baseUrl: runtime.url, ...creds });
+  const pw = 'bench-password';
+  const pm = await client.createMerchant({ type: 'merchant', parameters: { displayName: 'Bench Parent', pw, appId: creds.appId } });
+  const sm = await client.createMerchant({ type: 'subMerchant', parameters: { displayName: 'Bench Shop', pw, appId: creds.appId, parentMerchantId: pm.data.id } });
+
+  const rows: BenchRow[] = [];
+  const ctx: BenchContext = {
+    url: runtime.url,
+    runtime,
+    app: { ...creds, client },
+    merchants: { parentId: pm.data.id, subId: sm.data.id, pw },
+    baseline: { rps: NaN, p99: NaN },
+    duration,
+    report(row) {
+      rows.push(row);
+      console.log(`${row.scenario}: ${JSON.stringify({ ...row, scenario: undefined })}`);
+    },
+  };
+  const run = async (s: (typeof scenarios)[number]) => {
+    try {
+      await s.run(ctx);
+    } catch (e) {
+      ctx.report({ scenario: s.name, extra: { failed: (e as Error).message } });
+    }
+  };
+  const chosen = scenarios.filter((s) => !filter || s.name.includes(filter));
+  for (const s of chosen.filter((s) => s.early)) await run(s);
+
+  const bare = await startBaseline();
+  const b = await load({ url: bare.url, duration, path: '/bare' });
+  await bare.close();
+  ctx.baseline = { rps: b.rps, p99: b.p99 };
+  rows.unshift({ scenario: 'bare Express JSON route (baseline)', rps: b.rps, p50: b.p50, p99: b.p99, ratio: 1 });
+  console.log(`baseline: ${b.rps} req/s, p99 ${b.p99} ms`);
+  for (const s of chosen.filter((s) => !s.early)) await run(s);
+  await runtime.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+
+  console.log(`\n| scenario | req/s | p50 ms | p99 ms | ratio to bare | notes |\n|---|---|---|---|---|---|`);
+  for (const r of rows) {
+    const notes = Object.entries(r.extra ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ');
+    console.log(`| ${r.scenario} | ${r.rps ?? ''} | ${r.p50 ?? ''} | ${r.p99 ?? ''} | ${r.ratio === undefined ? '' : round(r.ratio, 2)} | ${notes} |`);
+  }
+  console.log(`\nnode ${process.version}, ${os.cpus().length} cores, ${duration} s per run, ${runtime.db.dialect}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,135 @@
+/**
+ * Points mode in Debian Chromium against a real service and its ledger: the deduction QR is
+ * decoded from screenshots, changes every 5 s, each content redeems (chainPay upload + lookup)
+ * within its 20 s, an expired one does not, and leaving the screen stops the refresh.
+ */
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { backends } from '../../server/test/support/backends';
+import { startTestKit, type TestKit } from '../../server/test/support/kit';
+import { payFixture, type PayFixture } from '../../server/test/support/payments';
+import { i2c, settle, upload } from '../../server/test/api/chain-helpers';
+import { decodeQr, launchChromium, watchConsole } from './chromium';
+import { counterContext, ensurePosBuilt, login } from './pos-support';
+
+jest.setTimeout(180_000);
+
+const backend = backends()[0];
+let browser: Browser;
+let kit: TestKit;
+let f: PayFixture;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+const codeCalls: number[] = [];
+
+beforeAll(async () => {
+  ensurePosBuilt();
+  browser = await launchChromium();
+  kit = await startTestKit(backend, {});
+  f = await payFixture(kit);
+  expect((await upload(f.client, [{ type: 'points.create', args: { id: 'type-pts', tokenId: 'PTS', name: 'Shop points' } }])).body.status).toBe('pending');
+  await settle(f.client, [i2c('points.create', 'type-pts')]);
+  expect((await upload(f.client, [{ type: 'points.issue', args: { id: 'issue-alice', tokenId: 'PTS', userAppId: f.appId, userId: 'alice', amount: '100' } }])).body.status).toBe('pending');
+  expect((await settle(f.client, [i2c('points.issue', 'issue-alice')]))[0].id).not.toBe('');
+  context = await counterContext(browser);
+  page = await context.newPage();
+  problems = watchConsole(page);
+  page.on('request', (r: Request) => {
+    if (r.url().endsWith('/pos/api/points/code')) codeCalls.push(Date.now());
+  });
+  await login(page, kit.url, f.subId, f.pw);
+});
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await kit?.close();
+  await backend.cleanup();
+});
+
+/** Waits for the code with the given serial and decodes it; returns when it appeared on screen. */
+async function codeNumber(serial: number): Promise<{ content: string; seenAt: number }> {
+  await page.waitForFunction((n) => document.querySelector('[data-testid="points-countdown"]')?.getAttribute('data-serial') === String(n), serial, { timeout: 10_000, polling: 20 });
+  const seenAt = Date.now();
+  await page.getByTestId('points-qr').waitFor();
+  return { content: await decodeQr(page.getByTestId('points-qr')), seenAt };
+}
+
+async function redeem(id: string, code: string, amount: string): Promise<Record<string, string>> {
+  const up = await upload(f.client, [{ type: 'chainPay', args: { id, code, amount } }]);
+  expect(up.body.status).toBe('pending');
+  const [result] = await settle(f.client, [i2c('chainPay', id)], 10_000);
+  return result;
+}
+
+async function startPoints(maxAmount: string) {
+  await page.getByTestId('points-user').fill('alice');
+  await page.getByTestId('points-token').fill('PTS');
+  await page.getByTestId('points-max').fill(maxAmount);
+  await page.getByTestId('points-start').click();
+}
+
+const balanceShown = async () => (await page.getByTestId('points-balance').textContent())?.trim();
+
+it('shows the balance and a deduction code that changes every 5 s; an earlier code still redeems within its 20 s', async () => {
+  await page.getByTestId('tab-points').click();
+  await page.getByTestId('points-user').fill('alice');
+  await page.getByTestId('points-token').fill('PTS');
+  await page.getByTestId('points-check').click();
+  await page.getByTestId('points-form-balance').waitFor();
+  expect(await page.getByTestId('points-form-balance').textContent()).toBe('Balance: 100.00000 points');
+
+  await startPoints('30');
+  const c1 = await codeNumber(1);
+  expect(await balanceShown()).toBe('100.00000 points');
+  expect(await page.getByTestId('points-countdown').textContent()).toMatch(/^Valid for (20|19) s$/);
+  const c2 = await codeNumber(2);
+  const c3 = await codeNumber(3);
+  expect(new Set([c1.content, c2.content, c3.content]).size).toBe(3);
+  for (const gap of [c2.seenAt - c1.seenAt, c3.seenAt - c2.seenAt]) {
+    expect(gap).toBeGreaterThan(4_000);
+    expect(gap).toBeLessThan(6_500);
+  }
+  process.stdout.write(`points code refresh gaps: ${c2.seenAt - c1.seenAt} ms, ${c3.seenAt - c2.seenAt} ms\n`);
+  // The countdown runs: about 5 s after a code arrived it says 15 or 16.
+  await page.waitForTimeout(Math.max(0, c3.seenAt + 4_500 - Date.now()));
+  expect(Number(await page.getByTestId('points-countdown').getAttribute('data-seconds'))).toBeLessThanOrEqual(16);
+
+  // The first code, no longer on screen and about 10 s old, redeems.
+  const result = await redeem('pay-c1', c1.content, '12.5');
+  expect(Date.now() - c1.seenAt).toBeLessThan(20_000);
+  expect(result.id).not.toBe('');
+  // The display notices the deduction and stops.
+  await page.getByTestId('points-done').waitFor({ timeout: 10_000 });
+  expect(await page.locator('.big-text').textContent()).toBe('Balance 100.00000 → 87.50000');
+});
+
+it('a new customer session gets a new uuid: its newest code redeems too', async () => {
+  await page.getByRole('button', { name: 'Next customer' }).click();
+  await startPoints('10');
+  const d1 = await codeNumber(4);
+  const d2 = await codeNumber(5);
+  expect(d2.content).not.toBe(d1.content);
+  expect((await redeem('pay-d2', d2.content, '10')).id).not.toBe('');
+  await page.getByTestId('points-done').waitFor({ timeout: 10_000 });
+  expect(await page.locator('.big-text').textContent()).toBe('Balance 87.50000 → 77.50000');
+  // Same session, so the same (now spent) uuid: the earlier code is refused.
+  expect(await redeem('pay-d1', d1.content, '1')).toEqual({});
+});
+
+it('stops refreshing when the points screen is left, and a code older than 20 s no longer redeems', async () => {
+  await page.getByRole('button', { name: 'Next customer' }).click();
+  await startPoints('5');
+  const e1 = await codeNumber(6);
+  await page.getByTestId('tab-charge').click();
+  await page.getByTestId('charge-submit').waitFor();
+  const callsWhenLeft = codeCalls.length;
+  await page.waitForTimeout(Math.max(0, e1.seenAt + 20_500 - Date.now()));
+  expect(codeCalls.length).toBe(callsWhenLeft);
+  expect(await redeem('pay-e1', e1.content, '1')).toEqual({});
+  const bal = await f.client.call<any>('GET', '/fungible-token/balance', { query: { tokenId: 'PTS', tokenAppId: f.appId, userAppId: f.appId, userId: 'alice' } });
+  expect(bal.body.data.balance).toBe('77.50000');
+});
+
+it('logged no console errors', () => {
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,257 @@
+/**
+ * The POS display in Debian Chromium against a real service: log in, charge, decode the payment
+ * code from a screenshot, pay it through the sandbox and see "paid"; reload; refund; expiry; login
+ * loss; portrait layout. Measures the time from the sandbox payment to "paid" on screen.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { parseScene } from '@kit/shared/scene';
+import { backends } from '../../server/test/support/backends';
+import { startTestKit, type TestKit } from '../../server/test/support/kit';
+import { payFixture, sandboxPost, type PayFixture } from '../../server/test/support/payments';
+import { decodeQr, launchChromium, watchConsole } from './chromium';
+import { counterContext, ensurePosBuilt, login, typeAmount } from './pos-support';
+
+jest.setTimeout(120_000);
+
+let browser: Browser;
+const backend = backends()[0];
+
+beforeAll(async () => {
+  ensurePosBuilt();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await backend.cleanup();
+});
+
+/** Records, in the page, the wall-clock time of the first frame that shows the order as paid. */
+async function armPaidClock(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __paidAt: number | null };
+    w.__paidAt = null;
+    const check = () => {
+      const el = document.querySelector('[data-testid="order-status"]');
+      if (w.__paidAt === null && el?.getAttribute('data-status') === 'finish') {
+        requestAnimationFrame(() => {
+          if (w.__paidAt === null) w.__paidAt = Date.now();
+        });
+      }
+    };
+    new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
+describe('POS display in Chromium (1280×800)', () => {
+  let kit: TestKit;
+  let f: PayFixture;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    kit = await startTestKit(backend, { SANDBOX_REFUND_DELAY: '300ms', WAIT_FOR_FINISH_HOLD: '4s' });
+    f = await payFixture(kit);
+    context = await counterContext(browser);
+    page = await context.newPage();
+    problems = watchConsole(page);
+  });
+  afterAll(async () => {
+    await context?.close();
+    await kit?.close();
+  });
+
+  it('logs in with a wrong password refused, then as the sub-merchant', async () => {
+    await page.goto(`${kit.url}/pos/`);
+    await page.getByTestId('login-user').fill(f.subId);
+    await page.getByTestId('login-pw').fill('wrong password');
+    await page.getByTestId('login-submit').click();
+    await expectText(page, 'login-message', 'Wrong merchant id or password.');
+    await page.getByTestId('login-pw').fill(f.pw);
+    await page.getByTestId('login-submit').click();
+    await expectText(page, 'shop-name', /Corner Shop/);
+    // The login token is an httpOnly cookie: the page cannot read it.
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'pos_login')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/pos' });
+  });
+
+  let prepayId = '';
+  let codeUrl = '';
+
+  it('shows the mini-program code for the order, survives a reload, and switches to the scan-code QR', async () => {
+    await typeAmount(page, '0');
+    await expectText(page, 'amount-message', /greater than zero/);
+    expect(await page.getByTestId('charge-submit').isDisabled()).toBe(true);
+    await page.getByTestId('key-back').click();
+    await typeAmount(page, '23.45');
+    await expectText(page, 'amount-message', 'Customer pays ¥ 23.45');
+    await page.getByTestId('charge-submit').click();
+    await page.getByTestId('pay-qr').waitFor();
+    prepayId = /#\/pay\/([0-9A-Za-z]+)$/.exec(page.url())![1];
+    await expectText(page, 'pay-amount', '¥23.45');
+    await expectText(page, 'pay-merchant', 'Corner Shop');
+    await expectText(page, 'order-status', 'Waiting for payment');
+
+    const link = await decodeQr(page.getByTestId('pay-qr'));
+    expect(link).toBe(`${kit.url}/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${prepayId}`)}`);
+    expect(parseScene(new URL(link.replace('#', '')).searchParams.get('scene'))).toBe(prepayId);
+
+    await page.reload();
+    await page.getByTestId('pay-qr').waitFor();
+    expect(page.url()).toMatch(new RegExp(`#/pay/${prepayId}$`));
+    expect(await decodeQr(page.getByTestId('pay-qr'))).toBe(link);
+
+    await page.getByTestId('view-scancode').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="view-scancode"]')?.getAttribute('aria-selected') === 'true');
+    codeUrl = await decodeQr(page.getByTestId('pay-qr'));
+    expect(codeUrl).toMatch(/^weixin:\/\/wxpay\/bizpayurl\?pr=/);
+  });
+
+  it('shows "paid" with the payment time as soon as the sandbox payment goes through', async () => {
+    await armPaidClock(page);
+    const before = Date.now();
+    const paid = await sandboxPost(kit.url, '/pay', { codeUrl });
+    expect(paid.status).toBe(200);
+    await page.waitForFunction(() => (window as unknown as { __paidAt: number | null }).__paidAt !== null, null, { timeout: 10_000 });
+    const latency = (await page.evaluate(() => (window as unknown as { __paidAt: number }).__paidAt)) - before;
+    process.stdout.write(`POS payment→"paid" on screen: ${latency} ms\n`);
+    await expectText(page, 'order-status', /^Paid at \d\d:\d\d:\d\d$/);
+    expect(await page.getByTestId('pay-qr').count()).toBe(0);
+  });
+
+  it('measures sandbox payment → "paid" on screen over several orders (target < 1 s)', async () => {
+    const samples: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await page.getByTestId('new-sale').click();
+      await typeAmount(page, `${i + 1}.0${i}`);
+      await page.getByTestId('charge-submit').click();
+      await page.getByTestId('pay-qr').waitFor();
+      // The scan-code view stays chosen.
+      const url = await decodeQr(page.getByTestId('pay-qr'));
+      expect(url).toMatch(/^weixin:\/\//);
+      await armPaidClock(page);
+      // Let the display's held call reach the service first, as it would at a real counter.
+      await page.waitForTimeout(300);
+      const before = Date.now();
+      expect((await sandboxPost(kit.url, '/pay', { codeUrl: url })).status).toBe(200);
+      await page.waitForFunction(() => (window as unknown as { __paidAt: number | null }).__paidAt !== null, null, { timeout: 10_000 });
+      samples.push((await page.evaluate(() => (window as unknown as { __paidAt: number }).__paidAt)) - before);
+    }
+    samples.sort((a, b) => a - b);
+    process.stdout.write(`POS payment→"paid" latency over ${samples.length} orders: min ${samples[0]} ms, median ${samples[2]} ms, max ${samples[4]} ms\n`);
+    expect(samples[4]).toBeLessThan(1_000);
+  });
+
+  it('keeps waiting through a network outage, says so, and still shows the payment', async () => {
+    await page.getByTestId('new-sale').click();
+    await typeAmount(page, '4.44');
+    await page.getByTestId('charge-submit').click();
+    await page.getByTestId('pay-qr').waitFor();
+    const url = await decodeQr(page.getByTestId('pay-qr'));
+    await context.setOffline(true);
+    await page.getByTestId('pay-network').waitFor({ timeout: 30_000 });
+    await expectText(page, 'pay-network', /Network problem/);
+    await expectText(page, 'order-status', 'Waiting for payment');
+    // The customer pays while the counter is offline; the display learns it once back online.
+    expect((await sandboxPost(kit.url, '/pay', { codeUrl: url })).status).toBe(200);
+    await context.setOffline(false);
+    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'finish', null, { timeout: 10_000 });
+    expect(await page.getByTestId('pay-network').count()).toBe(0);
+  });
+
+  it("lists today's orders and refunds the first paid one after confirmation", async () => {
+    await page.getByTestId('tab-orders').click();
+    await page.getByTestId(`order-${prepayId}`).waitFor();
+    await expectText(page, `order-status-${prepayId}`, /^Paid \d\d:\d\d:\d\d$/);
+    await page.getByTestId(`refund-${prepayId}`).click();
+    await expectText(page, 'refund-dialog', /¥ 23\.45/);
+    await page.getByTestId('refund-cancel').click();
+    expect(await page.getByTestId('refund-dialog').count()).toBe(0);
+    await page.getByTestId(`refund-${prepayId}`).click();
+    await page.getByTestId('refund-confirm').click();
+    await page.waitForFunction((id) => document.querySelector(`[data-testid="order-status-${id}"]`)?.getAttribute('data-status') === 'refunded', prepayId, { timeout: 15_000 });
+    await expectText(page, `order-status-${prepayId}`, 'Refunded');
+    expect(await page.getByTestId(`refund-${prepayId}`).count()).toBe(0);
+    // The service agrees.
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('refunded');
+    await page.reload();
+    await expectText(page, `order-status-${prepayId}`, 'Refunded');
+  });
+
+  it('goes back to the login screen with a message when the login is lost', async () => {
+    await page.getByTestId('tab-charge').click();
+    await typeAmount(page, '1');
+    await context.clearCookies();
+    await page.getByTestId('charge-submit').click();
+    await expectText(page, 'login-message', 'Your login has expired. Please log in again.');
+  });
+
+  it('logged no console errors', () => {
+    // Chromium logs the refused login (401), the lost login (401) and the offline spell as failed
+    // resource loads; those are the failures this suite provokes. Nothing else may appear.
+    expect(problems.filter((p) => !/Failed to load resource: (the server responded with a status of 401|net::ERR_INTERNET_DISCONNECTED)/.test(p))).toEqual([]);
+  });
+});
+
+describe('POS display: expired orders and the portrait screen (800×1280)', () => {
+  let kit: TestKit;
+  let f: PayFixture;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    kit = await startTestKit(backend, { ORDER_TTL: '2s', WAIT_FOR_FINISH_HOLD: '20s' });
+    f = await payFixture(kit);
+    context = await counterContext(browser, { width: 800, height: 1280 });
+    page = await context.newPage();
+    problems = watchConsole(page);
+    await login(page, kit.url, f.subId, f.pw);
+  });
+  afterAll(async () => {
+    await context?.close();
+    await kit?.close();
+  });
+
+  it('fits the portrait screen and shows a decodable code', async () => {
+    await typeAmount(page, '8.8');
+    await page.getByTestId('charge-submit').click();
+    await page.getByTestId('pay-qr').waitFor();
+    const box = (await page.getByTestId('pay-qr').boundingBox())!;
+    expect(box.width).toBeGreaterThanOrEqual(300);
+    expect(box.x + box.width).toBeLessThanOrEqual(800);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(800);
+    expect(await decodeQr(page.getByTestId('pay-qr'))).toMatch(/scene=sm\.pay%3Fprepayid%3D/);
+  });
+
+  it('shows an expired order as expired and offers a new code', async () => {
+    const first = page.url();
+    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'cancel', null, { timeout: 10_000 });
+    await expectText(page, 'order-status', 'Expired');
+    expect(await page.getByTestId('pay-qr').count()).toBe(0);
+    await page.getByTestId('new-code').click();
+    await page.waitForFunction((old) => location.href !== old, first);
+    await page.getByTestId('pay-qr').waitFor();
+    await expectText(page, 'pay-amount', '¥8.80');
+    await expectText(page, 'order-status', 'Waiting for payment');
+  });
+
+  it('logged no console errors', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+async function expectText(page: Page, testId: string, expected: string | RegExp): Promise<void> {
+  const loc = page.getByTestId(testId);
+  await loc.waitFor();
+  const deadline = Date.now() + 5_000;
+  let text = '';
+  for (;;) {
+    text = (await loc.textContent()) ?? '';
+    if (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) return;
+    if (Date.now() > deadline) break;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`[data-testid=${testId}] says "${text}", expected ${expected}`);
+}
