@@ -1,11 +1,11 @@
 /** The Express application: plumbing, route groups, error mapping. No business rules here. */
 import express from 'express';
 import type { Logger } from 'pino';
-import { CHAIN_VERSION, PAY_VERSION } from '@kit/shared';
+import { CHAIN_VERSION, PAY_VERSION, type ApiVersion } from '@kit/shared';
 import type { Config } from './config';
 import type { Services } from './services';
 import { requestContext } from './http/request-context';
-import { apiGroup } from './http/api-group';
+import { ApiRoutes } from './http/api-routes';
 import { requireSignature } from './http/signature';
 import { errorHandler, notFound } from './http/errors';
 import type { RouteDeps } from './routes/deps';
@@ -38,16 +38,18 @@ export function createApp(config: Config, services: Services, log: Logger, state
   // Without a base path the groups hang off the application itself: one router fewer per request.
   const api = config.BASE_PATH ? express.Router() : app;
   api.use(requestContext(log));
-  // One body parser for both routers: it must read the body only once.
-  api.use('/submerchant-pay', apiGroup(PAY_VERSION, BODY_LIMIT), prepayRoutes(deps), paymentRoutes(deps));
-  api.use('/merchant', apiGroup(PAY_VERSION, BODY_LIMIT), merchantRoutes(deps));
+  const group = (prefix: string, version: ApiVersion, bodyLimit: string) => new ApiRoutes(api, prefix, version, bodyLimit);
+  const pay = group('/submerchant-pay', PAY_VERSION, BODY_LIMIT);
+  prepayRoutes(pay, deps);
+  paymentRoutes(pay, deps);
+  merchantRoutes(group('/merchant', PAY_VERSION, BODY_LIMIT), deps);
   api.get('/health', healthHandler(deps));
   api.use('/pay-notify', payNotifyRoutes(deps));
   if (services.sandbox) api.use('/sandbox', sandboxRoutes(services.sandbox));
   // Uploads take up to 50 items of 50 KB each.
-  api.use('/common-chain-upload', apiGroup(CHAIN_VERSION, '4mb'), chainRoutes(deps));
-  api.use('/donation', apiGroup(CHAIN_VERSION, BODY_LIMIT), donationRoutes(deps));
-  api.use('/fungible-token', apiGroup(CHAIN_VERSION, BODY_LIMIT), pointsRoutes(deps));
+  chainRoutes(group('/common-chain-upload', CHAIN_VERSION, '4mb'), deps);
+  donationRoutes(group('/donation', CHAIN_VERSION, BODY_LIMIT), deps);
+  pointsRoutes(group('/fungible-token', CHAIN_VERSION, BODY_LIMIT), deps);
   api.use('/pos/api', posApiRoutes(deps));
   api.use('/pos', posStatic(config.POS_DIST_DIR ?? DEFAULT_POS_DIST));
   api.use('/mp/api', mpApiRoutes(deps));

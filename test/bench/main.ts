@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- name-filter]`: starts the service on a fresh SQLite data folder (or DATABASE_URL),
- * measures a bare Express route, then every scenario, and prints one table of ratios.
+ * then every scenario between two measurements of a bare Express route, and prints one table of
+ * ratios (each scenario against the mean of the baselines around it).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,7 +39,7 @@ async function main() {
     duration,
     report(row) {
       rows.push(row);
-      console.log(`${row.scenario}: ${JSON.stringify({ ...row, scenario: undefined })}`);
+      console.log(`${row.scenario}: ${JSON.stringify({ ...row, scenario: undefined, ratio: undefined })}`);
     },
   };
   const run = async (s: (typeof scenarios)[number]) => {
@@ -51,13 +52,30 @@ async function main() {
   const chosen = scenarios.filter((s) => !filter || s.name.includes(filter));
   for (const s of chosen.filter((s) => s.early)) await run(s);
 
+  // The baseline is measured right before and right after each scenario, and its ratios are taken
+  // against the mean of the two: on a shared machine the speed drifts over a run of several minutes.
   const bare = await startBaseline();
-  const b = await load({ url: bare.url, duration, path: '/bare' });
+  const measureBaseline = async () => {
+    const b = await load({ url: bare.url, duration, path: '/bare' });
+    baselines.push(b);
+    console.log(`baseline: ${b.rps} req/s, p99 ${b.p99} ms`);
+    return b;
+  };
+  const baselines: Array<Awaited<ReturnType<typeof load>>> = [];
+  let before = await measureBaseline();
+  for (const s of chosen.filter((s) => !s.early)) {
+    ctx.baseline = { rps: before.rps, p99: before.p99 };
+    const first = rows.length;
+    await run(s);
+    const after = await measureBaseline();
+    const mean = (before.rps + after.rps) / 2;
+    for (const row of rows.slice(first)) if (row.ratio !== undefined && row.rps !== undefined) row.ratio = row.rps / mean;
+    before = after;
+  }
   await bare.close();
-  ctx.baseline = { rps: b.rps, p99: b.p99 };
-  rows.unshift({ scenario: 'bare Express JSON route (baseline)', rps: b.rps, p50: b.p50, p99: b.p99, ratio: 1 });
-  console.log(`baseline: ${b.rps} req/s, p99 ${b.p99} ms`);
-  for (const s of chosen.filter((s) => !s.early)) await run(s);
+  const avg = (k: 'rps' | 'p50' | 'p99') => Math.round(baselines.reduce((a, b) => a + b[k], 0) / baselines.length);
+  const spread = `${Math.min(...baselines.map((b) => b.rps))}–${Math.max(...baselines.map((b) => b.rps))} req/s over ${baselines.length} runs`;
+  rows.unshift({ scenario: 'bare Express JSON route (baseline, mean)', rps: avg('rps'), p50: avg('p50'), p99: avg('p99'), ratio: 1, extra: { range: spread } });
   await runtime.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 

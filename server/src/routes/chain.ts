@@ -1,13 +1,12 @@
-/** Mounted at /common-chain-upload. 4.14 batch upload, 4.15 on-chain id lookup, and the inclusion proof of an item. */
-import { Router } from 'express';
+/** Under /common-chain-upload. 4.14 batch upload, 4.15 on-chain id lookup, and the inclusion proof of an item. */
 import { CHAIN_VERSION, chainIdSchema, lookupRequestSchema, uploadRequestSchema, type LookupResponse, type UploadResponse } from '@kit/shared';
 import { z } from 'zod';
 import { validate } from '../http/validate';
 import { signer } from '../http/signature';
 import type { RouteDeps } from './deps';
+import type { ApiRoutes } from '../http/api-routes';
 
-export function chainRoutes({ services, signed }: RouteDeps): Router {
-  const r = Router();
+export function chainRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
   const ledger = services.chain.ledger;
 
   r.post('/', signed, async (req, res) => {
@@ -27,5 +26,4 @@ export function chainRoutes({ services, signed }: RouteDeps): Router {
     res.json(await ledger.proof(signer(res), id));
   });
 
-  return r;
 }

@@ -1,12 +1,11 @@
-/** Mounted at /donation. 4.9 project, 4.10 donation (both encrypted onto the ledger), 4.11 on-chain ids. */
-import { Router } from 'express';
+/** Under /donation. 4.9 project, 4.10 donation (both encrypted onto the ledger), 4.11 on-chain ids. */
 import { donationLookupSchema, donationProjectSchema, donationSchema } from '@kit/shared';
 import { validate } from '../http/validate';
 import { signer } from '../http/signature';
 import type { RouteDeps } from './deps';
+import type { ApiRoutes } from '../http/api-routes';
 
-export function donationRoutes({ services, signed }: RouteDeps): Router {
-  const r = Router();
+export function donationRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
   const donations = services.chain.donations;
 
   r.post('/project', signed, async (req, res) => {
@@ -24,5 +23,4 @@ export function donationRoutes({ services, signed }: RouteDeps): Router {
     res.json(await donations.onChainIds(signer(res), body.type, body.originalIds));
   });
 
-  return r;
 }

@@ -1,13 +1,12 @@
-/** Mounted at /merchant. 4.16 login (unsigned, password over a secure connection), 4.17 create (signed), 4.7 payment parameters (signed, owner only). */
-import { Router } from 'express';
+/** Under /merchant. 4.16 login (unsigned, password over a secure connection), 4.17 create (signed), 4.7 payment parameters (signed, owner only). */
 import { KitError, PAY_VERSION, createMerchantRequestSchema, loginRequestSchema, setPaymentParamsRequestSchema } from '@kit/shared';
 import { validate } from '../http/validate';
 import { signer } from '../http/signature';
 import { isSecure } from '../http/secure-connection';
 import type { RouteDeps } from './deps';
+import type { ApiRoutes } from '../http/api-routes';
 
-export function merchantRoutes({ services, signed, config }: RouteDeps): Router {
-  const r = Router();
+export function merchantRoutes(r: ApiRoutes, { services, signed, config }: RouteDeps): void {
 
   r.post('/login', async (req, res) => {
     if (!isSecure(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK)) {
@@ -29,5 +28,4 @@ export function merchantRoutes({ services, signed, config }: RouteDeps): Router 
     res.json({ version: PAY_VERSION, status: 'success' });
   });
 
-  return r;
 }

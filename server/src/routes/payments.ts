@@ -1,16 +1,15 @@
 /**
- * Mounted at /submerchant-pay beside the prepay routes. 4.3 scan-code, 4.4 mini-program and 4.5 app
+ * Under /submerchant-pay beside the prepay routes. 4.3 scan-code, 4.4 mini-program and 4.5 app
  * payment arguments (signed: the order's creating app or the owner of its sub-merchant or parent),
  * 4.6 refund (signed, plus the login token of the sub-merchant or its parent).
  */
-import { Router } from 'express';
 import { refundQuerySchema, refundRequestSchema, socialPayAppRequestSchema, socialPayNativeRequestSchema, socialPayRequestSchema } from '@kit/shared';
 import { validate } from '../http/validate';
 import { signer } from '../http/signature';
 import type { RouteDeps } from './deps';
+import type { ApiRoutes } from '../http/api-routes';
 
-export function paymentRoutes({ services, signed }: RouteDeps): Router {
-  const r = Router();
+export function paymentRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
 
   r.post('/socialPayNative', signed, async (req, res) => {
     const body = validate(socialPayNativeRequestSchema, req.body);
@@ -33,5 +32,4 @@ export function paymentRoutes({ services, signed }: RouteDeps): Router {
     res.json(await services.payments.refund(signer(res), loginToken, body.id));
   });
 
-  return r;
 }

@@ -1,12 +1,11 @@
-/** Mounted at /fungible-token. 4.12 balance and 4.13 deduction code; every parameter is a query field. */
-import { Router } from 'express';
+/** Under /fungible-token. 4.12 balance and 4.13 deduction code; every parameter is a query field. */
 import { balanceQuerySchema, deductionCodeQuerySchema } from '@kit/shared';
 import { validate } from '../http/validate';
 import { signer } from '../http/signature';
 import type { RouteDeps } from './deps';
+import type { ApiRoutes } from '../http/api-routes';
 
-export function pointsRoutes({ services, signed }: RouteDeps): Router {
-  const r = Router();
+export function pointsRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
   const points = services.chain.points;
 
   r.get('/balance', signed, async (req, res) => {
@@ -19,5 +18,4 @@ export function pointsRoutes({ services, signed }: RouteDeps): Router {
     res.json(await points.deductionCode(signer(res), q));
   });
 
-  return r;
 }

@@ -1,12 +1,11 @@
-/** Mounted at /submerchant-pay. 4.1 create a prepay order and 4.2 its detail (optionally held until it leaves `active`). */
-import { Router } from 'express';
+/** Under /submerchant-pay. 4.1 create a prepay order and 4.2 its detail (optionally held until it leaves `active`). */
 import { createPrepayRequestSchema, prepayDetailQuerySchema, prepayIdParamSchema } from '@kit/shared';
 import { validate } from '../http/validate';
 import { signer } from '../http/signature';
 import type { RouteDeps } from './deps';
+import type { ApiRoutes } from '../http/api-routes';
 
-export function prepayRoutes({ services, signed }: RouteDeps): Router {
-  const r = Router();
+export function prepayRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
 
   r.post('/', signed, async (req, res) => {
     const body = validate(createPrepayRequestSchema, req.body);
@@ -27,5 +26,4 @@ export function prepayRoutes({ services, signed }: RouteDeps): Router {
     if (!res.writableEnded && !gone?.signal.aborted) res.json(detail);
   });
 
-  return r;
 }
