@@ -91,6 +91,15 @@ export class MerchantService {
     return { merchantId: row.id, kind: row.kind, displayName: row.display_name, parentMerchantId: row.parent_merchant_id };
   }
 
+  /**
+   * Ends one login: the token stops working at once (here and on every instance). The
+   * specification's tokens have no expiry, so a login that is over must be revoked, not forgotten.
+   * Revoking an unknown or already revoked token is not an error.
+   */
+  async revokeLogin(loginToken: string): Promise<void> {
+    await this.store.deleteLoginToken(sha256Hex(loginToken));
+  }
+
   /** 4.7. Only the owning app may set parameters; `profitSharing: true` needs a contracted merchant. */
   async setPaymentParams(signerAppId: string, id: string, channel: PaymentChannel, parameters: Record<string, unknown>): Promise<void> {
     const m = await this.store.findWithParent(id);

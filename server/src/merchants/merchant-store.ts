@@ -54,6 +54,10 @@ export class MerchantStore {
     return this.db.insertInto('login_tokens').values({ token_hash: tokenHash, merchant_id: merchantId, created_at: now }).execute();
   }
 
+  deleteLoginToken(tokenHash: string): Promise<unknown> {
+    return this.db.deleteFrom('login_tokens').where('token_hash', '=', tokenHash).execute();
+  }
+
   /** The merchant a login token belongs to, with its parent, when both are enabled. */
   findByLoginToken(tokenHash: string) {
     return this.db

@@ -64,6 +64,11 @@ export class PosGateway {
     };
   }
 
+  /** Logging out revokes the display's login token, so a copied cookie dies with the session. */
+  async logout(token: string | undefined): Promise<void> {
+    if (token) await this.services.merchants.revokeLogin(token);
+  }
+
   /** Resolves the cookie's token; anything but a valid sub-merchant login is a 401. */
   async identify(token: string | undefined): Promise<Cashier> {
     const who = await this.services.merchants.identify(token);

@@ -190,13 +190,29 @@ describeEachBackend('POS router', (backend) => {
     expect((await c.call('POST', '/points/sessions', { userId: 'u', tokenId: 'T', maxAmount: '1.234567' })).status).toBe(400);
   });
 
-  it('logs out by clearing the cookie', async () => {
+  it('logs out by clearing the cookie and revoking its login token', async () => {
     const c = await loggedIn();
+    const copied = c.cookie;
     const a = await c.call('POST', '/logout');
     expect(a.status).toBe(200);
     expect(a.setCookie[0]).toMatch(/^pos_login=;/);
     expect((await c.call('GET', '/session')).body.session).toBeNull();
     expect((await c.call('GET', '/orders')).status).toBe(401);
+    // A copy of the cookie taken before the logout is dead too.
+    const thief = new Counter(kit.url);
+    thief.cookie = copied;
+    expect((await thief.call('GET', '/session')).body).toMatchObject({ session: null, expired: true });
+    expect((await thief.call('GET', '/orders')).status).toBe(401);
+    // Logging out again, or without a cookie, is harmless.
+    expect((await thief.call('POST', '/logout')).status).toBe(200);
+    expect((await new Counter(kit.url).call('POST', '/logout')).status).toBe(200);
+  });
+
+  it('a logout ends only its own login: another display of the same shop stays logged in', async () => {
+    const first = await loggedIn();
+    const second = await loggedIn();
+    expect((await first.call('POST', '/logout')).status).toBe(200);
+    expect((await second.call('GET', '/session')).body.session).toMatchObject({ merchantId: subId });
   });
 });
 

@@ -67,7 +67,8 @@ export function posApiRoutes({ config, services, selfClients }: RouteDeps): Rout
     res.json(ok({ session }));
   });
 
-  r.post('/logout', (req, res) => {
+  r.post('/logout', async (req, res) => {
+    await gw.logout(readCookie(req, POS_COOKIE));
     clearLoginCookie(req, res, scope);
     res.json(ok({}));
   });
