@@ -1,9 +1,10 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
-/** Served by the kit service at /pos/; the page talks only to /pos/api (relative `api/`). */
+/** Served by the kit service at /pos/ (or <BASE_PATH>/pos/); the page talks only to the relative `api/`. */
 export default defineConfig({
-  base: '/pos/',
+  // Relative asset URLs: the same build works at /pos/ and under any BASE_PATH (<BASE_PATH>/pos/).
+  base: './',
   plugins: [react()],
   resolve: {
     // One React: this package's own (the workspace root holds another major version).

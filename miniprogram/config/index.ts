@@ -65,9 +65,9 @@ export default defineConfig<'webpack5'>(async (merge) => {
     },
     h5: {
       compile: { include: [sharedSrc] },
-      // Served by the kit server under /mp/ (server/src/frontends/mp); behind a BASE_PATH, build with
-      // TARO_APP_PUBLIC_PATH=<BASE_PATH>/mp/.
-      publicPath: process.env.TARO_APP_PUBLIC_PATH ?? '/mp/',
+      // Served by the kit server under /mp/ (server/src/frontends/mp). Relative asset URLs let the same
+      // build work under any BASE_PATH; TARO_APP_PUBLIC_PATH overrides (e.g. a CDN).
+      publicPath: process.env.TARO_APP_PUBLIC_PATH ?? './',
       staticDirectory: 'static',
       router: { mode: 'hash' },
       output: {
