@@ -73,8 +73,11 @@ function postgresBackend(url: string): Backend {
 export function describeEachBackend(title: string, body: (backend: Backend) => void): void {
   for (const backend of backends()) {
     describe(`${title} [${backend.name}]`, () => {
-      afterAll(() => backend.cleanup());
       body(backend);
+      // Declared after the body's hooks because Jest runs afterAll hooks in declaration order: the
+      // body's services must be closed before their database goes (a DROP SCHEMA under running
+      // workers can deadlock with them).
+      afterAll(() => backend.cleanup());
     });
   }
 }
