@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KitClient } from '@kit/shared';
 import { startRuntime } from '../../server/src/runtime';
-import { load, startBaseline, round, type BenchContext, type BenchRow } from './harness';
+import { load, startBaseline, round, type BenchContext, type BenchRow, type LoadResult } from './harness';
 import { scenarios } from './scenarios';
 
 async function main() {
@@ -55,13 +55,13 @@ async function main() {
   // The baseline is measured right before and right after each scenario, and its ratios are taken
   // against the mean of the two: on a shared machine the speed drifts over a run of several minutes.
   const bare = await startBaseline();
+  const baselines: LoadResult[] = [];
   const measureBaseline = async () => {
     const b = await load({ url: bare.url, duration, path: '/bare' });
     baselines.push(b);
     console.log(`baseline: ${b.rps} req/s, p99 ${b.p99} ms`);
     return b;
   };
-  const baselines: Array<Awaited<ReturnType<typeof load>>> = [];
   let before = await measureBaseline();
   for (const s of chosen.filter((s) => !s.early)) {
     ctx.baseline = { rps: before.rps, p99: before.p99 };

@@ -25,5 +25,4 @@ export function chainRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void
     const { id } = validate(z.object({ id: chainIdSchema }), req.params, 'path');
     res.json(await ledger.proof(signer(res), id));
   });
-
 }

@@ -22,5 +22,4 @@ export function donationRoutes(r: ApiRoutes, { services, signed }: RouteDeps): v
     const body = validate(donationLookupSchema, req.body);
     res.json(await donations.onChainIds(signer(res), body.type, body.originalIds));
   });
-
 }

@@ -7,7 +7,6 @@ import type { RouteDeps } from './deps';
 import type { ApiRoutes } from '../http/api-routes';
 
 export function merchantRoutes(r: ApiRoutes, { services, signed, config }: RouteDeps): void {
-
   r.post('/login', async (req, res) => {
     if (!isSecure(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK)) {
       throw new KitError('secure_connection_required', 'log in over HTTPS (passwords never travel in plain text)');
@@ -27,5 +26,4 @@ export function merchantRoutes(r: ApiRoutes, { services, signed, config }: Route
     await services.merchants.setPaymentParams(signer(res), body.id, body.paymentChannel, body.parameters);
     res.json({ version: PAY_VERSION, status: 'success' });
   });
-
 }

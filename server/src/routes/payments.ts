@@ -10,7 +10,6 @@ import type { RouteDeps } from './deps';
 import type { ApiRoutes } from '../http/api-routes';
 
 export function paymentRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
-
   r.post('/socialPayNative', signed, async (req, res) => {
     const body = validate(socialPayNativeRequestSchema, req.body);
     res.json(await services.payments.nativeArgs(signer(res), body.prepayId));
@@ -31,5 +30,4 @@ export function paymentRoutes(r: ApiRoutes, { services, signed }: RouteDeps): vo
     const body = validate(refundRequestSchema, req.body);
     res.json(await services.payments.refund(signer(res), loginToken, body.id));
   });
-
 }

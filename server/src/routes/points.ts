@@ -17,5 +17,4 @@ export function pointsRoutes(r: ApiRoutes, { services, signed }: RouteDeps): voi
     const q = validate(deductionCodeQuerySchema, req.query, 'query');
     res.json(await points.deductionCode(signer(res), q));
   });
-
 }

@@ -6,7 +6,6 @@ import type { RouteDeps } from './deps';
 import type { ApiRoutes } from '../http/api-routes';
 
 export function prepayRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
-
   r.post('/', signed, async (req, res) => {
     const body = validate(createPrepayRequestSchema, req.body);
     res.json(await services.prepay.create(signer(res), body));
@@ -25,5 +24,4 @@ export function prepayRoutes(r: ApiRoutes, { services, signed }: RouteDeps): voi
     const detail = await services.prepay.detail(signer(res), prepayId, { wait, signal: gone?.signal });
     if (!res.writableEnded && !gone?.signal.aborted) res.json(detail);
   });
-
 }
