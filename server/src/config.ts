@@ -31,6 +31,12 @@ const durationList = (fallback: string) => z.string().default(fallback).transfor
 const flag = (fallback: boolean) =>
   z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? fallback : ['1', 'true', 'yes', 'on'].includes(v)));
 
+/**
+ * The platform's own waits between repeated notifications; the service retries its callbacks on
+ * the same schedule (15 retries, at least the 12 that section 6 asks for).
+ */
+const PLATFORM_RETRY_SCHEDULE = '15s,15s,30s,3m,10m,20m,30m,30m,30m,60m,3h,3h,3h,6h,6h';
+
 function schemaFor(env: NodeJS.ProcessEnv) {
   const production = env.NODE_ENV === 'production';
   return z.object({
@@ -57,9 +63,12 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     SANDBOX_ENABLED: flag(!production),
     PAY_GATEWAY_URL: z.string().url().optional(),
     CARD_GATEWAY_URL: z.string().url().optional(),
-    CALLBACK_RETRY_SCHEDULE: durationList('15s,15s,30s,3m,10m,20m,30m,30m,30m,60m,3h,3h,3h,6h,6h'),
+    CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE),
     CALLBACK_TIMEOUT: duration('10s'),
+    /** How often each job worker (callbacks, notifications, reconciliation) looks for due work when idle. */
     CALLBACK_POLL_INTERVAL: duration('250ms'),
+    /** Waits between order queries of a placed channel order (DESIGN 4.2); refund queries follow it too. */
+    PAYMENT_QUERY_SCHEDULE: durationList('10s,30s,1m,2m,5m,10m,30m,60m'),
     /** Public base URL of this service as the payment channel reaches it (notify URLs); default: the listening URL. */
     PUBLIC_URL: z.string().url().optional(),
     /** Service-provider credentials at the social payment platform (sandbox values outside production). */
@@ -74,7 +83,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     MP_SECRET: production ? z.string().min(1).optional() : z.string().min(1).default('sandbox-mini-program-secret'),
     PAY_GATEWAY_TIMEOUT: duration('10s'),
     /** Sandbox: intervals between repeated notifications while the service does not acknowledge (the platform's own). */
-    SANDBOX_NOTIFY_SCHEDULE: durationList('15s,15s,30s,3m,10m,20m,30m,30m,30m,60m,3h,3h,3h,6h,6h'),
+    SANDBOX_NOTIFY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE),
     /** Sandbox: extra copies of each acknowledged notification, as the real platform sometimes sends. */
     SANDBOX_DUPLICATE_NOTIFY: z.coerce.number().int().min(0).max(5).default(1),
     /** Sandbox: how long a refund takes before its completion notification. */

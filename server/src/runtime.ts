@@ -16,7 +16,7 @@ import { startExpiryWorker } from './workers/expiry';
 import { startHousekeeping } from './workers/housekeeping';
 import { startSealer } from './chain/sealer';
 import type { Loop } from './workers/loop';
-import { startDeliveryWorker } from './workers/delivery-worker';
+import { startJobWorker } from './workers/job-worker';
 
 export interface Runtime {
   config: Config;
@@ -50,8 +50,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const workers: Loop[] = [
     startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log),
     startHousekeeping(services.apps, log),
-    startDeliveryWorker('callbacks', services.callbacks, config.CALLBACK_POLL_INTERVAL, log),
-    ...(services.sandbox ? [startDeliveryWorker('sandbox-notify', services.sandbox, config.CALLBACK_POLL_INTERVAL, log)] : []),
+    ...services.jobHandlers.map((h) => startJobWorker(services.jobs, h, config.CALLBACK_POLL_INTERVAL, log.child({ part: h.queue }))),
     ...(config.CHAIN_SEALER ? [startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log)] : []),
   ];
 
@@ -71,6 +70,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const url = `http://${host}:${port}${config.BASE_PATH}`;
   self.url = url;
   services.payments.gateways.attach(url);
+  // Due work left by a previous run (or another instance) starts now, not at the first poll.
+  for (const h of services.jobHandlers) services.jobs.wake(h.queue);
   log.info({ url, database: db.dialect }, 'kit service ready');
 
   let closing: Promise<void> | undefined;

@@ -4,7 +4,7 @@ import type { Config } from './config';
 import type { DbHandle } from './db/connect';
 import { AppStore } from './apps/app-store';
 import { AppService } from './apps/app-service';
-import { MemoryReplayGuard, TableReplayGuard } from './apps/replay-guard';
+import { TableReplayGuard } from './apps/replay-guard';
 import { MerchantStore } from './merchants/merchant-store';
 import { MerchantService } from './merchants/merchant-service';
 import { MerchantFacts } from './merchants/merchant-facts';
@@ -13,6 +13,8 @@ import { PrepayStore } from './orders/prepay-store';
 import { PrepayService } from './orders/prepay-service';
 import { createPaymentServices, type PaymentServices } from './payments/payment-services';
 import { createChainServices, type ChainServices } from './chain/chain-services';
+import { JobStore } from './jobs/job-store';
+import { Jobs } from './jobs/jobs';
 
 export interface Services extends PaymentServices {
   apps: AppService;
@@ -20,6 +22,7 @@ export interface Services extends PaymentServices {
   prepay: PrepayService;
   events: OrderEvents;
   chain: ChainServices;
+  jobs: Jobs;
 }
 
 export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, _log: Logger): Services {
@@ -27,12 +30,12 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const events = new OrderEvents();
   const merchantStore = new MerchantStore(db);
   const appStore = new AppStore(db);
-  const replay = handle.dialect === 'postgres' ? new TableReplayGuard(appStore) : new MemoryReplayGuard();
-  const apps = new AppService(appStore, masterKey, replay);
+  const apps = new AppService(appStore, masterKey, new TableReplayGuard(appStore));
   const merchantFacts = new MerchantFacts(merchantStore);
   const base = {
     apps,
     events,
+    jobs: new Jobs(new JobStore(db, handle.dialect)),
     merchants: new MerchantService(merchantStore, apps, merchantFacts),
     chain: createChainServices(config, handle, masterKey, apps),
     prepay: new PrepayService(new PrepayStore(db), merchantFacts, events, {

@@ -66,7 +66,7 @@ export class AppService {
   }
 
   /** Replay refusal: true the first time a signature is seen inside its window. */
-  recordSignature(appId: string, sig: string, expiresAt: number): boolean | Promise<boolean> {
+  recordSignature(appId: string, sig: string, expiresAt: number): Promise<boolean> {
     return this.replay.record(appId, sig, expiresAt);
   }
 

@@ -1,14 +1,13 @@
 /**
- * Replay refusal (DESIGN 2.1): a state-changing signature is accepted once inside its window.
- * On PostgreSQL several instances share the guard through a table. SQLite serves one process, so
- * the guard lives in memory there and keeps a write off every signed request.
+ * Replay refusal (DESIGN 2.1): a state-changing signature is accepted once inside its window. The
+ * guard is a table on both backends, so that a refusal survives a restart (a signed order creation
+ * replayed after a restart would otherwise be a second order) and holds across instances.
  */
 import type { AppStore } from './app-store';
 
 export interface ReplayGuard {
   /** True the first time (app, signature) is seen; remembered until `expiresAt`. */
-  /** A boolean when it can answer at once (memory), a promise when it has to ask the database. */
-  record(appId: string, sig: string, expiresAt: number): boolean | Promise<boolean>;
+  record(appId: string, sig: string, expiresAt: number): Promise<boolean>;
   purge(now: number): Promise<unknown>;
 }
 
@@ -19,19 +18,5 @@ export class TableReplayGuard implements ReplayGuard {
   }
   purge(now: number) {
     return this.store.purgeSignatures(now);
-  }
-}
-
-export class MemoryReplayGuard implements ReplayGuard {
-  private readonly seen = new Map<string, number>();
-  record(appId: string, sig: string, expiresAt: number) {
-    const key = `${appId} ${sig}`;
-    const until = this.seen.get(key);
-    if (until !== undefined && until >= Date.now()) return false;
-    this.seen.set(key, expiresAt);
-    return true;
-  }
-  async purge(now: number) {
-    for (const [k, until] of this.seen) if (until < now) this.seen.delete(k);
   }
 }

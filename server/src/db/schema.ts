@@ -2,9 +2,12 @@
  * Table types for Kysely. Times are Unix milliseconds (bigint in PostgreSQL, parsed to number);
  * booleans are 0/1 integers so one code path serves SQLite and PostgreSQL; JSON is stored as text.
  */
+import type { Generated, Kysely, Transaction } from 'kysely';
 import type { ChainTables } from '../chain/tables';
+import type { JobTables } from '../jobs/job-tables';
 
-import type { Generated } from 'kysely';
+/** What a store method runs on: the database, or the caller's open transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>;
 
 export interface AppsTable {
   app_id: string;
@@ -72,7 +75,22 @@ export interface CoreTables {
 }
 
 
-// Payments (issue 3): channel orders, refunds, callback outbox, and the sandbox's own tables.
+// Payments: channel orders, refunds, callback attempts, and the sandbox's own tables.
+
+/**
+ * A channel order: `creating` until the channel answers the unified order (a crash can leave it
+ * there; the next request resumes it), `open` while payable, then `paid`, `closed` (closed at the
+ * channel, or replaced) or `failed` (the channel refused it, or never received it).
+ */
+export type ChannelOrderState = 'creating' | 'open' | 'paid' | 'closed' | 'failed';
+
+/**
+ * A refund: `requesting` until the channel accepts it (a crash or a lost call leaves it there; a
+ * worker resumes it), `accepted` until the channel completes it, then `success`; `failed` when the
+ * channel refused or closed it (the merchant may ask again: the same refund number is reused).
+ */
+export type RefundState = 'requesting' | 'accepted' | 'success' | 'failed';
+
 export interface PayChannelOrdersTable {
   out_trade_no: string;
   prepay_id: string;
@@ -82,8 +100,7 @@ export interface PayChannelOrdersTable {
   sign_type: string;
   open_id: string | null;
   profit_sharing: number;
-  /** creating | open | paid | closed | failed */
-  state: string;
+  state: ChannelOrderState;
   total_cents: number;
   /** The unified-order request's merchant fields (JSON), checked against notifications. */
   merchant_json: string;
@@ -102,8 +119,7 @@ export interface PayRefundsTable {
   out_refund_no: string;
   out_trade_no: string;
   channel: string;
-  /** requesting | accepted | success | failed */
-  state: string;
+  state: RefundState;
   refund_cents: number;
   refund_id: string | null;
   requested_by: string;
@@ -114,30 +130,10 @@ export interface PayRefundsTable {
   completed_at: number | null;
 }
 
-export interface CallbackOutboxTable {
-  id: Generated<number>;
-  /** `<prepayId>:<status>`: one callback per state change. */
-  event_key: string;
-  prepay_id: string;
-  status: string;
-  sub_merchant_id: string;
-  merchant_id: string;
-  /** The app that owns the sub-merchant: its secret signs the callback. */
-  owner_app_id: string;
-  channel: string;
-  /** pending | delivered | failed | undeliverable */
-  state: string;
-  attempts: number;
-  next_attempt_at: number;
-  claim_token: string | null;
-  last_error: string | null;
-  created_at: number;
-  delivered_at: number | null;
-}
-
+/** One delivery attempt of a merchant callback (the callback itself is a job of queue `callback`). */
 export interface CallbackAttemptsTable {
   id: Generated<number>;
-  outbox_id: number;
+  job_id: number;
   attempt: number;
   at: number;
   url: string | null;
@@ -146,6 +142,9 @@ export interface CallbackAttemptsTable {
   response_head: string | null;
   error: string | null;
 }
+
+/** The platform's trade states the sandbox keeps (the order query reports them as `trade_state`). */
+export type SandboxOrderState = 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND';
 
 export interface SandboxOrdersTable {
   prepay_id: string;
@@ -166,13 +165,15 @@ export interface SandboxOrdersTable {
   sign_type: string;
   profit_sharing: number;
   time_expire: number | null;
-  /** NOTPAY | SUCCESS | CLOSED | REFUND */
-  state: string;
+  state: SandboxOrderState;
   transaction_id: string | null;
   paid_at: number | null;
   created_at: number;
   updated_at: number;
 }
+
+/** A refund's final state at the platform; before `success_at` the refund query reports it as PROCESSING. */
+export type SandboxRefundState = 'SUCCESS' | 'REFUNDCLOSE' | 'CHANGE';
 
 export interface SandboxRefundsTable {
   refund_id: string;
@@ -182,25 +183,9 @@ export interface SandboxRefundsTable {
   prepay_id: string;
   refund_fee: number;
   notify_url: string | null;
-  state: string;
+  state: SandboxRefundState;
   created_at: number;
   success_at: number | null;
-}
-
-export interface SandboxNotificationsTable {
-  id: Generated<number>;
-  kind: string;
-  ref: string;
-  url: string;
-  body: string;
-  /** pending | acked | gave_up */
-  state: string;
-  attempts: number;
-  duplicates_left: number;
-  next_at: number;
-  claim_token: string | null;
-  created_at: number;
-  acked_at: number | null;
 }
 
 export interface SandboxLoginCodesTable {
@@ -212,13 +197,11 @@ export interface SandboxLoginCodesTable {
 export interface PaymentTables {
   pay_channel_orders: PayChannelOrdersTable;
   pay_refunds: PayRefundsTable;
-  callback_outbox: CallbackOutboxTable;
   callback_attempts: CallbackAttemptsTable;
   sandbox_orders: SandboxOrdersTable;
   sandbox_refunds: SandboxRefundsTable;
-  sandbox_notifications: SandboxNotificationsTable;
   sandbox_login_codes: SandboxLoginCodesTable;
 }
 
 /** The whole database: feature folders add their table interfaces here. */
-export interface Database extends CoreTables, ChainTables, PaymentTables {}
+export interface Database extends CoreTables, ChainTables, PaymentTables, JobTables {}

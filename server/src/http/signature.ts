@@ -37,13 +37,11 @@ export function requireSignature(opts: SignatureOptions): RequestHandler {
     if (!result.ok) return next(refuse(result.reason, result.detail));
     res.locals.appId = result.appId;
     if (SAFE_METHODS.has(req.method)) return next();
-    const fresh = opts.apps.recordSignature(result.appId, signatureFields(pairs).s!, result.t + opts.toleranceMs);
-    const after = (ok: boolean) => (ok ? next() : next(refuse('signature_replayed', 'this signature was already used; sign the retry with a new _t')));
-    if (typeof fresh === 'boolean') return after(fresh);
-    fresh.then(after, next);
+    opts.apps
+      .recordSignature(result.appId, signatureFields(pairs).s!, result.t + opts.toleranceMs)
+      .then((fresh) => (fresh ? next() : next(refuse('signature_replayed', 'this signature was already used; sign the retry with a new _t'))), next);
   };
-  // Synchronous whenever the app's secret is cached and the replay guard is in memory: no promise
-  // per request on the hot path.
+  // Synchronous whenever the app's secret is cached: reads (GET) then run without a promise.
   return (req, res, next) => {
     let pairs: Array<[string, string]>;
     try {

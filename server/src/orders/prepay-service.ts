@@ -15,7 +15,8 @@ import {
 import { randomAlnum } from '../security/ids';
 import { isUniqueViolation } from '../db/errors';
 import type { OrderEvents } from './order-events';
-import type { Executor, OrderStatus, PrepayStore } from './prepay-store';
+import type { Executor } from '../db/schema';
+import type { OrderStatus, PrepayStore } from './prepay-store';
 import type { MerchantFacts } from '../merchants/merchant-facts';
 
 /** 12 characters keep `sm.pay?prepayid=<id>&f=2` within the 32-character scene limit. */
@@ -26,13 +27,31 @@ export interface PrepayOptions {
   holdMs: number;
 }
 
+/**
+ * What must happen before an order may expire: its channel order is closed first, and when the
+ * channel says it was paid the order becomes `finish` instead (DESIGN 4.2). Payments provide it.
+ */
+export interface ExpiryGuard {
+  beforeExpiry(prepayId: string): Promise<'paid' | 'unpaid'>;
+}
+
+/** Orders expired at once by one sweep; each may wait for a channel close. */
+const EXPIRY_CONCURRENCY = 8;
+
 export class PrepayService {
+  private guard: ExpiryGuard = { beforeExpiry: async () => 'unpaid' };
+
   constructor(
     private readonly store: PrepayStore,
     private readonly merchants: MerchantFacts,
     private readonly events: OrderEvents,
     private readonly opts: PrepayOptions,
   ) {}
+
+  /** Payments register what expiry must do first (they are built after this service). */
+  setExpiryGuard(guard: ExpiryGuard): void {
+    this.guard = guard;
+  }
 
   /** 4.1. The signer must own the sub-merchant or its parent; both must be enabled. */
   async create(signerAppId: string, body: { subMerchantId: string; totalAmount?: unknown; extraInfo?: unknown }): Promise<CreatePrepayResponse> {
@@ -112,7 +131,8 @@ export class PrepayService {
     const row = { ...order, display_name: sm.display_name };
     if (row.status === 'active' && row.expire_at <= Date.now()) {
       await this.expire(prepayId);
-      return { ...row, status: 'cancel' as const };
+      const now = await this.store.find(prepayId);
+      return { ...row, ...now };
     }
     return row;
   }
@@ -130,17 +150,26 @@ export class PrepayService {
     this.events.publish({ prepayId, status });
   }
 
+  /**
+   * `active` → `cancel` once the guard has closed the order at the channel; not when the channel
+   * says it was paid (the order is then `finish`). True when this call cancelled it.
+   */
   async expire(prepayId: string): Promise<boolean> {
+    if ((await this.guard.beforeExpiry(prepayId)) === 'paid') return false;
     const changed = await this.store.transition(this.store.db, prepayId, 'active', 'cancel');
     if (changed) this.announce(prepayId, 'cancel');
     return changed;
   }
 
-  /** Expiry sweep: `active` → `cancel` for every order past its time. */
+  /** Expiry sweep: every active order past its time, a few at a time. Returns how many were cancelled. */
   async expireDue(now = Date.now()): Promise<number> {
-    const ids = await this.store.expireDue(now);
-    for (const id of ids) this.announce(id, 'cancel');
-    return ids.length;
+    const due = await this.store.dueForExpiry(now);
+    let cancelled = 0;
+    for (let i = 0; i < due.length; i += EXPIRY_CONCURRENCY) {
+      const done = await Promise.all(due.slice(i, i + EXPIRY_CONCURRENCY).map((id) => this.expire(id)));
+      cancelled += done.filter(Boolean).length;
+    }
+    return cancelled;
   }
 
   find(prepayId: string, on?: Executor) {

@@ -1,8 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, PrepayOrdersTable } from '../db/schema';
+import type { Kysely } from 'kysely';
+import type { Database, Executor, PrepayOrdersTable } from '../db/schema';
 import { prepared } from '../db/prepared';
-
-export type Executor = Kysely<Database> | Transaction<Database>;
 export type OrderStatus = PrepayOrdersTable['status'];
 
 const INSERT_COLUMNS = [
@@ -65,20 +63,17 @@ export class PrepayStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  /** Cancels active orders past their expiry; returns their ids. */
-  async expireDue(now: number, limit = 500): Promise<string[]> {
+  /** Active orders past their expiry, oldest first. */
+  async dueForExpiry(now: number, limit = 200): Promise<string[]> {
     const due = await this.db
       .selectFrom('prepay_orders')
       .select('prepay_id')
       .where('status', '=', 'active')
       .where('expire_at', '<=', now)
+      .orderBy('expire_at')
       .limit(limit)
       .execute();
-    const expired: string[] = [];
-    for (const { prepay_id } of due) {
-      if (await this.transition(this.db, prepay_id, 'active', 'cancel', {}, now)) expired.push(prepay_id);
-    }
-    return expired;
+    return due.map((r) => r.prepay_id);
   }
 
   /** Orders of a sub-merchant created since a time, newest first (POS day list). */

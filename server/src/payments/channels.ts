@@ -32,6 +32,11 @@ export interface ChannelAdapter {
   payerAppId(f: MerchantFields): string;
   /** The app id and merchant number the app payment arguments carry. */
   appArgsIds(f: MerchantFields): { appid: string; partnerid: string };
+  /**
+   * The fields naming the merchant on every call about an existing order (query, close, refund,
+   * refund query): the card acquirer also wants the terminal (`device_info`) each time.
+   */
+  requestIds(f: MerchantFields): Record<string, string>;
 }
 
 /** Where the gateways are: configuration, or this service's own sandbox when it runs one. */
@@ -101,6 +106,7 @@ export function socialNativeAdapter(config: Config, gateways: Gateways): Channel
     },
     payerAppId: (f) => f.sub_appid ?? f.appid,
     appArgsIds: (f) => ({ appid: f.sub_appid ?? f.appid, partnerid: f.sub_mch_id ?? f.mch_id }),
+    requestIds: (f) => definedOnly({ appid: f.appid, mch_id: f.mch_id, sub_appid: f.sub_appid, sub_mch_id: f.sub_mch_id }),
   };
 }
 
@@ -124,5 +130,13 @@ export function cardNetworkAdapter(config: Config, gateways: Gateways): ChannelA
     },
     payerAppId: (f) => f.appid,
     appArgsIds: (f) => ({ appid: f.appid, partnerid: f.mch_id }),
+    requestIds: (f) => definedOnly({ appid: f.appid, mch_id: f.mch_id, device_info: f.device_info }),
   };
+}
+
+/** The fields that have a value, as protocol text. */
+export function definedOnly(o: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== null && v !== '') out[k] = String(v);
+  return out;
 }

@@ -1,51 +1,92 @@
-/** Builds the payment, callback and sandbox services (called from `createServices`). */
+/** Builds the payment, callback and sandbox parts and the job handlers that keep money paths converging. */
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
 import type { AppService } from '../apps/app-service';
 import type { MerchantService } from '../merchants/merchant-service';
-import type { OrderEvents } from '../orders/order-events';
 import type { PrepayService } from '../orders/prepay-service';
 import { CallbackStore } from '../callbacks/callback-store';
 import { CallbackService } from '../callbacks/callback-service';
-import { SandboxStore } from '../sandbox/sandbox-store';
-import { SandboxService } from '../sandbox/sandbox-service';
+import { CallbackDelivery } from '../callbacks/callback-delivery';
+import type { Jobs } from '../jobs/jobs';
+import { createSandbox, type Sandbox } from '../sandbox/sandbox';
+import type { JobHandler } from '../workers/job-worker';
 import { Gateways, cardNetworkAdapter, socialNativeAdapter } from './channels';
+import { Channels } from './channel-gateway';
+import { ChannelOrders } from './channel-orders';
+import { NotificationService } from './notification-service';
+import { PaymentArgs } from './payment-args';
+import { PaymentReconciler } from './payment-reconciler';
 import { PaymentStore } from './payment-store';
-import { PaymentService } from './payment-service';
+import { RefundFollower } from './refund-follower';
+import { RefundService } from './refund-service';
+import { Settlement } from './settlement';
+
+export interface Payments {
+  /** 4.3–4.5 */
+  args: PaymentArgs;
+  /** 4.6 */
+  refunds: RefundService;
+  /** The channels' notifications. */
+  notifications: NotificationService;
+  channelOrders: ChannelOrders;
+  settlement: Settlement;
+  gateways: Gateways;
+  /** What the service knows of an order's payment: its channel orders and refund (operators and tests). */
+  state(prepayId: string): Promise<{ channelOrders: Awaited<ReturnType<PaymentStore['channelOrdersOf']>>; refund: Awaited<ReturnType<PaymentStore['refund']>> | null }>;
+}
 
 export interface PaymentServices {
-  payments: PaymentService;
+  payments: Payments;
   callbacks: CallbackService;
   /** Present when SANDBOX_ENABLED. */
-  sandbox?: SandboxService;
+  sandbox?: Sandbox;
+  /** The handlers the job workers run, one per queue. */
+  jobHandlers: JobHandler[];
 }
 
 export function createPaymentServices(
   config: Config,
   handle: DbHandle,
-  core: { apps: AppService; merchants: MerchantService; prepay: PrepayService; events: OrderEvents },
+  core: { apps: AppService; merchants: MerchantService; prepay: PrepayService; jobs: Jobs },
   log: Logger,
 ): PaymentServices {
-  const callbacks = new CallbackService(
-    new CallbackStore(handle.db, handle.dialect),
-    core.merchants,
+  const { jobs, prepay, merchants } = core;
+  const plog = log.child({ part: 'payments' });
+  const callbackStore = new CallbackStore(handle.db);
+  const callbacks = new CallbackService(jobs, callbackStore);
+  const delivery = new CallbackDelivery(
+    callbackStore,
+    merchants,
     core.apps,
     { retrySchedule: config.CALLBACK_RETRY_SCHEDULE, timeoutMs: config.CALLBACK_TIMEOUT },
     log.child({ part: 'callbacks' }),
   );
+
+  const store = new PaymentStore(handle.db);
   const gateways = new Gateways(config);
-  const payments = new PaymentService(
-    new PaymentStore(handle.db),
-    core.prepay,
-    core.merchants,
-    callbacks,
-    core.events,
-    [socialNativeAdapter(config, gateways), cardNetworkAdapter(config, gateways)],
+  const channels = new Channels([socialNativeAdapter(config, gateways), cardNetworkAdapter(config, gateways)], gateways);
+  const settlement = new Settlement(store, prepay, callbacks, jobs, plog);
+  const channelOrders = new ChannelOrders(store, channels, settlement, jobs, { signType: config.PAY_SIGN_TYPE, querySchedule: config.PAYMENT_QUERY_SCHEDULE }, plog);
+  prepay.setExpiryGuard(channelOrders);
+  const refundOpts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT, querySchedule: config.PAYMENT_QUERY_SCHEDULE };
+  const refunds = new RefundService(store, merchants, channels, jobs, refundOpts, plog);
+
+  const payments: Payments = {
+    args: new PaymentArgs(store, prepay, merchants, channels, channelOrders),
+    refunds,
+    notifications: new NotificationService(store, channels, settlement, plog),
+    channelOrders,
+    settlement,
     gateways,
-    { signType: config.PAY_SIGN_TYPE },
-    log.child({ part: 'payments' }),
-  );
-  const sandbox = config.SANDBOX_ENABLED ? new SandboxService(new SandboxStore(handle.db, handle.dialect), config, log.child({ part: 'sandbox' })) : undefined;
-  return { payments, callbacks, sandbox };
+    state: async (prepayId) => ({ channelOrders: await store.channelOrdersOf(prepayId), refund: (await store.refund(prepayId)) ?? null }),
+  };
+  const sandbox = config.SANDBOX_ENABLED ? createSandbox(config, handle, jobs) : undefined;
+  const jobHandlers: JobHandler[] = [
+    delivery,
+    new PaymentReconciler(store, prepay, channels, channelOrders, { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT }, plog),
+    new RefundFollower(store, channels, refunds, settlement, refundOpts, plog),
+    ...(sandbox ? [sandbox.notifier] : []),
+  ];
+  return { payments, callbacks, sandbox, jobHandlers };
 }

@@ -1,10 +1,9 @@
 /** SQL of payments: channel orders and refunds, plus the order-with-merchants read the rules need. */
 import type { Kysely } from 'kysely';
-import type { Database, PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
-import type { Executor } from '../orders/prepay-store';
+import type { ChannelOrderState, Database, Executor, PayChannelOrdersTable, PayRefundsTable, RefundState } from '../db/schema';
 
-/** A `creating` row older than this belongs to a request that died; it no longer blocks. */
-export const CREATING_STALE_MS = 30_000;
+type ChannelOrderPatch = Partial<Pick<PayChannelOrdersTable, 'channel_prepay_id' | 'code_url' | 'answer_json' | 'transaction_id' | 'paid_at'>>;
+type RefundPatch = Partial<Pick<PayRefundsTable, 'refund_id' | 'last_error' | 'completed_at' | 'app_id' | 'requested_by'>>;
 
 export class PaymentStore {
   constructor(readonly db: Kysely<Database>) {}
@@ -35,14 +34,11 @@ export class PaymentStore {
       .executeTakeFirst();
   }
 
-  /** The payable (or being created) channel order of a prepay order, if any. */
-  openChannelOrder(prepayId: string, on: Executor = this.db) {
-    return on
-      .selectFrom('pay_channel_orders')
-      .selectAll()
-      .where('prepay_id', '=', prepayId)
-      .where('state', 'in', ['creating', 'open'])
-      .executeTakeFirst();
+  // ---- channel orders ------------------------------------------------------------------------
+
+  /** The payable (or being created) channel order of a prepay order: a partial unique index allows one. */
+  payableChannelOrder(prepayId: string, on: Executor = this.db) {
+    return on.selectFrom('pay_channel_orders').selectAll().where('prepay_id', '=', prepayId).where('state', 'in', ['creating', 'open']).executeTakeFirst();
   }
 
   channelOrder(outTradeNo: string, on: Executor = this.db) {
@@ -59,20 +55,17 @@ export class PaymentStore {
       .executeTakeFirst();
   }
 
+  channelOrdersOf(prepayId: string) {
+    return this.db.selectFrom('pay_channel_orders').selectAll().where('prepay_id', '=', prepayId).orderBy('created_at').execute();
+  }
+
   /** Inserts a `creating` row; throws a unique violation when another payable one exists. */
-  insertChannelOrder(row: PayChannelOrdersTable): Promise<unknown> {
-    return this.db.insertInto('pay_channel_orders').values(row).execute();
+  insertChannelOrder(on: Executor, row: PayChannelOrdersTable): Promise<unknown> {
+    return on.insertInto('pay_channel_orders').values(row).execute();
   }
 
   /** Moves a channel order between states if it is in one of `from`; true when this call did it. */
-  async moveChannelOrder(
-    on: Executor,
-    outTradeNo: string,
-    from: string[],
-    to: string,
-    patch: Partial<Pick<PayChannelOrdersTable, 'channel_prepay_id' | 'code_url' | 'answer_json' | 'transaction_id' | 'paid_at'>> = {},
-    now = Date.now(),
-  ): Promise<boolean> {
+  async moveChannelOrder(on: Executor, outTradeNo: string, from: ChannelOrderState[], to: ChannelOrderState, patch: ChannelOrderPatch = {}, now = Date.now()): Promise<boolean> {
     const res = await on
       .updateTable('pay_channel_orders')
       .set({ state: to, updated_at: now, ...patch })
@@ -82,27 +75,7 @@ export class PaymentStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  /** Gives up a `creating` row left by a request that died before it finished. */
-  async failStaleCreating(outTradeNo: string, now = Date.now()): Promise<boolean> {
-    const res = await this.db
-      .updateTable('pay_channel_orders')
-      .set({ state: 'failed', updated_at: now })
-      .where('out_trade_no', '=', outTradeNo)
-      .where('state', '=', 'creating')
-      .where('created_at', '<', now - CREATING_STALE_MS)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
-
-  /** Channel orders that may still be paid at the channel (to close on expiry). */
-  closableChannelOrders(prepayId: string) {
-    return this.db
-      .selectFrom('pay_channel_orders')
-      .selectAll()
-      .where('prepay_id', '=', prepayId)
-      .where('state', 'in', ['creating', 'open'])
-      .execute();
-  }
+  // ---- refunds ---------------------------------------------------------------------------------
 
   refund(prepayId: string, on: Executor = this.db) {
     return on.selectFrom('pay_refunds').selectAll().where('prepay_id', '=', prepayId).executeTakeFirst();
@@ -113,18 +86,11 @@ export class PaymentStore {
   }
 
   /** Claims the order's one refund; throws a unique violation when it already exists. */
-  insertRefund(row: PayRefundsTable): Promise<unknown> {
-    return this.db.insertInto('pay_refunds').values(row).execute();
+  insertRefund(on: Executor, row: PayRefundsTable): Promise<unknown> {
+    return on.insertInto('pay_refunds').values(row).execute();
   }
 
-  async moveRefund(
-    on: Executor,
-    prepayId: string,
-    from: string[],
-    to: string,
-    patch: Partial<Pick<PayRefundsTable, 'refund_id' | 'last_error' | 'completed_at' | 'app_id' | 'requested_by'>> = {},
-    now = Date.now(),
-  ): Promise<boolean> {
+  async moveRefund(on: Executor, prepayId: string, from: RefundState[], to: RefundState, patch: RefundPatch = {}, now = Date.now()): Promise<boolean> {
     const res = await on
       .updateTable('pay_refunds')
       .set({ state: to, updated_at: now, ...patch })
@@ -132,5 +98,25 @@ export class PaymentStore {
       .where('state', 'in', from)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Takes over a refund that is still `state` and unchanged since `seenUpdatedAt` (compare and
+   * set): of several instances or requests resuming it, exactly one wins.
+   */
+  async takeOverRefund(on: Executor, prepayId: string, state: RefundState, seenUpdatedAt: number, patch: RefundPatch = {}, now = Date.now()): Promise<boolean> {
+    const res = await on
+      .updateTable('pay_refunds')
+      .set({ state: 'requesting', updated_at: now, ...patch })
+      .where('prepay_id', '=', prepayId)
+      .where('state', '=', state)
+      .where('updated_at', '=', seenUpdatedAt)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Notes why the last call about a refund failed, leaving its state and age as they are. */
+  async noteRefundError(prepayId: string, error: string): Promise<void> {
+    await this.db.updateTable('pay_refunds').set({ last_error: error }).where('prepay_id', '=', prepayId).execute();
   }
 }

@@ -27,7 +27,7 @@ export function payNotifyRoutes({ services }: RouteDeps): Router {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     try {
       const result =
-        kind === 'pay' ? await services.payments.handlePayNotification(realm, raw) : await services.payments.handleRefundNotification(realm, raw);
+        kind === 'pay' ? await services.payments.notifications.payment(realm, raw) : await services.payments.notifications.refund(realm, raw);
       answer(res, result.ack, result.msg);
     } catch (err) {
       // Our own fault (database down…): the channel repeats the notification later.

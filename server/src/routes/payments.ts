@@ -12,22 +12,22 @@ import type { ApiRoutes } from '../http/api-routes';
 export function paymentRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
   r.post('/socialPayNative', signed, async (req, res) => {
     const body = validate(socialPayNativeRequestSchema, req.body);
-    res.json(await services.payments.nativeArgs(signer(res), body.prepayId));
+    res.json(await services.payments.args.native(signer(res), body.prepayId));
   });
 
   r.post('/socialPay', signed, async (req, res) => {
     const body = validate(socialPayRequestSchema, req.body);
-    res.json(await services.payments.miniProgramArgs(signer(res), body.prepayId, body.openId));
+    res.json(await services.payments.args.miniProgram(signer(res), body.prepayId, body.openId));
   });
 
   r.post('/socialPayApp', signed, async (req, res) => {
     const body = validate(socialPayAppRequestSchema, req.body);
-    res.json(await services.payments.appArgs(signer(res), body.prepayId, body.enableProfitSharing ?? false));
+    res.json(await services.payments.args.app(signer(res), body.prepayId, body.enableProfitSharing ?? false));
   });
 
   r.post('/refund', signed, async (req, res) => {
     const { loginToken } = validate(refundQuerySchema, req.query, 'query');
     const body = validate(refundRequestSchema, req.body);
-    res.json(await services.payments.refund(signer(res), loginToken, body.id));
+    res.json(await services.payments.refunds.request(signer(res), loginToken, body.id));
   });
 }

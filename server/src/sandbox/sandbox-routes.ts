@@ -1,20 +1,27 @@
 /**
  * Mounted at /sandbox when SANDBOX_ENABLED. Protocol endpoints (XML) for the social platform at the
- * root and for the card acquirer under /card; the payer API (JSON, open to any origin); the cashier.
+ * root and for the card acquirer under /card; the payer API (JSON, open to any origin); the faults
+ * (DESIGN 4.3); the cashier page.
  */
 import express, { Router, type Request, type Response } from 'express';
+import { ZodError } from 'zod';
+import { describeZodError } from '@kit/shared';
 import { PROTOCOL_PATHS, type ProtocolOp } from '../payments/protocol/client';
 import { cashierPage, safeReturnUrl } from './cashier-page';
-import { SandboxError, type SandboxRealm, type SandboxService } from './sandbox-service';
+import { SandboxError } from './sandbox-payer';
+import type { SandboxRealm } from './sandbox-platform';
+import type { Sandbox } from './sandbox';
 
-export function sandboxRoutes(sandbox: SandboxService): Router {
+export function sandboxRoutes(sandbox: Sandbox): Router {
   const r = Router();
   const raw = express.raw({ type: () => true, limit: '64kb' });
 
   for (const [realm, prefix] of [['social', ''], ['card', '/card']] as Array<[SandboxRealm, string]>) {
     for (const [op, path] of Object.entries(PROTOCOL_PATHS) as Array<[ProtocolOp, string]>) {
       r.post(`${prefix}${path}`, raw, async (req, res) => {
-        const xml = await sandbox.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+        const xml = await sandbox.platform.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+        // A call the faults say is lost is never answered: the caller's own time limit ends it.
+        if (xml === null) return;
         res.type('application/xml').send(xml);
       });
     }
@@ -43,26 +50,29 @@ export function sandboxRoutes(sandbox: SandboxService): Router {
     try {
       res.json(await fn(req));
     } catch (e) {
+      if (e instanceof ZodError) return void res.status(400).json({ status: 'fail', msg: describeZodError(e) });
       if (!(e instanceof SandboxError)) throw e;
       res.status(e.httpStatus).json({ status: 'fail', msg: e.message });
     }
   };
 
-  r.options(['/pay', '/login', '/renotify', '/sns/jscode2session'], cors);
-  r.post('/pay', cors, raw, payer(async (req) => ({ status: 'success', transactionId: (await sandbox.pay(json(req))).transactionId })));
-  r.post('/login', cors, raw, payer(async (req) => sandbox.login(json(req).user)));
+  r.options(['/pay', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  r.post('/pay', cors, raw, payer(async (req) => ({ status: 'success', transactionId: (await sandbox.payer.pay(json(req))).transactionId })));
+  r.post('/login', cors, raw, payer(async (req) => sandbox.payer.login(json(req).user)));
   r.post('/renotify', cors, raw, payer(async (req) => {
     const { prepayId } = json(req);
     if (typeof prepayId !== 'string') throw new SandboxError(400, 'prepayId (the channel prepay id) is required');
-    await sandbox.renotify(prepayId);
+    await sandbox.payer.renotify(prepayId);
     return { status: 'success' };
   }));
-  r.get('/sns/jscode2session', cors, payer(async (req) => sandbox.jscode2session(req.query as Record<string, unknown>)));
+  r.get('/sns/jscode2session', cors, payer(async (req) => sandbox.payer.jscode2session(req.query as Record<string, unknown>)));
+  r.get('/faults', cors, payer(async () => ({ status: 'success', faults: sandbox.faults.current })));
+  r.post('/faults', cors, raw, payer(async (req) => ({ status: 'success', faults: sandbox.faults.set(json(req)) })));
 
   r.get('/cashier', async (req, res) => {
     const pkg = typeof req.query.package === 'string' ? req.query.package : '';
     const ret = safeReturnUrl(typeof req.query.return === 'string' ? req.query.return : undefined);
-    const order = await sandbox.cashierOrder(pkg);
+    const order = await sandbox.payer.cashierOrder(pkg);
     res
       .status(order ? 200 : 404)
       .setHeader('content-security-policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; base-uri 'none'")

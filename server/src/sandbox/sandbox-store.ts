@@ -1,13 +1,12 @@
-/** SQL of the sandbox platform: its own orders, refunds, notification queue and login codes. */
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database, SandboxNotificationsTable, SandboxOrdersTable, SandboxRefundsTable } from '../db/schema';
-import type { Dialect } from '../db/dialect';
+/** SQL of the sandbox platform: its own orders, refunds and login codes (its notifications are jobs). */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, Executor, SandboxOrderState, SandboxOrdersTable, SandboxRefundsTable } from '../db/schema';
 
 export type SandboxOrder = Selectable<SandboxOrdersTable>;
-export type SandboxNotification = Selectable<SandboxNotificationsTable>;
+export type SandboxRefund = Selectable<SandboxRefundsTable>;
 
 export class SandboxStore {
-  constructor(readonly db: Kysely<Database>, private readonly dialect: Dialect) {}
+  constructor(readonly db: Kysely<Database>) {}
 
   insertOrder(row: SandboxOrdersTable): Promise<unknown> {
     return this.db.insertInto('sandbox_orders').values(row).execute();
@@ -41,8 +40,14 @@ export class SandboxStore {
     return this.db.selectFrom('sandbox_orders').selectAll().where('code_token', '=', token).executeTakeFirst();
   }
 
-  async moveOrder(prepayId: string, from: string, to: string, patch: Partial<Pick<SandboxOrdersTable, 'transaction_id' | 'paid_at'>> = {}): Promise<boolean> {
-    const res = await this.db
+  async moveOrder(
+    prepayId: string,
+    from: SandboxOrderState,
+    to: SandboxOrderState,
+    patch: Partial<Pick<SandboxOrdersTable, 'transaction_id' | 'paid_at'>> = {},
+    on: Executor = this.db,
+  ): Promise<boolean> {
+    const res = await on
       .updateTable('sandbox_orders')
       .set({ state: to, updated_at: Date.now(), ...patch })
       .where('prepay_id', '=', prepayId)
@@ -65,35 +70,10 @@ export class SandboxStore {
     return this.db.selectFrom('sandbox_refunds').selectAll().where('prepay_id', '=', prepayId).execute();
   }
 
-  insertRefund(row: SandboxRefundsTable): Promise<unknown> {
-    return this.db.insertInto('sandbox_refunds').values(row).execute();
+  insertRefund(on: Executor, row: SandboxRefundsTable): Promise<unknown> {
+    return on.insertInto('sandbox_refunds').values(row).execute();
   }
 
-  insertNotification(row: Insertable<SandboxNotificationsTable>): Promise<unknown> {
-    return this.db.insertInto('sandbox_notifications').values(row).execute();
-  }
-
-  /** Claims due notifications behind a lease (see the callback outbox: same pattern). */
-  claimDue(now: number, limit: number, leaseUntil: number, token: string): Promise<SandboxNotification[]> {
-    return this.db
-      .updateTable('sandbox_notifications')
-      .set({ next_at: leaseUntil, claim_token: token })
-      .where('id', 'in', (eb) => {
-        let q = eb.selectFrom('sandbox_notifications').select('id').where('state', '=', 'pending').where('next_at', '<=', now).orderBy('next_at').limit(limit);
-        if (this.dialect === 'postgres') q = q.forUpdate().skipLocked();
-        return q;
-      })
-      .returningAll()
-      .execute();
-  }
-
-  async settleNotification(id: number, token: string, patch: Partial<Pick<SandboxNotificationsTable, 'state' | 'attempts' | 'next_at' | 'duplicates_left' | 'acked_at'>>) {
-    await this.db.updateTable('sandbox_notifications').set({ ...patch, claim_token: null }).where('id', '=', id).where('claim_token', '=', token).execute();
-  }
-
-  notificationsFor(ref: string) {
-    return this.db.selectFrom('sandbox_notifications').selectAll().where('ref', '=', ref).orderBy('id').execute();
-  }
 
   insertLoginCode(code: string, user: string, expiresAt: number): Promise<unknown> {
     return this.db.insertInto('sandbox_login_codes').values({ code, user_name: user, expires_at: expiresAt }).execute();

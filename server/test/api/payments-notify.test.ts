@@ -26,7 +26,7 @@ describeEachBackend('payment notifications', (backend) => {
 
   /** A notification as the platform would send it for the order's open channel order. */
   const genuine = async (prepayId: string, patch: Record<string, string> = {}, signType: 'MD5' | 'HMAC-SHA256' = 'HMAC-SHA256', signKey = key) => {
-    const co = (await kit.runtime.services.payments.paymentState(prepayId)).channelOrders[0];
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
     const m = JSON.parse(co.merchant_json);
     const fields: Record<string, string> = {
       return_code: 'SUCCESS',
@@ -55,10 +55,10 @@ describeEachBackend('payment notifications', (backend) => {
     await payByCode(kit, f, prepayId);
     const first = await f.client.waitForPayment(prepayId);
     expect(first.status).toBe('finish');
-    const channelPrepayId = (await kit.runtime.services.payments.paymentState(prepayId)).channelOrders[0].channel_prepay_id!;
+    const channelPrepayId = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].channel_prepay_id!;
     // The sandbox sends the notification, then two extra copies; and once more on request.
     await sandboxPost(kit.url, '/renotify', { prepayId: channelPrepayId });
-    const sandbox = kit.runtime.services.sandbox!;
+    const sandbox = kit.runtime.services.sandbox!.notifier;
     await waitFor(async () => {
       const rows = await sandbox.notificationsFor(channelPrepayId);
       return rows.length === 2 && rows.every((r) => r.state === 'acked') && rows[0].attempts === 3;
@@ -94,7 +94,7 @@ describeEachBackend('payment notifications', (backend) => {
     expect(answer.status).toBe(400);
     expect(answer.fields.return_code).toBe('FAIL');
     expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
-    expect((await kit.runtime.services.payments.paymentState(prepayId)).channelOrders[0].state).toBe('open');
+    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state).toBe('open');
     expect(await kit.runtime.services.callbacks.history(prepayId)).toHaveLength(0);
   });
 
@@ -114,7 +114,7 @@ describeEachBackend('payment notifications', (backend) => {
     const prepayId = await newOrder(f);
     await payByCode(kit, f, prepayId);
     await f.client.waitForPayment(prepayId);
-    const co = (await kit.runtime.services.payments.paymentState(prepayId)).channelOrders[0];
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
     const info = { out_trade_no: co.out_trade_no, out_refund_no: 'Rforged', refund_id: '1', total_fee: co.total_cents, refund_fee: co.total_cents, refund_status: 'SUCCESS' };
     const forged = toXml({ return_code: 'SUCCESS', appid: 'x', mch_id: 'y', nonce_str: 'n', req_info: encryptReqInfo(info, 'some-other-key') });
     expect((await post('/social/refund', forged)).status).toBe(400);

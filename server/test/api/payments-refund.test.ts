@@ -33,7 +33,7 @@ describeEachBackend('refund', (backend) => {
       return d.status === 'refunded' ? d : undefined;
     }, 10_000, 'refunded');
     expect(detail.paymentTime).toBeDefined();
-    const state = await kit.runtime.services.payments.paymentState(prepayId);
+    const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.refund).toMatchObject({ state: 'success', refund_cents: 777 });
     const again = await payApi.refund(f.client, prepayId, subToken);
     expect(again.httpStatus).toBe(409);
@@ -59,7 +59,7 @@ describeEachBackend('refund', (backend) => {
     const unsigned = await f.client.call<any>('POST', '/submerchant-pay/refund', { query: { loginToken: subToken }, body: { id: prepayId }, unsigned: true });
     expect(unsigned.httpStatus).toBe(401);
     expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
-    expect((await kit.runtime.services.payments.paymentState(prepayId)).refund).toBeNull();
+    expect((await kit.runtime.services.payments.state(prepayId)).refund).toBeNull();
   });
 
   test('an unpaid order cannot be refunded', async () => {
@@ -82,7 +82,7 @@ describeEachBackend('refund', (backend) => {
       expect(a.httpStatus).toBe(409);
       expect(['refund_in_progress', 'order_already_refunded']).toContain(a.body.error);
     }
-    const co = (await kit.runtime.services.payments.paymentState(prepayId)).channelOrders[0];
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
     const channelRefunds = await kit.runtime.db.db.selectFrom('sandbox_refunds').selectAll().where('prepay_id', '=', co.channel_prepay_id!).execute();
     expect(channelRefunds).toHaveLength(1);
     await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');

@@ -57,7 +57,7 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     for (const a of answers) expect(Object.keys(a.body.args).sort()).toEqual(NATIVE_ARG_KEYS);
     expect(new Set(answers.map((a) => a.body.args.code_url)).size).toBe(1);
     expect(new Set(answers.map((a) => a.body.args.prepay_id)).size).toBe(1);
-    const state = await kit.runtime.services.payments.paymentState(prepayId);
+    const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.channelOrders).toHaveLength(1);
     expect(state.channelOrders[0].state).toBe('open');
   });
@@ -90,7 +90,7 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     const b = await f.client.socialPay(prepayId, await sandboxOpenId(kit.url, 'dave', mp));
     expect(a.args.package).not.toBe(b.args.package);
     expect(await sandboxPost(kit.url, '/pay', { prepayId: a.args.package.slice(10) })).toMatchObject({ status: 409, body: { msg: 'the order is closed' } });
-    const state = await kit.runtime.services.payments.paymentState(prepayId);
+    const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.channelOrders.map((c) => c.state).sort()).toEqual(['closed', 'open']);
   });
 
@@ -114,14 +114,14 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
   test('4.5 profit sharing only for contracted merchants', async () => {
     const plain = await newOrder(f);
     await f.client.socialPayApp(plain, { enableProfitSharing: true });
-    expect((await kit.runtime.services.payments.paymentState(plain)).channelOrders[0].profit_sharing).toBe(0);
+    expect((await kit.runtime.services.payments.state(plain)).channelOrders[0].profit_sharing).toBe(0);
 
     const g = await payFixture(kit);
     await kit.runtime.services.merchants.setContracted(g.parentId, true);
     const shared = await newOrder(g);
     const answer = await g.client.socialPayApp(shared, { enableProfitSharing: true });
     expect(answer.args.package).toBe('Sign=WXPay');
-    expect((await kit.runtime.services.payments.paymentState(shared)).channelOrders[0].profit_sharing).toBe(1);
+    expect((await kit.runtime.services.payments.state(shared)).channelOrders[0].profit_sharing).toBe(1);
     const sandboxOrder = await kit.runtime.db.db.selectFrom('sandbox_orders').selectAll().where('prepay_id', '=', answer.args.prepayid).executeTakeFirstOrThrow();
     expect(sandboxOrder.profit_sharing).toBe(1);
   });
@@ -134,7 +134,7 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     const { args } = await g.client.socialPay(prepayId, openId);
     const cardKey = kit.runtime.config.CARD_KEY!;
     expect(args.paySign).toBe(signFields({ appId: mp.appid, timeStamp: args.timeStamp, nonceStr: args.nonceStr, package: args.package, signType: args.signType }, cardKey, args.signType));
-    const state = await kit.runtime.services.payments.paymentState(prepayId);
+    const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.channelOrders[0].channel).toBe('SocialCardNetworkBizSmall');
     expect(await sandboxPost(kit.url, '/pay', { prepayId: args.package.slice(10), openId })).toMatchObject({ status: 200 });
     expect((await g.client.waitForPayment(prepayId)).status).toBe('finish');
@@ -156,7 +156,7 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     const b = await payApi.app(app.client, prepayId);
     expect(b.body).toMatchObject({ status: 'fail', error: 'payment_params_missing' });
     expect(b.body.msg).toMatch(/socialAppId/);
-    expect((await kit.runtime.services.payments.paymentState(prepayId)).channelOrders).toHaveLength(0);
+    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders).toHaveLength(0);
     expect((await app.client.socialPayNative(prepayId)).args.code_url).toMatch(/^weixin:/);
   });
 
@@ -198,7 +198,7 @@ describeEachBackend('expiry and sign type', (backend) => {
       const prepayId = await newOrder(f);
       const { args } = await f.client.socialPayNative(prepayId);
       await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'cancel', 10_000, 'expiry');
-      await waitFor(async () => (await kit.runtime.services.payments.paymentState(prepayId)).channelOrders[0].state === 'closed', 5_000, 'channel close');
+      await waitFor(async () => (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state === 'closed', 5_000, 'channel close');
       const again = await payApi.native(f.client, prepayId);
       expect(again.httpStatus).toBe(409);
       expect(again.body).toMatchObject({ status: 'fail', error: 'order_not_active' });
@@ -219,7 +219,7 @@ describeEachBackend('expiry and sign type', (backend) => {
       expect(args.paySign).toMatch(/^[0-9A-F]{32}$/);
       await sandboxPost(kit.url, '/pay', { prepayId: args.package.slice(10) });
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
-      expect((await kit.runtime.services.payments.paymentState(prepayId)).channelOrders[0].sign_type).toBe('MD5');
+      expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].sign_type).toBe('MD5');
     } finally {
       await kit.close();
     }

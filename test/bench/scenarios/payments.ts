@@ -60,7 +60,7 @@ async function preparedOrders(ctx: BenchContext, n: number, notifyCallbackUrl?: 
   const ids: string[] = [];
   await pool(n, 8, async () => {
     const { prepayId } = await services.prepay.create(ctx.app.appId, { subMerchantId: ctx.merchants.subId, totalAmount: '1.00' });
-    await services.payments.nativeArgs(ctx.app.appId, prepayId);
+    await services.payments.args.native(ctx.app.appId, prepayId);
     ids.push(prepayId);
   });
   return ids;
@@ -78,7 +78,7 @@ const notifications: BenchScenario = {
       // Notifications as the platform signs them, built before the clock starts.
       const bodies = await Promise.all(
         ids.map(async (prepayId, i) => {
-          const co = (await services.payments.paymentState(prepayId)).channelOrders[0];
+          const co = (await services.payments.state(prepayId)).channelOrders[0];
           const m = JSON.parse(co.merchant_json);
           const f: Record<string, string> = {
             return_code: 'SUCCESS', appid: m.appid, mch_id: m.mch_id, sub_mch_id: m.sub_mch_id, nonce_str: `n${i}`, result_code: 'SUCCESS',
@@ -172,7 +172,7 @@ const wakeLatency: BenchScenario = {
     const orders: Array<{ prepayId: string; codeUrl: string }> = [];
     for (let i = 0; i < n; i++) {
       const { prepayId } = await services.prepay.create(ctx.app.appId, { subMerchantId: ctx.merchants.subId, totalAmount: '2.00' });
-      orders.push({ prepayId, codeUrl: (await services.payments.nativeArgs(ctx.app.appId, prepayId)).args.code_url });
+      orders.push({ prepayId, codeUrl: (await services.payments.args.native(ctx.app.appId, prepayId)).args.code_url });
     }
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
     const base = new URL(ctx.url);

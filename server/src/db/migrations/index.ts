@@ -7,11 +7,13 @@ import type { Dialect } from '../dialect';
 import { core } from './0001_core';
 import { payments } from './0002_payments';
 import { chain } from './0003_chain';
+import { jobs } from './0004_jobs';
 
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_core': core(dialect),
     '0002_payments': payments(dialect),
     '0003_chain': chain(dialect),
+    '0004_jobs': jobs(dialect),
   };
 }

@@ -12,6 +12,7 @@ export const PROTOCOL_PATHS = {
   orderQuery: '/pay/orderquery',
   closeOrder: '/pay/closeorder',
   refund: '/secapi/pay/refund',
+  refundQuery: '/pay/refundquery',
 } as const;
 export type ProtocolOp = keyof typeof PROTOCOL_PATHS;
 

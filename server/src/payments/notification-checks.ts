@@ -1,11 +1,14 @@
 /**
- * Checks of channel notifications against the channel order they name. A notification is taken
- * only when it is signed with the channel key and the sign type the order was placed with, names
- * the same merchant, and carries the order's exact amount.
+ * Checks of what a channel says about an order against the channel order it names: a payment
+ * notification or an order-query answer is taken only when it names the same merchant and carries
+ * the order's exact amount (and, for a notification, is signed with the channel key and the sign
+ * type the order was placed with; query answers are checked by the protocol client).
  */
 import { verifyFields, type SignType } from './protocol/sign';
 import type { Fields } from './protocol/xml';
 import type { MerchantFields } from './channels';
+import { parseChinaTime } from './protocol/time';
+import type { PaidFacts } from './settlement';
 
 export interface ChannelOrderFacts {
   sign_type: string;
@@ -16,11 +19,21 @@ export interface ChannelOrderFacts {
 /** Why a payment notification is refused, or null when it is genuine and matches the order. */
 export function payNotificationProblem(n: Fields, order: ChannelOrderFacts, key: string): string | null {
   if (!verifyFields(n, key, order.sign_type as SignType)) return 'bad signature';
+  return paidFieldsProblem(n, order);
+}
+
+/** Why fields reporting a payment (notification or order query) do not match the order, or null. */
+export function paidFieldsProblem(n: Fields, order: ChannelOrderFacts): string | null {
   if (n.appid !== order.merchant.appid || n.mch_id !== order.merchant.mch_id) return 'appid or mch_id differs from the order';
   if (order.merchant.sub_mch_id !== undefined && n.sub_mch_id !== order.merchant.sub_mch_id) return 'sub_mch_id differs from the order';
   if (!/^[0-9]+$/.test(n.total_fee ?? '') || Number(n.total_fee) !== order.total_cents) return `total_fee ${n.total_fee} differs from the order's ${order.total_cents}`;
-  if (n.result_code === 'SUCCESS' && !n.transaction_id) return 'transaction_id missing';
+  if ((n.result_code === 'SUCCESS' || n.trade_state === 'SUCCESS') && !n.transaction_id) return 'transaction_id missing';
   return null;
+}
+
+/** The payment facts of verified fields. */
+export function paidFacts(n: Fields): PaidFacts {
+  return { transactionId: n.transaction_id, paidAt: parseChinaTime(n.time_end) ?? Date.now() };
 }
 
 /** Why a (decrypted) refund notification does not match our refund, or null. */

@@ -1,0 +1,139 @@
+/**
+ * Sends merchant callbacks (section 6): the handler of queue `callback`. Each attempt is signed
+ * afresh (new `_t`, new `notifyTime`) with the secret of the app owning the sub-merchant, POSTed as
+ * JSON to the effective `notifyCallbackUrl`, and recorded. Success is a 2xx answer whose body is
+ * `OK` (surrounding whitespace ignored); anything else is retried on the schedule, then given up.
+ */
+import type { Logger } from 'pino';
+import { signCallbackUrl } from '@kit/shared';
+import type { AppService } from '../apps/app-service';
+import type { MerchantService } from '../merchants/merchant-service';
+import type { JobRow, JobSettlement } from '../jobs/job-store';
+import type { JobHandler } from '../workers/job-worker';
+import type { CallbackEventInput } from './callback-service';
+import type { CallbackStore } from './callback-store';
+
+export interface CallbackDeliveryOptions {
+  /** Wait before retry n (1-based) is `retrySchedule[n-1]`; after the last one the callback is given up. */
+  retrySchedule: readonly number[];
+  timeoutMs: number;
+  /** Attempts in flight at most in this process. */
+  concurrency?: number;
+}
+
+/** Bytes of the receiver's answer kept with each attempt. */
+const HEAD_BYTES = 256;
+const NO_URL = 'no notifyCallbackUrl configured';
+
+export class CallbackDelivery implements JobHandler {
+  readonly queue = 'callback' as const;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+
+  constructor(
+    private readonly store: CallbackStore,
+    private readonly merchants: MerchantService,
+    private readonly apps: AppService,
+    private readonly opts: CallbackDeliveryOptions,
+    private readonly log: Logger,
+  ) {
+    this.concurrency = opts.concurrency ?? 64;
+    this.leaseMs = opts.timeoutMs + 5_000;
+  }
+
+  async run(job: JobRow, signal: AbortSignal): Promise<JobSettlement> {
+    const e = JSON.parse(job.payload) as CallbackEventInput;
+    const attempt = job.attempts + 1;
+    const started = Date.now();
+    const params = await this.merchants.effectivePaymentParams(e.subMerchantId, e.channel).catch(() => ({}));
+    const target = (params as { notifyCallbackUrl?: string }).notifyCallbackUrl;
+    if (!target) {
+      await this.store.insertAttempt({ job_id: job.id, attempt, at: started, url: null, http_status: null, latency_ms: 0, response_head: null, error: NO_URL });
+      this.log.warn({ prepayId: e.prepayId, status: e.status }, `callback undeliverable: ${NO_URL}`);
+      return { state: 'failed', result: 'undeliverable', error: NO_URL };
+    }
+    const sent = await this.send(e, target, started, signal);
+    if (signal.aborted) return { state: 'pending', nextAt: started }; // not recorded: the lease brings it back
+    const finished = Date.now();
+    await this.store.insertAttempt({
+      job_id: job.id,
+      attempt,
+      at: started,
+      url: redact(target),
+      http_status: sent.httpStatus,
+      latency_ms: finished - started,
+      response_head: sent.head,
+      error: sent.error,
+    });
+    if (sent.ok) return { state: 'done', result: 'delivered' };
+    const wait = this.opts.retrySchedule[attempt - 1];
+    const failure = { prepayId: e.prepayId, status: e.status, attempt, httpStatus: sent.httpStatus ?? undefined, error: sent.error };
+    if (wait === undefined) {
+      this.log.warn(failure, 'callback given up after the last retry');
+      return { state: 'failed', result: 'failed', error: sent.error };
+    }
+    const nextAt = finished + wait;
+    this.log.warn({ ...failure, nextAttemptAt: new Date(nextAt).toISOString() }, 'callback delivery failed; will retry');
+    return { state: 'pending', nextAt, error: sent.error };
+  }
+
+  private async send(e: CallbackEventInput, target: string, at: number, signal: AbortSignal) {
+    const result = { ok: false, httpStatus: null as number | null, head: null as string | null, error: null as string | null };
+    const secret = await this.apps.secretOf(e.ownerAppId);
+    if (!secret) return { ...result, error: `app ${e.ownerAppId} is unknown or disabled; cannot sign` };
+    const body = JSON.stringify({ notifyTime: new Date(at).toISOString(), prepayId: e.prepayId, status: e.status, subMerchantId: e.subMerchantId, merchantId: e.merchantId });
+    try {
+      const url = signCallbackUrl(target, body, { appId: e.ownerAppId, appSecret: secret }, at);
+      const res = await fetch(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'user-agent': 'merchant-kit-callback/1' },
+        signal: AbortSignal.any([AbortSignal.timeout(this.opts.timeoutMs), signal]),
+        redirect: 'manual',
+      });
+      const text = await readHead(res, 4096);
+      const ok = res.status >= 200 && res.status < 300 && text.trim() === 'OK';
+      return {
+        ok,
+        httpStatus: res.status,
+        head: text.slice(0, HEAD_BYTES),
+        error: ok ? null : res.status >= 200 && res.status < 300 ? 'answer was not OK' : `HTTP ${res.status}`,
+      };
+    } catch (err) {
+      const x = err as Error & { cause?: { code?: string } };
+      const error = x.name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : `${x.message}${x.cause?.code ? ` (${x.cause.code})` : ''}`;
+      return { ...result, error };
+    }
+  }
+}
+
+/** The URL without credentials a log line or the attempt table could leak. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** Reads at most `max` bytes of the answer, then stops. */
+async function readHead(res: Response, max: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}

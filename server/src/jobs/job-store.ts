@@ -1,0 +1,134 @@
+/**
+ * SQL of the job table. Jobs are rows with a due time, a run count and a lease (pg-boss style):
+ * a worker claims due rows by pushing their due time past the lease and stamping its token, so a
+ * worker that dies gives its jobs back when the lease ends; on PostgreSQL `FOR UPDATE SKIP LOCKED`
+ * keeps instances off each other's rows.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, Executor } from '../db/schema';
+import type { Dialect } from '../db/dialect';
+import type { JobState, JobsTable, QueueName } from './job-tables';
+
+export type JobRow = Selectable<JobsTable>;
+
+export interface NewJob {
+  queue: QueueName;
+  key?: string | null;
+  ref: string;
+  payload?: object;
+  /** When it is first due (default: now). */
+  at?: number;
+}
+
+/** How a run ended: finished, given up, or to be run again at `nextAt`. */
+export type JobSettlement =
+  | { state: 'done'; result?: string | null }
+  | { state: 'failed'; result?: string | null; error?: string | null }
+  | { state: 'pending'; nextAt: number; error?: string | null; payload?: object };
+
+export class JobStore {
+  constructor(readonly db: Kysely<Database>, private readonly dialect: Dialect) {}
+
+  /**
+   * Adds a job on the caller's executor (so it commits with the change that needs it). With a key
+   * already in the queue, `once` keeps the existing job (false is returned) and `rearm` makes it
+   * pending again, due at `at`, with its run count reset.
+   */
+  async enqueue(on: Executor, job: NewJob, mode: 'once' | 'rearm' = 'once', now = Date.now()): Promise<boolean> {
+    const row = {
+      queue: job.queue,
+      key: job.key ?? null,
+      ref: job.ref,
+      payload: JSON.stringify(job.payload ?? {}),
+      state: 'pending' as const,
+      result: null,
+      attempts: 0,
+      next_at: job.at ?? now,
+      lease_token: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+      done_at: null,
+    };
+    const res = await on
+      .insertInto('jobs')
+      .values(row)
+      .onConflict((oc) => {
+        const target = oc.columns(['queue', 'key']);
+        return mode === 'once'
+          ? target.doNothing()
+          : target.doUpdateSet({ state: 'pending', result: null, attempts: 0, next_at: row.next_at, lease_token: null, updated_at: now, done_at: null });
+      })
+      .executeTakeFirst();
+    return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  /** Claims up to `limit` due jobs of a queue until `leaseUntil`. */
+  claim(queue: QueueName, now: number, limit: number, leaseUntil: number, token: string): Promise<JobRow[]> {
+    return this.db
+      .updateTable('jobs')
+      .set({ next_at: leaseUntil, lease_token: token })
+      .where('id', 'in', (eb) => {
+        // The state as a literal, not a parameter: SQLite only uses a partial index (`jobs_due`) when
+        // the query's condition visibly implies the index's.
+        let q = eb.selectFrom('jobs').select('id').where('queue', '=', queue).where('state', '=', sql.lit('pending')).where('next_at', '<=', now).orderBy('next_at').limit(limit);
+        if (this.dialect === 'postgres') q = q.forUpdate().skipLocked();
+        return q;
+      })
+      .returningAll()
+      .execute();
+  }
+
+  /** Records the end of a claimed run; ignored (false) when the claim was lost meanwhile. */
+  async settle(id: number, token: string, attempts: number, s: JobSettlement, now = Date.now()): Promise<boolean> {
+    const patch =
+      s.state === 'pending'
+        ? { state: s.state, next_at: s.nextAt, last_error: s.error ?? null, ...(s.payload ? { payload: JSON.stringify(s.payload) } : {}) }
+        : s.state === 'done'
+          ? { state: s.state, result: s.result ?? null, last_error: null, done_at: now }
+          : { state: s.state, result: s.result ?? null, last_error: s.error ?? null, done_at: now };
+    const res = await this.db
+      .updateTable('jobs')
+      .set({ ...patch, attempts, lease_token: null, updated_at: now })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Ends a job without running it, on the caller's executor: the work it would do has been done
+   * another way (a notification recorded the payment its query was waiting for).
+   */
+  async finish(on: Executor, queue: QueueName, key: string, result: string, now = Date.now()): Promise<boolean> {
+    const res = await on
+      .updateTable('jobs')
+      .set({ state: 'done', result, lease_token: null, updated_at: now, done_at: now })
+      .where('queue', '=', queue)
+      .where('key', '=', key)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  byRef(queue: QueueName, ref: string): Promise<JobRow[]> {
+    return this.db.selectFrom('jobs').selectAll().where('ref', '=', ref).where('queue', '=', queue).orderBy('id').execute();
+  }
+
+  byKey(queue: QueueName, key: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom('jobs').selectAll().where('queue', '=', queue).where('key', '=', key).executeTakeFirst();
+  }
+
+  /** Pending jobs of a queue (due or not): a health figure for operators and metrics. */
+  async depth(queue: QueueName): Promise<number> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('queue', '=', queue)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+}
+
+export type { JobState };

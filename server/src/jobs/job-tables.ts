@@ -1,0 +1,43 @@
+/** The job table (migration 0004_jobs): every piece of background work the service must not lose. */
+import type { Generated } from 'kysely';
+
+/**
+ * The queues. Each has one handler (`JobHandler`) that a worker runs:
+ * - `callback`: a merchant callback (section 6), written with the state change that causes it;
+ * - `sandbox.notify`: a notification the payment sandbox sends to a notify URL, as the platform would;
+ * - `payment.reconcile`: asks the channel about a channel order until it is paid or closed;
+ * - `refund.follow`: carries a refund to the channel and follows it until it completes.
+ */
+export const QUEUES = ['callback', 'sandbox.notify', 'payment.reconcile', 'refund.follow'] as const;
+export type QueueName = (typeof QUEUES)[number];
+
+/** `pending` until its handler ends it: `done`, or `failed` (given up; `result` and `last_error` say why). */
+export type JobState = 'pending' | 'done' | 'failed';
+
+export interface JobsTable {
+  id: Generated<number>;
+  queue: QueueName;
+  /** De-duplication key within the queue (one callback per state change, one reconciliation per channel order); null for none. */
+  key: string | null;
+  /** What the job is about, for reading its history (a prepay id, a channel prepay id). */
+  ref: string;
+  /** Handler-specific JSON. */
+  payload: string;
+  state: JobState;
+  /** How it ended, in the handler's words (`delivered`, `undeliverable`, `acked`, `paid`, …). */
+  result: string | null;
+  /** Runs so far. */
+  attempts: number;
+  /** When it is due; while claimed, when the claim (lease) runs out. */
+  next_at: number;
+  /** The claim of the worker running it; settling needs the same token, so a lost claim cannot overwrite. */
+  lease_token: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  done_at: number | null;
+}
+
+export interface JobTables {
+  jobs: JobsTable;
+}

@@ -1,0 +1,226 @@
+/**
+ * Channel orders: the one payable order at the channel behind a prepay order. Argument requests
+ * reuse it, resume it when a crash left it half-created, or replace it (closing the old one first)
+ * when the payer switches flows; expiry closes it before cancelling, and a close that finds it paid
+ * records the payment instead.
+ */
+import type { Logger } from 'pino';
+import { KitError } from '@kit/shared';
+import { isUniqueViolation } from '../db/errors';
+import type { PayChannelOrdersTable } from '../db/schema';
+import type { Jobs } from '../jobs/jobs';
+import type { ExpiryGuard } from '../orders/prepay-service';
+import { randomAlnum } from '../security/ids';
+import type { MerchantFields, TradeType } from './channels';
+import type { ChannelGateway, Channels, OrderForChannel } from './channel-gateway';
+import { merchantOf } from './channel-gateway';
+import { paidFacts, paidFieldsProblem } from './notification-checks';
+import type { PaymentStore } from './payment-store';
+import type { SignType } from './protocol/sign';
+import type { Settlement } from './settlement';
+
+export interface ChannelOrderOptions {
+  signType: SignType;
+  /** Waits between order queries after a channel order is placed (PAYMENT_QUERY_SCHEDULE). */
+  querySchedule: readonly number[];
+}
+
+/** What a request wants from the channel. Two requests wanting the same thing share one channel order. */
+export interface ChannelOrderWish {
+  gateway: ChannelGateway;
+  tradeType: TradeType;
+  openId: string | null;
+  profitSharing: boolean;
+  merchant: MerchantFields;
+}
+
+/** Rounds of "someone else changed it meanwhile" before a request gives up and asks for a retry. */
+const MAX_ROUNDS = 6;
+
+export class ChannelOrders implements ExpiryGuard {
+  /** Placements in flight in this process: concurrent requests for the same channel order share one call. */
+  private readonly placing = new Map<string, Promise<PayChannelOrdersTable | undefined>>();
+
+  constructor(
+    private readonly store: PaymentStore,
+    private readonly channels: Channels,
+    private readonly settlement: Settlement,
+    private readonly jobs: Jobs,
+    private readonly opts: ChannelOrderOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * The payable channel order for `wish`: the existing one when it matches; a half-created one
+   * (left by a request still waiting for the channel, or by a crash) is placed again under the
+   * same `out_trade_no`, which the channel treats as the same order; a different one is closed
+   * at the channel first, so that only one order can ever be paid.
+   */
+  async payableFor(order: OrderForChannel, wish: ChannelOrderWish): Promise<PayChannelOrdersTable> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const existing = await this.store.payableChannelOrder(order.prepay_id);
+      if (existing && matches(existing, wish)) {
+        if (existing.state === 'open') return existing;
+        const placed = await this.place(existing, order, wish.gateway);
+        if (placed) return placed;
+        continue;
+      }
+      if (existing) {
+        if ((await this.close(existing)) === 'paid') throw new KitError('order_not_active', `prepay order "${order.prepay_id}" has just been paid`);
+        continue;
+      }
+      const row = this.newRow(order, wish);
+      try {
+        await this.store.db.transaction().execute(async (trx) => {
+          await this.store.insertChannelOrder(trx, row);
+          // From now on the channel is asked about it until it is paid or closed, whatever happens to this request.
+          await this.jobs.enqueue(trx, { queue: 'payment.reconcile', key: row.out_trade_no, ref: row.prepay_id, at: row.created_at + (this.opts.querySchedule[0] ?? 10_000) });
+        });
+      } catch (e) {
+        if (isUniqueViolation(e)) continue; // another request is placing one: use it
+        throw e;
+      }
+      const placed = await this.place(row, order, wish.gateway);
+      if (placed) return placed;
+    }
+    throw new KitError('channel_unavailable', `prepay order "${order.prepay_id}" is being changed by other requests; retry`);
+  }
+
+  /** Places (or places again) a `creating` channel order; undefined when it stopped being the payable one meanwhile. */
+  private place(co: PayChannelOrdersTable, order: OrderForChannel, gateway: ChannelGateway): Promise<PayChannelOrdersTable | undefined> {
+    let p = this.placing.get(co.out_trade_no);
+    if (!p) {
+      p = this.placeNow(co, order, gateway).finally(() => this.placing.delete(co.out_trade_no));
+      this.placing.set(co.out_trade_no, p);
+    }
+    return p;
+  }
+
+  private async placeNow(co: PayChannelOrdersTable, order: OrderForChannel, gateway: ChannelGateway): Promise<PayChannelOrdersTable | undefined> {
+    // Unreachable channel: the row stays `creating`; the next request (or the reconciliation job) resumes it.
+    const answer = await gateway.unifiedOrder(co, order);
+    if (!answer.ok) {
+      if (answer.errCode === 'ORDERCLOSED') {
+        await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'closed');
+        return undefined;
+      }
+      await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'failed');
+      throw new KitError('channel_error', `the channel refused the order: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim());
+    }
+    const a = answer.fields;
+    if (!a.prepay_id || (co.trade_type === 'NATIVE' && !a.code_url)) throw new KitError('channel_error', 'the channel answer lacks prepay_id or code_url');
+    const args = {
+      return_code: a.return_code,
+      return_msg: a.return_msg ?? 'OK',
+      appid: a.appid,
+      mch_id: a.mch_id,
+      nonce_str: a.nonce_str,
+      sign: a.sign,
+      result_code: a.result_code,
+      prepay_id: a.prepay_id,
+      trade_type: a.trade_type,
+      code_url: a.code_url ?? '',
+    };
+    const patch = { channel_prepay_id: a.prepay_id, code_url: a.code_url ?? null, answer_json: JSON.stringify(args) };
+    if (await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'open', patch)) return { ...co, ...patch, state: 'open' };
+    const now = await this.store.channelOrder(co.out_trade_no);
+    if (now?.state === 'open') return now;
+    // Replaced (closed) while the channel was answering: make sure nobody can pay what was just placed.
+    await this.closeQuietly(now ?? co);
+    return undefined;
+  }
+
+  /**
+   * Closes a channel order so it can no longer be paid: `closed`, or `paid` when the channel says
+   * it was paid (the payment is then recorded from the channel's order query). Throws when the
+   * channel cannot be reached or refuses.
+   */
+  async close(co: PayChannelOrdersTable): Promise<'closed' | 'paid'> {
+    const gateway = this.channels.get(co.channel);
+    const answer = await gateway.closeOrder(co);
+    if (answer.ok || answer.errCode === 'ORDERCLOSED' || answer.errCode === 'ORDERNOTEXIST') {
+      await this.store.db.transaction().execute(async (trx) => {
+        await this.store.moveChannelOrder(trx, co.out_trade_no, ['open', 'creating', 'failed'], 'closed');
+        await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'closed');
+      });
+      return 'closed';
+    }
+    if (answer.errCode === 'ORDERPAID') {
+      const q = await gateway.orderQuery(co);
+      if (q.ok && q.fields.trade_state === 'SUCCESS') {
+        await this.recordQueriedPayment(co, q.fields);
+        return 'paid';
+      }
+    }
+    throw new KitError('channel_error', `the channel did not close the order: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim());
+  }
+
+  /** A close whose failure only matters to the reconciliation job, which retries it. */
+  private async closeQuietly(co: PayChannelOrdersTable): Promise<void> {
+    try {
+      await this.close(co);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, outTradeNo: co.out_trade_no }, 'closing a replaced channel order failed; reconciliation retries it');
+      await this.jobs.enqueue(this.store.db, { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) }, 'rearm');
+    }
+  }
+
+  /**
+   * Right before an order expires (DESIGN 4.2): close what is still payable at the channel. When
+   * the channel says it was paid, the payment is recorded and the order must not be cancelled.
+   * When the channel cannot be reached, the order expires anyway (the channel order carries the
+   * same expiry, so the channel refuses later payments) and reconciliation keeps asking.
+   */
+  async beforeExpiry(prepayId: string): Promise<'paid' | 'unpaid'> {
+    const co = await this.store.payableChannelOrder(prepayId);
+    if (!co) return 'unpaid';
+    try {
+      return (await this.close(co)) === 'paid' ? 'paid' : 'unpaid';
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, prepayId, outTradeNo: co.out_trade_no }, 'the channel order of an expiring order could not be closed; reconciliation retries it');
+      await this.jobs.enqueue(this.store.db, { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) }, 'rearm');
+      this.jobs.wake('payment.reconcile');
+      return 'unpaid';
+    }
+  }
+
+  /** Records a payment the channel reported in an order-query answer, after checking it against the order. */
+  async recordQueriedPayment(co: PayChannelOrdersTable, fields: Record<string, string>): Promise<void> {
+    const problem = paidFieldsProblem(fields, { sign_type: co.sign_type, total_cents: co.total_cents, merchant: merchantOf(co) });
+    if (problem) throw new KitError('channel_error', `the channel's order query does not match the order: ${problem}`);
+    await this.settlement.recordPayment(co, paidFacts(fields));
+  }
+
+  private newRow(order: OrderForChannel, wish: ChannelOrderWish): PayChannelOrdersTable {
+    const now = Date.now();
+    return {
+      out_trade_no: randomAlnum(28),
+      prepay_id: order.prepay_id,
+      channel: wish.gateway.channel,
+      trade_type: wish.tradeType,
+      sign_type: this.opts.signType,
+      open_id: wish.openId,
+      profit_sharing: wish.profitSharing ? 1 : 0,
+      state: 'creating',
+      total_cents: order.total_cents,
+      merchant_json: JSON.stringify(wish.merchant),
+      channel_prepay_id: null,
+      code_url: null,
+      answer_json: null,
+      transaction_id: null,
+      paid_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+}
+
+function matches(co: PayChannelOrdersTable, wish: ChannelOrderWish): boolean {
+  return (
+    co.channel === wish.gateway.channel &&
+    co.trade_type === wish.tradeType &&
+    (co.open_id ?? null) === wish.openId &&
+    co.profit_sharing === (wish.profitSharing ? 1 : 0) &&
+    co.merchant_json === JSON.stringify(wish.merchant)
+  );
+}

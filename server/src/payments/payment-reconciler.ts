@@ -1,0 +1,87 @@
+/**
+ * Payment reconciliation (DESIGN 4.2), the handler of queue `payment.reconcile`: one job per
+ * channel order asks the channel (order query) on `PAYMENT_QUERY_SCHEDULE` after it was placed, so
+ * that a payment whose notification was lost still finishes the order, with its callback. When the
+ * prepay order has ended while its channel order may still be payable, the job closes it instead,
+ * retrying until the channel answers.
+ */
+import type { Logger } from 'pino';
+import { isKitError } from '@kit/shared';
+import type { PrepayService } from '../orders/prepay-service';
+import { scheduledWait } from '../jobs/jobs';
+import type { JobRow, JobSettlement } from '../jobs/job-store';
+import type { JobHandler } from '../workers/job-worker';
+import type { Channels } from './channel-gateway';
+import type { ChannelOrders } from './channel-orders';
+import type { PaymentStore } from './payment-store';
+
+export interface ReconcilerOptions {
+  querySchedule: readonly number[];
+  /** Time limit of one channel call: a `creating` row younger than this may still be answered. */
+  channelTimeoutMs: number;
+}
+
+export class PaymentReconciler implements JobHandler {
+  readonly queue = 'payment.reconcile' as const;
+  readonly concurrency = 16;
+  readonly leaseMs: number;
+
+  constructor(
+    private readonly store: PaymentStore,
+    private readonly prepay: PrepayService,
+    private readonly channels: Channels,
+    private readonly channelOrders: ChannelOrders,
+    private readonly opts: ReconcilerOptions,
+    private readonly log: Logger,
+  ) {
+    // A run makes at most two channel calls (close, then query).
+    this.leaseMs = 2 * opts.channelTimeoutMs + 5_000;
+  }
+
+  async run(job: JobRow): Promise<JobSettlement> {
+    const co = await this.store.channelOrder(job.key!);
+    if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed') return { state: 'done', result: co?.state ?? 'gone' };
+    const runs = job.attempts + 1;
+    const later = (repeatLast: boolean, error?: string): JobSettlement => {
+      const wait = scheduledWait(this.opts.querySchedule, runs, repeatLast);
+      return wait === undefined ? { state: 'done', result: 'unpaid; expiry settles it' } : { state: 'pending', nextAt: Date.now() + wait, error };
+    };
+    try {
+      const order = await this.prepay.find(co.prepay_id);
+      if (!order || order.status !== 'active') {
+        // The order ended (expired, cancelled) while this channel order may still be payable.
+        return { state: 'done', result: await this.channelOrders.close(co) };
+      }
+      if (co.state === 'creating' && Date.now() - co.updated_at < this.opts.channelTimeoutMs) {
+        // A request may still be waiting for the channel's answer to this very order.
+        return { state: 'pending', nextAt: co.updated_at + this.opts.channelTimeoutMs + 1_000 };
+      }
+      const q = await this.channels.get(co.channel).orderQuery(co);
+      if (!q.ok) {
+        if (q.errCode === 'ORDERNOTEXIST' && co.state === 'creating') {
+          // Never reached the channel (the request placing it died first): nothing can be paid.
+          await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'failed');
+          return { state: 'done', result: 'never placed' };
+        }
+        return later(false, `${q.errCode}: ${q.errMsg}`);
+      }
+      switch (q.fields.trade_state) {
+        case 'SUCCESS':
+        case 'REFUND':
+          await this.channelOrders.recordQueriedPayment(co, q.fields);
+          this.log.info({ prepayId: co.prepay_id, outTradeNo: co.out_trade_no }, 'payment found by order query');
+          return { state: 'done', result: 'paid' };
+        case 'CLOSED':
+        case 'REVOKED':
+        case 'PAYERROR':
+          await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating', 'open'], 'closed');
+          return { state: 'done', result: 'closed' };
+        default: // NOTPAY, USERPAYING
+          return later(false);
+      }
+    } catch (err) {
+      if (!isKitError(err)) throw err;
+      return later(true, err.message);
+    }
+  }
+}

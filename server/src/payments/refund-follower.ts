@@ -1,0 +1,90 @@
+/**
+ * Refund reconciliation (DESIGN 4.2), the handler of queue `refund.follow`: carries every refund
+ * to a definite end without anyone asking again. A refund left `requesting` (a crash, a call lost on
+ * the way) is looked up at the channel and sent again under the same refund number when the channel
+ * never got it; an accepted refund whose notification does not come is completed from the refund
+ * query. Completion goes through the settlement: one `refunded` transition, one callback.
+ */
+import type { Logger } from 'pino';
+import { isKitError } from '@kit/shared';
+import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
+import { scheduledWait } from '../jobs/jobs';
+import type { JobRow, JobSettlement } from '../jobs/job-store';
+import type { JobHandler } from '../workers/job-worker';
+import type { Channels } from './channel-gateway';
+import type { PaymentStore } from './payment-store';
+import type { RefundOptions, RefundService } from './refund-service';
+import type { Settlement } from './settlement';
+
+export class RefundFollower implements JobHandler {
+  readonly queue = 'refund.follow' as const;
+  readonly concurrency = 16;
+  readonly leaseMs: number;
+
+  constructor(
+    private readonly store: PaymentStore,
+    private readonly channels: Channels,
+    private readonly refunds: RefundService,
+    private readonly settlement: Settlement,
+    private readonly opts: RefundOptions,
+    private readonly log: Logger,
+  ) {
+    // A run makes at most two channel calls (query, then the refund again).
+    this.leaseMs = 2 * opts.channelTimeoutMs + 5_000;
+  }
+
+  async run(job: JobRow): Promise<JobSettlement> {
+    const refund = await this.store.refund(job.key!);
+    if (!refund || refund.state === 'success' || refund.state === 'failed') return { state: 'done', result: refund?.state ?? 'gone' };
+    const co = await this.store.channelOrder(refund.out_trade_no);
+    if (!co) return { state: 'failed', result: 'no channel order', error: `refund ${refund.out_refund_no} names an unknown channel order` };
+    // Refunds can take days at a bank: after the schedule, keep asking at its last interval.
+    const later = (error?: string): JobSettlement => ({ state: 'pending', nextAt: Date.now() + (scheduledWait(this.opts.querySchedule, job.attempts + 1, true) ?? 60_000), error });
+    try {
+      if (refund.state === 'requesting') {
+        const settledAt = refund.updated_at + this.opts.channelTimeoutMs + 1_000;
+        // A request may still be waiting for the channel's answer.
+        if (Date.now() < settledAt) return { state: 'pending', nextAt: settledAt };
+        if (!(await this.store.takeOverRefund(this.store.db, refund.prepay_id, 'requesting', refund.updated_at))) return { state: 'pending', nextAt: Date.now() + 1_000 };
+      }
+      const q = await this.channels.get(co.channel).refundQuery(refund, co);
+      if (!q.ok && q.errCode === 'REFUNDNOTEXIST') return await this.resend(refund, co, later);
+      if (!q.ok) return later(`${q.errCode}: ${q.errMsg}`);
+      return await this.apply(refund, q.fields, later);
+    } catch (err) {
+      if (!isKitError(err)) throw err;
+      return later(err.message);
+    }
+  }
+
+  /** The channel never got it: the same refund again (same refund number). */
+  private async resend(refund: PayRefundsTable, co: PayChannelOrdersTable, later: (e?: string) => JobSettlement): Promise<JobSettlement> {
+    this.log.info({ prepayId: refund.prepay_id, outRefundNo: refund.out_refund_no }, 'the channel never received this refund; sending it again');
+    try {
+      await this.refunds.send(refund, co);
+    } catch (err) {
+      if (isKitError(err) && err.error === 'channel_error') return { state: 'done', result: 'refused' };
+      throw err;
+    }
+    return later();
+  }
+
+  private async apply(refund: PayRefundsTable, f: Record<string, string>, later: (e?: string) => JobSettlement): Promise<JobSettlement> {
+    const i = Object.keys(f).find((k) => k.startsWith('out_refund_no_') && f[k] === refund.out_refund_no)?.slice('out_refund_no_'.length);
+    if (i === undefined) return later('the refund query does not list this refund');
+    if (f[`refund_fee_${i}`] !== String(refund.refund_cents)) return later(`the refund query reports ${f[`refund_fee_${i}`]} instead of ${refund.refund_cents}`);
+    const status = f[`refund_status_${i}`];
+    if (status === 'SUCCESS') {
+      await this.settlement.completeRefund(refund, f[`refund_id_${i}`] ?? null);
+      this.log.info({ prepayId: refund.prepay_id }, 'refund completed by refund query');
+      return { state: 'done', result: 'refunded' };
+    }
+    if (status === 'REFUNDCLOSE' || status === 'CHANGE') {
+      await this.settlement.failRefund(refund, `channel: ${status}`);
+      return { state: 'done', result: 'failed' };
+    }
+    // PROCESSING: the channel has it.
+    if (refund.state === 'requesting') await this.store.moveRefund(this.store.db, refund.prepay_id, ['requesting'], 'accepted', { refund_id: f[`refund_id_${i}`] ?? null });
+    return later();
+  }
+}

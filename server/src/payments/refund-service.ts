@@ -1,0 +1,148 @@
+/**
+ * 4.6: full refund of a paid order. Exactly one refund exists per order, however many requests
+ * arrive at once; it is written together with its follow-up job (`refund.follow`), so that a refund
+ * interrupted by a crash or a lost call is carried on by a worker without anyone asking again.
+ */
+import type { Logger } from 'pino';
+import { KitError, PAY_VERSION, type RefundResponse } from '@kit/shared';
+import { isUniqueViolation } from '../db/errors';
+import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
+import type { Jobs } from '../jobs/jobs';
+import type { MerchantService } from '../merchants/merchant-service';
+import { randomAlnum } from '../security/ids';
+import type { Channels } from './channel-gateway';
+import { visibleTo } from './payment-args';
+import type { PaymentStore } from './payment-store';
+
+export interface RefundOptions {
+  /** Time limit of one channel call: a refund `requesting` for longer was interrupted. */
+  channelTimeoutMs: number;
+  /** Waits between refund queries once the channel accepted a refund (PAYMENT_QUERY_SCHEDULE). */
+  querySchedule: readonly number[];
+}
+
+/** Channel answers that mean "try again later with the same refund number", not a refusal. */
+const RETRIABLE = new Set(['SYSTEMERROR', 'BIZERR_NEED_RETRY', 'FREQUENCY_LIMITED']);
+
+export class RefundService {
+  constructor(
+    private readonly store: PaymentStore,
+    private readonly merchants: MerchantService,
+    private readonly channels: Channels,
+    private readonly jobs: Jobs,
+    private readonly opts: RefundOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * 4.6, by the login of the order's sub-merchant or parent, signed by an app that can see the
+   * order. Success means the channel accepted the refund; it completes later (`refunded` callback).
+   */
+  async request(signerAppId: string, loginToken: string | undefined, prepayId: string): Promise<RefundResponse> {
+    const who = await this.merchants.identify(loginToken);
+    const order = await this.store.orderWithMerchants(prepayId);
+    if (!order || !visibleTo(order, signerAppId) || (who.merchantId !== order.sub_merchant_id && who.merchantId !== order.merchant_id)) {
+      throw new KitError('not_found', `prepay order "${prepayId}" does not exist for this login`);
+    }
+    if (order.status === 'refunded') throw new KitError('order_already_refunded');
+    if (order.status !== 'finish') throw new KitError('order_not_paid', `prepay order "${prepayId}" is ${order.status}; only a paid order can be refunded`);
+    const co = await this.store.paidChannelOrder(prepayId);
+    if (!co) throw new KitError('order_not_paid', `prepay order "${prepayId}" has no recorded payment`);
+    const refund = await this.claim(co, who.merchantId, signerAppId);
+    this.jobs.wake('refund.follow');
+    try {
+      await this.send(refund, co);
+    } catch (e) {
+      if (e instanceof KitError && e.error === 'channel_unavailable') {
+        throw new KitError(
+          'channel_unavailable',
+          'the payment channel could not be reached; the refund stays requested and the service completes it on its own (a `refunded` callback follows)',
+        );
+      }
+      throw e;
+    }
+    return { version: PAY_VERSION, status: 'success' };
+  }
+
+  /**
+   * Sends the refund to the channel (again, after an interruption: the same refund number is the
+   * same refund there). Accepted → `accepted`; refused → `failed` (throws `channel_error`);
+   * unreachable → stays `requesting` for the follow-up job (throws `channel_unavailable`).
+   */
+  async send(refund: PayRefundsTable, co: PayChannelOrdersTable): Promise<'accepted'> {
+    let answer;
+    try {
+      answer = await this.channels.get(co.channel).refund(refund, co);
+    } catch (e) {
+      await this.store.noteRefundError(refund.prepay_id, (e as Error).message);
+      throw e;
+    }
+    if (!answer.ok) {
+      const why = `${answer.errCode ?? ''}: ${answer.errMsg ?? ''}`;
+      if (RETRIABLE.has(answer.errCode ?? '')) {
+        await this.store.noteRefundError(refund.prepay_id, why);
+        throw new KitError('channel_unavailable', `the channel asks to retry the refund later: ${why}`);
+      }
+      await this.store.db.transaction().execute(async (trx) => {
+        await this.store.moveRefund(trx, refund.prepay_id, ['requesting'], 'failed', { last_error: why });
+        await this.jobs.finish(trx, 'refund.follow', refund.prepay_id, 'refused');
+      });
+      throw new KitError('channel_error', `the channel refused the refund: ${why}`.trim());
+    }
+    await this.store.db.transaction().execute(async (trx) => {
+      await this.store.moveRefund(trx, refund.prepay_id, ['requesting'], 'accepted', { refund_id: answer.fields.refund_id ?? null, last_error: null });
+      // The notification normally completes it; if it never comes, ask the channel.
+      await this.jobs.enqueue(trx, this.followJob(refund.prepay_id, Date.now() + (this.opts.querySchedule[0] ?? 10_000)), 'rearm');
+    });
+    return 'accepted';
+  }
+
+  /**
+   * The order's one refund, claimed for this request: a new row; a refused earlier one taken over
+   * (same refund number); one left `requesting` by an interrupted request, resumed. Otherwise refused.
+   */
+  private async claim(co: PayChannelOrdersTable, merchantId: string, appId: string): Promise<PayRefundsTable> {
+    const now = Date.now();
+    const row: PayRefundsTable = {
+      prepay_id: co.prepay_id,
+      out_refund_no: `R${randomAlnum(27)}`,
+      out_trade_no: co.out_trade_no,
+      channel: co.channel,
+      state: 'requesting',
+      refund_cents: co.total_cents,
+      refund_id: null,
+      requested_by: merchantId,
+      app_id: appId,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
+    };
+    try {
+      await this.store.db.transaction().execute(async (trx) => {
+        await this.store.insertRefund(trx, row);
+        await this.jobs.enqueue(trx, this.followJob(co.prepay_id, now + this.opts.channelTimeoutMs + 1_000), 'rearm');
+      });
+      return row;
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+    }
+    const existing = await this.store.refund(co.prepay_id);
+    if (!existing) throw new KitError('refund_in_progress', 'a refund of this order is being requested; retry');
+    if (existing.state === 'success') throw new KitError('order_already_refunded');
+    const interrupted = existing.state === 'requesting' && existing.updated_at < now - this.opts.channelTimeoutMs - 1_000;
+    if (existing.state === 'failed' || interrupted) {
+      const taken = await this.store.db.transaction().execute(async (trx) => {
+        const mine = await this.store.takeOverRefund(trx, co.prepay_id, existing.state, existing.updated_at, { requested_by: merchantId, app_id: appId, last_error: null }, now);
+        if (mine) await this.jobs.enqueue(trx, this.followJob(co.prepay_id, now + this.opts.channelTimeoutMs + 1_000), 'rearm');
+        return mine;
+      });
+      if (taken) return { ...existing, state: 'requesting', updated_at: now, requested_by: merchantId, app_id: appId, last_error: null };
+    }
+    throw new KitError('refund_in_progress', 'a refund of this order was already requested; its completion arrives as a `refunded` callback');
+  }
+
+  private followJob(prepayId: string, at: number) {
+    return { queue: 'refund.follow' as const, key: prepayId, ref: prepayId, at };
+  }
+}
