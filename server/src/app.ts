@@ -38,7 +38,12 @@ export function createApp(config: Config, services: Services, log: Logger, state
   // Without a base path the groups hang off the application itself: one router fewer per request.
   const api = config.BASE_PATH ? express.Router() : app;
   api.use(requestContext(log));
-  const group = (prefix: string, version: ApiVersion, bodyLimit: string) => new ApiRoutes(api, prefix, version, bodyLimit);
+  const groups: ApiRoutes[] = [];
+  const group = (prefix: string, version: ApiVersion, bodyLimit: string) => {
+    const g = new ApiRoutes(api, prefix, version, bodyLimit);
+    groups.push(g);
+    return g;
+  };
   const pay = group('/submerchant-pay', PAY_VERSION, BODY_LIMIT);
   prepayRoutes(pay, deps);
   paymentRoutes(pay, deps);
@@ -54,6 +59,7 @@ export function createApp(config: Config, services: Services, log: Logger, state
   api.use('/pos', posStatic(config.POS_DIST_DIR ?? DEFAULT_POS_DIST));
   api.use('/mp/api', mpApiRoutes(deps));
   api.use('/mp', mpStatic(config.MP_H5_DIR ?? DEFAULT_MP_H5_DIR));
+  for (const g of groups) g.closeMethods();
   api.use(notFound);
   api.use(errorHandler);
 

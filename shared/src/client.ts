@@ -89,12 +89,23 @@ export interface RawAnswer<T = Record<string, unknown>> {
   body: T;
 }
 
+/**
+ * The last `_t` any client of this process used. `_t` is strictly increasing across every
+ * `KitClient` of the process, so two identical calls made in the same millisecond (by one client
+ * or by two) never share a signature, which the service would refuse as a replay.
+ */
+let lastT = 0;
+
+/** A fresh `_t`: the current time in milliseconds, or one more than the last one handed out. */
+export function nextTimestamp(now = Date.now()): number {
+  lastT = Math.max(now, lastT + 1);
+  return lastT;
+}
+
 export class KitClient {
   private readonly base: string;
   private readonly basePath: string;
   private readonly fetchImpl: typeof fetch;
-  /** Last `_t` used: kept strictly increasing so that two identical calls never share a signature (the service refuses replays). */
-  private lastT = 0;
 
   constructor(private readonly opts: KitClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -108,7 +119,7 @@ export class KitClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const pairs = options.unsigned
       ? Object.entries(options.query ?? {}).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, String(v)] as [string, string]]))
-      : signRequest({ method, path, query: options.query, body }, this.opts, this.nextTimestamp());
+      : signRequest({ method, path, query: options.query, body }, this.opts, nextTimestamp());
     const qs = encodeQuery(pairs);
     const url = `${this.base}${this.basePath}${path}${qs ? `?${qs}` : ''}`;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.opts.timeoutMs ?? 30_000);
@@ -133,11 +144,6 @@ export class KitClient {
     } catch {
       throw new KitNetworkError(`${method} ${path}: answer ${res.status} is not JSON`);
     }
-  }
-
-  private nextTimestamp(): number {
-    this.lastT = Math.max(Date.now(), this.lastT + 1);
-    return this.lastT;
   }
 
   /**
@@ -182,14 +188,16 @@ export class KitClient {
       // A held call may last up to 55 s on the server side.
       timeoutMs: opts.wait ? 60_000 : undefined,
     });
-    if (answer.httpStatus !== 200) throw new KitApiError(answer.httpStatus, answer.body as never);
+    // An unknown order is HTTP 200 with `status: "fail"` (`error: "not_found"`): neither active nor finish.
+    if (answer.httpStatus !== 200 || (answer.body as { status?: string }).status === 'fail') throw new KitApiError(answer.httpStatus, answer.body as never);
     return this.checked(prepayDetailSchema, answer);
   }
 
   /**
    * The client loop of 4.2: call with `waitForFinish=1`; on a non-`finish` `active` answer, a
    * network error or a 5xx, call again at once. Returns the detail when the order is `finish`
-   * or has otherwise left `active` (expired, refunded); throws on 4xx (unknown order, bad login).
+   * or has otherwise left `active` (expired, refunded); throws KitApiError for an unknown order
+   * (`error: "not_found"`, HTTP 200) and on 4xx (bad signature).
    */
   waitForPayment(prepayId: string, opts: WaitOptions = {}): Promise<PrepayDetail> {
     return waitLoop(() => this.prepayDetail(prepayId, { wait: true, signal: opts.signal }), opts);

@@ -100,6 +100,10 @@ export class KitApiError extends Error {
   get error(): string | undefined {
     return this.body.error;
   }
+  /** The order (or other resource) does not exist, or is not visible to this app. */
+  get isNotFound(): boolean {
+    return this.body.error === 'not_found';
+  }
   /** Per specification 5.4 a 401 on a login-protected call means the login is no longer valid. */
   get isUnauthorized(): boolean {
     return this.httpStatus === 401;

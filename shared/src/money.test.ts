@@ -1,4 +1,4 @@
-import { AmountError, formatCents, formatPoints, parseCents, parsePoints, parsePointsNumber, parseRmb, MAX_PAYMENT_CENTS } from './money';
+import { AmountError, formatCents, formatPoints, parseCents, parsePoints, parsePointsNumber, parseRmb, compareDecimals, MAX_PAYMENT_CENTS } from './money';
 
 describe('parseCents', () => {
   it.each([
@@ -81,16 +81,23 @@ describe('points', () => {
 });
 
 describe('parseRmb (donation amounts)', () => {
-  it('reads "<decimal> RMB" with at least 2 decimals', () => {
-    expect(parseRmb('12.00 RMB')).toBe(1200);
-    expect(parseRmb('0.50 RMB')).toBe(50);
-    expect(parseRmb('100.000 RMB')).toBe(10000);
+  it('reads "<decimal> RMB" with at least 2 decimals and keeps every decimal as sent', () => {
+    expect(parseRmb('12.00 RMB')).toBe('12.00');
+    expect(parseRmb('0.50 RMB')).toBe('0.50');
+    expect(parseRmb('100.000 RMB')).toBe('100.000');
+    expect(parseRmb('12.125 RMB')).toBe('12.125');
+    expect(parseRmb('900000000000.01 RMB')).toBe('900000000000.01');
   });
-  it('can demand exactly 2 decimals', () => {
-    expect(parseRmb('12.30 RMB', { exactDecimals: 2 })).toBe(1230);
-    expect(() => parseRmb('12.300 RMB', { exactDecimals: 2 })).toThrow(/at most 2/);
-  });
-  it.each(['12 RMB', '12.0 RMB', '12.00', '12.00RMB', '12.00 rmb', 'RMB 12.00', '-1.00 RMB'])('refuses %j', (v) =>
+
+  it.each(['12 RMB', '12.0 RMB', '12.00', '12.00RMB', '12.00 rmb', 'RMB 12.00', '-1.00 RMB', '+1.00 RMB', '1e3 RMB', '1.00e2 RMB', '01.00 RMB', ' 1.00 RMB'])('refuses %j', (v) =>
     expect(() => parseRmb(v)).toThrow(AmountError),
   );
+
+  it('compares decimals exactly, whatever their number of decimals', () => {
+    expect(compareDecimals('1000.00', '50000.000')).toBeLessThan(0);
+    expect(compareDecimals('2.10', '2.1')).toBe(0);
+    expect(compareDecimals('2.105', '2.10')).toBeGreaterThan(0);
+    expect(compareDecimals('10.00', '9.999')).toBeGreaterThan(0);
+    expect(compareDecimals('0.00', '0.001')).toBeLessThan(0);
+  });
 });

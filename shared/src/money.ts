@@ -93,20 +93,34 @@ export function parsePointsNumber(input: unknown): number {
   throw new AmountError(`amount must be a number, got ${describe(input)}`);
 }
 
-/** Donation amounts: "<decimal with at least 2 decimals> RMB", counted in cents. */
-const RMB = /^(\S+) RMB$/;
-export function parseRmb(input: unknown, opts: { exactDecimals?: number } = {}): number {
+/**
+ * Donation amounts (4.9, 4.10): "<decimal with at least 2 decimals> RMB". More decimals are
+ * accepted and kept as sent (section 8 says "at least"), so the value is returned as its exact
+ * decimal text, never as a number; compare two of them with `compareDecimals`.
+ */
+const RMB = /^(0|[1-9][0-9]{0,17})\.([0-9]{2,18}) RMB$/;
+export function parseRmb(input: unknown): string {
   if (typeof input !== 'string') throw new AmountError(`amount must be a string like "12.00 RMB", got ${describe(input)}`);
   const m = RMB.exec(input);
-  if (!m) throw new AmountError(`amount "${clip(input)}" must look like "12.00 RMB"`);
-  return parseDecimal(m[1], {
-    scale: 2,
-    minDecimals: opts.exactDecimals ?? 2,
-    maxDecimals: opts.exactDecimals ?? 8,
-    max: Number.MAX_SAFE_INTEGER,
-    allowZero: true,
-  });
+  if (m) return `${m[1]}.${m[2]}`;
+  if (!/ RMB$/.test(input)) throw new AmountError(`amount "${clip(input)}" must end with " RMB", like "12.00 RMB"`);
+  throw new AmountError(`amount "${clip(input)}" must be a plain decimal with at least 2 decimals, like "12.00 RMB"`);
 }
+
+/** Orders two non-negative decimal strings exactly: negative, zero or positive like a comparator. */
+export function compareDecimals(a: string, b: string): number {
+  const [aw, af = ''] = a.split('.');
+  const [bw, bf = ''] = b.split('.');
+  if (aw.length !== bw.length) return aw.length - bw.length;
+  if (aw !== bw) return aw < bw ? -1 : 1;
+  const width = Math.max(af.length, bf.length);
+  const x = af.padEnd(width, '0');
+  const y = bf.padEnd(width, '0');
+  return x === y ? 0 : x < y ? -1 : 1;
+}
+
+/** Whether a decimal string is zero ("0.00", "0.000"). */
+export const isZeroDecimal = (d: string): boolean => /^0\.0*$/.test(d) || d === '0';
 
 function describe(v: unknown): string {
   if (v === null) return 'null';

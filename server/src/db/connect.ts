@@ -35,8 +35,9 @@ export interface DbOptions {
 
 export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(opts.dataDir, 'kit.sqlite');
+  ownerOnly(file);
   const raw = new SQLite(file);
   // WAL with synchronous=NORMAL: a committed transaction survives a crash of the process;
   // only a power loss can drop the last moments of commits.
@@ -46,6 +47,23 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   raw.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(raw) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * The database holds sealed secrets, password hashes and every order: readable by its owner only,
+ * like the key files beside it. SQLite creates its WAL and shared-memory files with the database
+ * file's permissions, so it is enough to create (or fix) the file itself before opening it; files
+ * left by an older version are fixed too.
+ */
+function ownerOnly(file: string): void {
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(f, 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
 }
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DbHandle> {

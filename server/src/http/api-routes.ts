@@ -1,6 +1,7 @@
 import type { IRouter, RequestHandler } from 'express';
 import type { ApiVersion } from '@kit/shared';
 import { apiGroup } from './api-group';
+import { methodNotAllowed } from './errors';
 
 /**
  * One group of JSON endpoints under a path prefix (`/submerchant-pay`, `/merchant`, …). Each
@@ -11,6 +12,8 @@ import { apiGroup } from './api-group';
  */
 export class ApiRoutes {
   private readonly plumbing: RequestHandler;
+  /** Methods registered per path, for the 405 answers of `closeMethods`. */
+  private readonly methods = new Map<string, string[]>();
 
   constructor(
     private readonly target: IRouter,
@@ -22,17 +25,30 @@ export class ApiRoutes {
   }
 
   get(path: string, ...handlers: RequestHandler[]): this {
-    this.target.get(this.prefix + path, this.plumbing, ...handlers);
+    this.note('GET', path).get(this.prefix + path, this.plumbing, ...handlers);
     return this;
   }
 
   post(path: string, ...handlers: RequestHandler[]): this {
-    this.target.post(this.prefix + path, this.plumbing, ...handlers);
+    this.note('POST', path).post(this.prefix + path, this.plumbing, ...handlers);
     return this;
   }
 
   put(path: string, ...handlers: RequestHandler[]): this {
-    this.target.put(this.prefix + path, this.plumbing, ...handlers);
+    this.note('PUT', path).put(this.prefix + path, this.plumbing, ...handlers);
     return this;
+  }
+
+  /**
+   * After every route of the application: a known path asked with another method answers 405
+   * with the group's `version` (DESIGN 4.1) instead of falling through to "no such endpoint".
+   */
+  closeMethods(): void {
+    for (const [path, methods] of this.methods) this.target.all(this.prefix + path, this.plumbing, methodNotAllowed(methods));
+  }
+
+  private note(method: string, path: string): IRouter {
+    this.methods.set(path, [...(this.methods.get(path) ?? []), method]);
+    return this.target;
   }
 }

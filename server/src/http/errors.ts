@@ -2,7 +2,7 @@
  * The one place failures become HTTP answers: `{version, status: "fail", error, code, msg, traceId}`.
  * Client mistakes are 4xx; only our own faults are 5xx, and their message is not leaked.
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ZodError } from 'zod';
 import { AmountError, KitError, describeZodError } from '@kit/shared';
 
@@ -20,21 +20,32 @@ export function toKitError(err: unknown): KitError {
   return new KitError('internal');
 }
 
+/** The failure answer of the specification's shape: `{version, status: "fail", error, code, msg, traceId}`. */
+export function failBody(kit: KitError, res: Response) {
+  return { version: res.locals.apiVersion ?? 1, status: 'fail' as const, error: kit.error, code: kit.code, msg: kit.message, traceId: res.locals.requestId };
+}
+
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const kit = toKitError(err);
   const log = res.locals.log;
   if (kit.httpStatus >= 500) log?.error({ err, path: req.path }, 'request failed');
   else log?.debug({ error: kit.error, msg: kit.message }, 'request refused');
   if (res.headersSent) return res.end();
-  res.status(kit.httpStatus).json({
-    version: res.locals.apiVersion ?? 1,
-    status: 'fail',
-    error: kit.error,
-    code: kit.code,
-    msg: kit.message,
-    traceId: res.locals.requestId,
-  });
+  if (kit.error === 'method_not_allowed' && Array.isArray(kit.details)) res.setHeader('allow', kit.details.join(', '));
+  res.status(kit.httpStatus).json(failBody(kit, res));
 };
+
+/**
+ * For a path that exists with other methods (DESIGN 4.1): 405 `method_not_allowed` with `Allow`;
+ * OPTIONS is answered with the methods, as HTTP expects.
+ */
+export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  const methods = [...new Set([...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])])];
+  return (req, res, next) => {
+    if (req.method === 'OPTIONS') return void res.setHeader('allow', [...methods, 'OPTIONS'].join(', ')).status(204).end();
+    next(new KitError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${methods.join(' or ')}`, methods));
+  };
+}
 
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new KitError('route_not_found', `No endpoint ${req.method} ${req.path}`));

@@ -47,7 +47,8 @@ export function requireSignature(opts: SignatureOptions): RequestHandler {
     try {
       pairs = parseQueryString(rawQuery(req.originalUrl));
     } catch {
-      return next(refuse('signature_malformed', 'the query holds malformed percent-encoding'));
+      // Malformed percent-encoding, or encoded bytes that are not UTF-8 (e.g. a lone surrogate).
+      return next(new KitError('invalid_request', 'The query is not well-formed: bad percent-encoding or text that is not UTF-8'));
     }
     const { appId } = signatureFields(pairs);
     const cached = appId ? opts.apps.cachedSecret(appId) : null;

@@ -5,8 +5,10 @@
  */
 import {
   KitError,
+  channelParamsPatchSchemas,
   channelParamsSchemas,
   type ChannelParams,
+  type ChannelParamsPatch,
   type CreateMerchantRequest,
   type LoginResponse,
   type PaymentChannel,
@@ -100,16 +102,26 @@ export class MerchantService {
     await this.store.deleteLoginToken(sha256Hex(loginToken));
   }
 
-  /** 4.7. Only the owning app may set parameters; `profitSharing: true` needs a contracted merchant. */
-  async setPaymentParams(signerAppId: string, id: string, channel: PaymentChannel, parameters: Record<string, unknown>): Promise<void> {
+  /**
+   * 4.7, a merge (DESIGN 4.1): fields sent are set, fields sent as `null` are cleared, the others
+   * stay. Only the owning app may change them; `profitSharing: true` needs a contracted merchant.
+   */
+  async setPaymentParams(signerAppId: string, id: string, channel: PaymentChannel, parameters: ChannelParamsPatch): Promise<void> {
     const m = await this.store.findWithParent(id);
     if (!m) throw new KitError('unknown_merchant', `merchant "${id}" does not exist`);
     if (m.app_id !== signerAppId) throw new KitError('not_owner', `app "${signerAppId}" does not own merchant "${id}"`);
-    const params = channelParamsSchemas[channel].parse(parameters);
-    if ((params as { profitSharing?: boolean }).profitSharing && !m.profit_sharing_contracted) {
+    const patch = channelParamsPatchSchemas[channel].parse(parameters) as ChannelParamsPatch;
+    if (patch.profitSharing === true && !m.profit_sharing_contracted) {
       throw new KitError('profit_sharing_not_enabled', 'profitSharing can only be true for a merchant contracted for profit sharing');
     }
-    await this.store.upsertPaymentParams({ merchant_id: id, channel, params_json: JSON.stringify(params), updated_at: Date.now() });
+    await this.store.mergePaymentParams(id, channel, (current) => {
+      const next: Record<string, unknown> = { ...current };
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null) delete next[k];
+        else if (v !== undefined) next[k] = v;
+      }
+      return channelParamsSchemas[channel].parse(next);
+    });
   }
 
   /** Effective parameters of a merchant for a channel: its own values over its parent's, field by field. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, MerchantsTable, PaymentParamsTable } from '../db/schema';
+import type { Database, MerchantsTable } from '../db/schema';
 import { prepared } from '../db/prepared';
 
 export class MerchantStore {
@@ -68,12 +68,33 @@ export class MerchantStore {
       .executeTakeFirst();
   }
 
-  upsertPaymentParams(row: PaymentParamsTable): Promise<unknown> {
-    return this.db
+  /**
+   * Applies `merge` to a merchant's own parameters of one channel (compare and set, so two changes
+   * at the same moment on any instance both apply). `merge` sees the stored object and returns the new one.
+   */
+  async mergePaymentParams(merchantId: string, channel: string, merge: (current: Record<string, unknown>) => Record<string, unknown>): Promise<Record<string, unknown>> {
+    await this.db
       .insertInto('payment_params')
-      .values(row)
-      .onConflict((oc) => oc.columns(['merchant_id', 'channel']).doUpdateSet({ params_json: row.params_json, updated_at: row.updated_at }))
+      .values({ merchant_id: merchantId, channel, params_json: '{}', updated_at: Date.now() })
+      .onConflict((oc) => oc.columns(['merchant_id', 'channel']).doNothing())
       .execute();
+    for (;;) {
+      const row = await this.db
+        .selectFrom('payment_params')
+        .select('params_json')
+        .where('merchant_id', '=', merchantId)
+        .where('channel', '=', channel)
+        .executeTakeFirstOrThrow();
+      const next = merge(JSON.parse(row.params_json) as Record<string, unknown>);
+      const res = await this.db
+        .updateTable('payment_params')
+        .set({ params_json: JSON.stringify(next), updated_at: Date.now() })
+        .where('merchant_id', '=', merchantId)
+        .where('channel', '=', channel)
+        .where('params_json', '=', row.params_json)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 1) return next;
+    }
   }
 
   /** Own parameters of the given merchants for one channel. */

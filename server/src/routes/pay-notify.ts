@@ -7,6 +7,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { toXml } from '../payments/protocol/xml';
 import type { Realm } from '../payments/channels';
 import type { RouteDeps } from './deps';
+import { methodNotAllowed } from '../http/errors';
 
 const REALMS: readonly Realm[] = ['social', 'card'];
 
@@ -38,5 +39,6 @@ export function payNotifyRoutes({ services }: RouteDeps): Router {
 
   r.post('/:realm/pay', handler('pay'));
   r.post('/:realm/refund', handler('refund'));
+  r.all(['/:realm/pay', '/:realm/refund'], methodNotAllowed(['POST']));
   return r;
 }

@@ -1,5 +1,6 @@
 /** Under /submerchant-pay. 4.1 create a prepay order and 4.2 its detail (optionally held until it leaves `active`). */
-import { createPrepayRequestSchema, prepayDetailQuerySchema, prepayIdParamSchema } from '@kit/shared';
+import { KitError, createPrepayRequestSchema, prepayDetailQuerySchema, prepayIdParamSchema } from '@kit/shared';
+import { failBody } from '../http/errors';
 import { validate } from '../http/validate';
 import { signer } from '../http/signature';
 import type { RouteDeps } from './deps';
@@ -11,9 +12,13 @@ export function prepayRoutes(r: ApiRoutes, { services, signed }: RouteDeps): voi
     res.json(await services.prepay.create(signer(res), body));
   });
 
+  // An unknown, malformed or invisible id answers HTTP 200 with `status: "fail"` (DESIGN 4.1): the
+  // 4.2 client loop re-calls at once on any non-200, so a 404 would make it spin.
   r.get('/prePay/:prepayId', signed, async (req, res) => {
-    const { prepayId } = validate(prepayIdParamSchema, req.params, 'path');
     const { waitForFinish } = validate(prepayDetailQuerySchema, req.query, 'query');
+    const parsed = prepayIdParamSchema.safeParse(req.params);
+    if (!parsed.success) return void res.json(failBody(notFound(req.params.prepayId), res));
+    const { prepayId } = parsed.data;
     const wait = waitForFinish === '1';
     // A caller that hangs up ends its hold at once (only held calls need to know).
     let gone: AbortController | undefined;
@@ -21,7 +26,15 @@ export function prepayRoutes(r: ApiRoutes, { services, signed }: RouteDeps): voi
       gone = new AbortController();
       res.on('close', () => res.writableFinished || gone!.abort());
     }
-    const detail = await services.prepay.detail(signer(res), prepayId, { wait, signal: gone?.signal });
+    let detail;
+    try {
+      detail = await services.prepay.detail(signer(res), prepayId, { wait, signal: gone?.signal });
+    } catch (e) {
+      if (!(e instanceof KitError && e.error === 'not_found')) throw e;
+      return void res.json(failBody(e, res));
+    }
     if (!res.writableEnded && !gone?.signal.aborted) res.json(detail);
   });
 }
+
+const notFound = (id: unknown) => new KitError('not_found', `prepay order "${String(id).slice(0, 64)}" does not exist`);

@@ -7,6 +7,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { describeZodError } from '@kit/shared';
 import { PROTOCOL_PATHS, type ProtocolOp } from '../payments/protocol/client';
+import { methodNotAllowed } from '../http/errors';
 import { cashierPage, safeReturnUrl } from './cashier-page';
 import { SandboxError } from './sandbox-payer';
 import type { SandboxRealm } from './sandbox-platform';
@@ -80,5 +81,11 @@ export function sandboxRoutes(sandbox: Sandbox): Router {
       .send(cashierPage(order, ret));
   });
 
+  // Known paths asked with another method: 405 with `Allow`.
+  const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
+  r.all(protocolPaths, methodNotAllowed(['POST']));
+  r.all(['/pay', '/login', '/renotify'], methodNotAllowed(['POST']));
+  r.all(['/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
+  r.all('/faults', methodNotAllowed(['GET', 'POST']));
   return r;
 }

@@ -74,7 +74,7 @@ describeEachBackend('donations', (backend) => {
     expect(await charity.client.donationOnChainIds('project', ['p'])).toEqual({ status: 'success', version: '1', ids: {} });
   });
 
-  test('4.10 a donation needs a project known to this app; amounts carry exactly 2 decimals', async () => {
+  test('4.10 a donation needs a project known to this app; amounts carry at least 2 decimals, kept as sent', async () => {
     const ok = await charity.client.donate({ id: 'don-1', donatorId: 'd-7', donatorName: 'Ann', projectId_biz: 'proj-1', amount: '12.50 RMB', createTime: 1_700_000_100 });
     expect(ok).toEqual({ status: 'pending', version: '1' });
 
@@ -87,14 +87,18 @@ describeEachBackend('donations', (backend) => {
     expect(refused).toBeInstanceOf(KitApiError);
     expect(refused).toMatchObject({ httpStatus: 400, error: 'project_not_found' });
 
-    for (const amount of ['12.5 RMB', '12.500 RMB', '12.50', '0.00 RMB', '-1.00 RMB', 12.5]) {
+    for (const amount of ['12.5 RMB', '12 RMB', '12.50', '0.00 RMB', '0.000 RMB', '-1.00 RMB', '1e2 RMB', '12.50 rmb', 12.5]) {
       const res = await donate(charity, { id: 'don-4', projectId_biz: 'proj-1', amount });
       expect([amount, res.body.error]).toEqual([amount, 'invalid_request']);
     }
+    // Section 8: "at least 2 decimals": more are accepted, and kept exactly as sent.
+    expect((await charity.client.donate({ id: 'don-6', projectId_biz: 'proj-1', amount: '12.505 RMB' })).status).toBe('pending');
     expect((await donate(charity, { id: 'don-5', amount: '1.00 RMB' })).body).toMatchObject({ error: 'invalid_request' });
 
-    const ids = await settledIds(charity, 'donate', ['don-1', 'don-2', 'don-4']);
-    expect(ids).toEqual({ status: 'success', version: '1', ids: { 'don-1': expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    const ids = await settledIds(charity, 'donate', ['don-1', 'don-2', 'don-4', 'don-6']);
+    expect(ids).toEqual({ status: 'success', version: '1', ids: { 'don-1': expect.stringMatching(/^[0-9a-f]{64}$/), 'don-6': expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    const stored = await kit.runtime.db.db.selectFrom('chain_items').select('content').where('chain_id', '=', ids.ids['don-6']).executeTakeFirstOrThrow();
+    expect(decryptDonationContent(charity.appSecret, JSON.parse(stored.content).sealed)).toMatchObject({ amount: '12.505 RMB' });
   });
 
   test('a donation may name the project by its on-chain id, which must match', async () => {

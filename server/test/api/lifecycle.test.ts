@@ -1,7 +1,10 @@
 /** The service as operators run it: a separate process, the kit command, health and graceful shutdown. */
+import fs from 'node:fs';
+import path from 'node:path';
 import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants } from '../support/kit';
+import { SOCIAL_PARAMS, sandboxPost, startReceiver, waitFor } from '../support/payments';
 import { runKitCommand, startServiceProcess } from '../support/process';
 
 describeEachBackend('service process and kit command', (backend) => {
@@ -54,6 +57,46 @@ describeEachBackend('service process and kit command', (backend) => {
     const notThere = await runKitCommand(['merchant', 'contract', 'PMnothere'], env);
     expect(notThere.code).toBe(1);
     expect(notThere.stderr).toMatch(/unknown_merchant/);
+  });
+
+  it('keeps its data files readable by their owner only', async () => {
+    const env = backend.env();
+    const svc = await startServiceProcess(env);
+    try {
+      await runKitCommand(['app', 'create'], env);
+      const files = fs.readdirSync(env.DATA_DIR!).map((f) => path.join(env.DATA_DIR!, f));
+      if (backend.name === 'sqlite') expect(files.map((f) => path.basename(f))).toEqual(expect.arrayContaining(['kit.sqlite', 'kit.sqlite-wal', 'kit.sqlite-shm', 'master.key']));
+      for (const f of files) expect([path.basename(f), (fs.statSync(f).mode & 0o777).toString(8)]).toEqual([path.basename(f), '600']);
+      expect((fs.statSync(env.DATA_DIR!).mode & 0o077).toString(8)).toBe('0');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('logs each failed callback delivery with the order, attempt, answer and next attempt time', async () => {
+    const receiver = await startReceiver((_r, n) => (n === 1 ? { status: 500, body: 'down' } : {}));
+    const env = backend.env();
+    const svc = await startServiceProcess(env);
+    try {
+      const creds = JSON.parse((await runKitCommand(['app', 'create'], env)).stdout);
+      const client = new KitClient({ baseUrl: svc.url, ...creds });
+      const m = await createMerchants(client, creds.appId);
+      await client.setPaymentParams(m.parentId, 'SocialNative', { ...SOCIAL_PARAMS, notifyCallbackUrl: `${receiver.url}/cb` });
+      const { prepayId } = await client.createPrepay({ subMerchantId: m.subId, totalAmount: '1.00' });
+      const { args } = await client.socialPayNative(prepayId);
+      await sandboxPost(svc.url, '/pay', { codeUrl: args.code_url });
+      await waitFor(() => receiver.received.length >= 2, 10_000, 'the retried callback');
+      const line = svc
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'callback delivery failed; will retry');
+      expect(line).toMatchObject({ level: 40, prepayId, status: 'finish', attempt: 1, httpStatus: 500, error: 'HTTP 500', nextAttemptAt: expect.stringMatching(/^\d{4}-/) });
+    } finally {
+      await svc.stop();
+      await receiver.close();
+    }
   });
 
   it('refuses to start with invalid configuration, saying which setting is wrong', async () => {

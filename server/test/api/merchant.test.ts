@@ -1,3 +1,4 @@
+import http from 'node:http';
 /** 4.16 login, 4.17 create merchant, 4.7 payment parameters, through real HTTP on every backend. */
 import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
@@ -120,6 +121,18 @@ describeEachBackend('merchants', (backend) => {
       expect(await res.json()).toMatchObject({ status: 'fail', error: 'secure_connection_required' });
     });
 
+    it.each([
+      ['X-Real-IP', { 'x-real-ip': '203.0.113.9' }],
+      ['Forwarded', { forwarded: 'for=203.0.113.9;proto=http' }],
+      ['an empty X-Forwarded-For', { 'x-forwarded-for': '' }],
+      ['Via', { via: '1.1 proxy.example' }],
+    ])('refuses plain HTTP from loopback when the request carries %s: a proxy stands in front', async (_what, headers) => {
+      const { subId, pw } = await createMerchants(owner.client, owner.appId);
+      const answer = await rawPost(`${kit.url}/merchant/login`, JSON.stringify({ userId: subId, pw }), headers as Record<string, string>);
+      expect(answer.status).toBe(403);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 'fail', error: 'secure_connection_required' });
+    });
+
     it('refuses malformed bodies with 4xx', async () => {
       for (const body of [{}, { userId: 'SM1' }, { userId: 5, pw: 'x' }, { userId: 'not-an-id', pw: 'x' }]) {
         const a = await owner.client.call('POST', '/merchant/login', { unsigned: true, body });
@@ -164,6 +177,7 @@ describeEachBackend('merchants', (backend) => {
       ['a relative callback URL', { paymentChannel: 'SocialNative', parameters: { notifyCallbackUrl: '/cb' } }, /notifyCallbackUrl/],
       ['profitSharing as a string', { paymentChannel: 'SocialNative', parameters: { profitSharing: 'yes' } }, /profitSharing/],
       ['no fields at all', { paymentChannel: 'SocialNative', parameters: {} }, /at least one/],
+      ['a field of the wrong type', { paymentChannel: 'SocialNative', parameters: { socialMchId: 7 } }, /socialMchId/],
     ])('refuses %s', async (_what, partial, msg) => {
       const { subId } = await createMerchants(owner.client, owner.appId);
       const a = await owner.client.call('PUT', '/merchant/paymentParams', { body: { id: subId, ...partial } });
@@ -179,9 +193,54 @@ describeEachBackend('merchants', (backend) => {
       expect(await owner.client.call('PUT', '/merchant/paymentParams', { body })).toMatchObject({ httpStatus: 200, body: { status: 'success', version: 1 } });
     });
 
+    it('merges: fields sent are set, null clears, fields not sent stay (a partial update keeps notifyCallbackUrl)', async () => {
+      const { parentId } = await createMerchants(owner.client, owner.appId);
+      const { merchants } = kit.runtime.services;
+      await owner.client.setPaymentParams(parentId, 'SocialNative', { socialAppId: 'wxa', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/cb' });
+      await owner.client.setPaymentParams(parentId, 'SocialNative', { socialMchId: '1900000009' });
+      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({ socialAppId: 'wxa', socialMchId: '1900000009', notifyCallbackUrl: 'https://merchant.example/cb' });
+      await owner.client.setPaymentParams(parentId, 'SocialNative', { socialAppId: null });
+      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({ socialMchId: '1900000009', notifyCallbackUrl: 'https://merchant.example/cb' });
+      // A cleared field of a sub-merchant falls back to its parent's again.
+      const { subId } = await createMerchants(owner.client, owner.appId);
+      await owner.client.setPaymentParams(subId, 'SocialNative', { notifyCallbackUrl: 'https://shop.example/cb' });
+      await owner.client.setPaymentParams(subId, 'SocialNative', { notifyCallbackUrl: null });
+      expect(await merchants.effectivePaymentParams(subId, 'SocialNative')).toEqual({});
+      // A bad value changes nothing, not even the good fields sent with it.
+      const bad = await owner.client.call('PUT', '/merchant/paymentParams', { body: { id: parentId, paymentChannel: 'SocialNative', parameters: { socialMchId: '1', notifyCallbackUrl: 'ftp://x' } } });
+      expect(bad.httpStatus).toBe(400);
+      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({ socialMchId: '1900000009', notifyCallbackUrl: 'https://merchant.example/cb' });
+    });
+
+    it('merges concurrent partial updates without losing either', async () => {
+      const { parentId } = await createMerchants(owner.client, owner.appId);
+      const fields = Array.from({ length: 6 }, (_, i) => (i % 2 ? { socialAppId: `wx${i}` } : { socialMchId: `19000000${i}` }));
+      await Promise.all([
+        owner.client.setPaymentParams(parentId, 'SocialNative', { notifyCallbackUrl: 'https://merchant.example/cb' }),
+        owner.client.setPaymentParams(parentId, 'SocialCardNetworkBizSmall', { terminalId: 'T9' }),
+        ...fields.map((f) => owner.client.setPaymentParams(parentId, 'SocialNative', f)),
+      ]);
+      const params = await kit.runtime.services.merchants.effectivePaymentParams(parentId, 'SocialNative');
+      expect(params).toMatchObject({ notifyCallbackUrl: 'https://merchant.example/cb', socialAppId: expect.stringMatching(/^wx\d$/), socialMchId: expect.stringMatching(/^19000000\d$/) });
+      expect(await kit.runtime.services.merchants.effectivePaymentParams(parentId, 'SocialCardNetworkBizSmall')).toEqual({ terminalId: 'T9' });
+    });
+
     it('refuses an unknown merchant', async () => {
       const a = await owner.client.call('PUT', '/merchant/paymentParams', { body: { id: 'SMnothere', paymentChannel: 'SocialNative', parameters: { socialMchId: '1' } } });
       expect(a).toMatchObject({ httpStatus: 400, body: { error: 'unknown_merchant' } });
     });
   });
 });
+
+/** A POST with exactly these headers (fetch would drop an empty one). */
+function rawPost(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -50,8 +50,11 @@ describeEachBackend('refund', (backend) => {
     const bad = await payApi.refund(f.client, prepayId, 'not-a-token');
     expect(bad.httpStatus).toBe(401);
     expect(bad.body.error).toBe('login_invalid');
+    // No login at all is an invalid login too: 401 (specification 5.4, 7).
     const missing = await f.client.call<any>('POST', '/submerchant-pay/refund', { body: { id: prepayId } });
-    expect(missing.httpStatus).toBe(400);
+    expect(missing).toMatchObject({ httpStatus: 401, body: { version: 1, status: 'fail', error: 'login_invalid' } });
+    const empty = await payApi.refund(f.client, prepayId, '');
+    expect(empty).toMatchObject({ httpStatus: 401, body: { error: 'login_invalid' } });
     const g = await payFixture(kit);
     const otherToken = (await g.client.login(g.subId, g.pw)).loginToken;
     expect((await payApi.refund(g.client, prepayId, otherToken)).httpStatus).toBe(404);

@@ -87,13 +87,26 @@ describeEachBackend('prepay orders', (backend) => {
     expect(a).toMatchObject({ httpStatus: 400, body: { error: 'merchant_disabled' } });
   });
 
-  it('answers "not found" for an unknown order and for another app\'s order', async () => {
+  it('answers HTTP 200 "fail" / not_found for an unknown, malformed or another app\'s order, so the 4.2 loop stops', async () => {
     const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '1.00' });
     const stranger = await kit.newApp();
-    for (const [client, id] of [[app.client, 'nope123'], [stranger.client, prepayId]] as const) {
-      const a = await client.call('GET', `/submerchant-pay/prePay/${id}`);
-      expect(a).toMatchObject({ httpStatus: 404, body: { version: 1, status: 'fail', error: 'not_found' } });
+    const cases = [
+      [app.client, 'nope123'],
+      [app.client, 'has-dash'],
+      [app.client, encodeURIComponent('中文')],
+      [app.client, 'x'.repeat(80)],
+      [stranger.client, prepayId],
+    ] as const;
+    for (const [client, id] of cases) {
+      for (const wait of [0, 1]) {
+        const a = await client.call('GET', `/submerchant-pay/prePay/${id}`, { query: { waitForFinish: wait } });
+        expect([id, a]).toMatchObject([id, { httpStatus: 200, body: { version: 1, status: 'fail', error: 'not_found', code: 'E0020', msg: expect.any(String), traceId: expect.any(String) } }]);
+      }
     }
+    // The client's loop ends at once on it instead of spinning.
+    const started = Date.now();
+    await expect(app.client.waitForPayment('nope123')).rejects.toMatchObject({ httpStatus: 200, isNotFound: true });
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('refuses a bad waitForFinish value', async () => {
@@ -143,5 +156,35 @@ describeEachBackend('prepay orders', (backend) => {
     }, 1800);
     expect(await waiting).toMatchObject({ status: 'finish' });
     expect(seen[0]).toBe('active');
+  });
+});
+
+describeEachBackend('prepay expiry wakes held calls', (backend) => {
+  let kit: TestKit;
+  let app: Awaited<ReturnType<TestKit['newApp']>>;
+  let m: Awaited<ReturnType<typeof createMerchants>>;
+
+  // The hold (10 s) outlasts the order (1.5 s): only a wake at expiry can answer before the hold ends.
+  beforeAll(async () => {
+    kit = await startTestKit(backend, { ORDER_TTL: '1500ms', WAIT_FOR_FINISH_HOLD: '10s', EXPIRY_SWEEP_INTERVAL: '200ms' });
+    app = await kit.newApp();
+    m = await createMerchants(app.client, app.appId);
+  });
+  afterAll(() => kit.close());
+
+  it('a held call answers `cancel` when the order expires, long before its hold ends', async () => {
+    const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
+    const started = Date.now();
+    const detail = await app.client.prepayDetail(prepayId, { wait: true });
+    expect(detail.status).toBe('cancel');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('several held calls on one order all wake at its expiry', async () => {
+    const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => app.client.prepayDetail(prepayId, { wait: true })));
+    expect(answers.map((a) => a.status)).toEqual(Array(5).fill('cancel'));
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -1,7 +1,8 @@
 /** The signature check of DESIGN 2.1 as a client meets it: every way a signature can be wrong is a 401. */
-import { encodeQuery, signRequest } from '@kit/shared';
+import { KitClient, encodeQuery, nextTimestamp, signRequest } from '@kit/shared';
+import { startRuntime } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
-import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+import { TEST_ENV, createMerchants, startTestKit, type TestKit } from '../support/kit';
 
 describeEachBackend('signed requests', (backend) => {
   let kit: TestKit;
@@ -145,6 +146,51 @@ describeEachBackend('signed requests under a BASE_PATH', (backend) => {
       const { subId } = await createMerchants(app.client, app.appId);
       const order = await app.client.createPrepay({ subMerchantId: subId, totalAmount: '2.50' });
       expect((await app.client.prepayDetail(order.prepayId)).totalAmount).toBe('2.50');
+    } finally {
+      await kit.close();
+    }
+  });
+});
+
+describeEachBackend('replay refusal', (backend) => {
+  it('outlives a restart: a signed creation refused as a replay before is refused after, and only one order exists', async () => {
+    const env = { ...TEST_ENV, ...backend.env() };
+    let runtime = await startRuntime(env);
+    try {
+      const creds = await runtime.services.apps.create('replay');
+      const client = new KitClient({ baseUrl: runtime.url, ...creds });
+      const { subId } = await createMerchants(client, creds.appId);
+      const body = JSON.stringify({ subMerchantId: subId, totalAmount: '3.00', orderId: null });
+      const query = encodeQuery(signRequest({ method: 'POST', path: '/submerchant-pay/', body }, creds));
+      const send = () => fetch(`${runtime.url}/submerchant-pay/?${query}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      expect((await send()).status).toBe(200);
+      const replayed = await send();
+      expect(replayed.status).toBe(401);
+      expect(await replayed.json()).toMatchObject({ error: 'signature_replayed' });
+      await runtime.close();
+      runtime = await startRuntime(env);
+      const after = await send();
+      expect(after.status).toBe(401);
+      expect(await after.json()).toMatchObject({ error: 'signature_replayed' });
+      const orders = await runtime.db.db.selectFrom('prepay_orders').select('prepay_id').where('sub_merchant_id', '=', subId).execute();
+      expect(orders).toHaveLength(1);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('two clients making the same call in the same millisecond both get through: _t is strictly increasing per process', async () => {
+    const kit = await startTestKit(backend);
+    try {
+      const app = await kit.newApp();
+      const { parentId } = await createMerchants(app.client, app.appId);
+      const twin = new KitClient({ baseUrl: kit.url, appId: app.appId, appSecret: app.appSecret });
+      const same = { socialMchId: '1900000001', socialAppId: 'wxsame' };
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? twin : app.client).call('PUT', '/merchant/paymentParams', { body: { id: parentId, paymentChannel: 'SocialNative', parameters: same } })));
+      expect(answers.map((a) => a.httpStatus)).toEqual(Array(40).fill(200));
+      const ts = Array.from({ length: 1000 }, () => nextTimestamp());
+      expect(new Set(ts).size).toBe(1000);
+      expect([...ts].sort((a, b) => a - b)).toEqual(ts);
     } finally {
       await kit.close();
     }

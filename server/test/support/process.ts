@@ -15,9 +15,9 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `server/src/main.ts` on a free port and waits until /health answers. */
-export async function startServiceProcess(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
-  const port = await freePort();
+/** Starts `server/src/main.ts` (on `port`, or a free one) and waits until /health answers. */
+export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?: number } = {}): Promise<ServiceProcess> {
+  const port = opts.port ?? (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'info', ...env, PORT: String(port) },
@@ -66,7 +66,7 @@ export function runKitCommand(args: string[], env: NodeJS.ProcessEnv): Promise<{
   });
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const net = await import('node:net');
   return new Promise((resolve, reject) => {
     const s = net.createServer();

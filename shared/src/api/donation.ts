@@ -1,6 +1,6 @@
 /** 4.9 donation project, 4.10 donation, 4.11 on-chain id lookup (fields of 2.4 and 2.5). */
 import { z } from 'zod';
-import { AmountError, parseRmb } from '../money';
+import { AmountError, compareDecimals, isZeroDecimal, parseRmb } from '../money';
 import { CHAIN_VERSION } from './common';
 import { localIdSchema } from './chain';
 
@@ -22,10 +22,10 @@ export const rmbAmountSchema = z.string({ invalid_type_error: 'must be a string 
   }
 });
 
-/** `"<decimal with 2 decimals> RMB"`, above zero. */
+/** `"<decimal with at least 2 decimals> RMB"`, above zero (section 8: at least two decimals; more are kept as sent). */
 export const donationAmountSchema = z.string({ invalid_type_error: 'must be a string like "10.00 RMB"' }).superRefine((v, ctx) => {
   try {
-    if (parseRmb(v, { exactDecimals: 2 }) === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be greater than zero' });
+    if (isZeroDecimal(parseRmb(v))) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be greater than zero' });
   } catch (e) {
     if (!(e instanceof AmountError)) throw e;
     ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message });
@@ -48,7 +48,7 @@ export const donationProjectSchema = z
   .superRefine((p, ctx) => {
     if (!p.targetAmount) return;
     try {
-      if (parseRmb(p.targetAmount[0]) > parseRmb(p.targetAmount[1])) {
+      if (compareDecimals(parseRmb(p.targetAmount[0]), parseRmb(p.targetAmount[1])) > 0) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['targetAmount'], message: 'the minimum must not be above the maximum' });
       }
     } catch {

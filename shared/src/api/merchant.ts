@@ -84,7 +84,22 @@ export type SocialNativeParams = z.infer<(typeof channelParamsSchemas)['SocialNa
 export type CardNetworkParams = z.infer<(typeof channelParamsSchemas)['SocialCardNetworkBizSmall']>;
 export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetworkBizSmall: CardNetworkParams };
 
-/** 4.7 body; `parameters` is validated against the channel's own schema. */
+/**
+ * What 4.7 may send for a channel (a merge, DESIGN 4.1): a field present is set, a field sent as
+ * `null` is cleared, a field not sent stays as it was.
+ */
+const nullableFields = <S extends z.ZodObject<z.ZodRawShape>>(schema: S) =>
+  z
+    .object(Object.fromEntries(Object.entries(schema.shape).map(([k, v]) => [k, (v as z.ZodOptional<z.ZodTypeAny>).unwrap().nullable().optional()])))
+    .strict();
+export const channelParamsPatchSchemas = {
+  SocialNative: nullableFields(channelParamsSchemas.SocialNative),
+  SocialCardNetworkBizSmall: nullableFields(channelParamsSchemas.SocialCardNetworkBizSmall),
+} as const;
+/** A 4.7 change of one channel's parameters: values to set, `null` to clear. */
+export type ChannelParamsPatch = Record<string, unknown>;
+
+/** 4.7 body; `parameters` is validated against the channel's own schema (fields may be `null`: cleared). */
 export const setPaymentParamsRequestSchema = z
   .object({
     id: merchantIdSchema,
@@ -93,11 +108,11 @@ export const setPaymentParamsRequestSchema = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    const parsed = channelParamsSchemas[body.paymentChannel].safeParse(body.parameters);
+    const parsed = channelParamsPatchSchemas[body.paymentChannel].safeParse(body.parameters);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['parameters', ...issue.path] });
     } else if (Object.keys(parsed.data).length === 0) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['parameters'], message: 'must set at least one field' });
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['parameters'], message: 'must set or clear at least one field' });
     }
   });
 export type SetPaymentParamsRequest = z.infer<typeof setPaymentParamsRequestSchema>;

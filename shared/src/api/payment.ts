@@ -19,8 +19,11 @@ export const socialPayAppRequestSchema = z.object({ prepayId: prepayIdSchema, en
 
 /** 4.6 body (full refund of a paid order). */
 export const refundRequestSchema = z.object({ id: prepayIdSchema }).strict();
-/** 4.6 query: the login token of the order's sub-merchant or of its parent merchant. */
-export const refundQuerySchema = z.object({ loginToken: z.string().min(1, 'loginToken is required').max(256) }).passthrough();
+/**
+ * 4.6 query: the login token of the order's sub-merchant or of its parent merchant. A missing or
+ * empty one is not a malformed request but an invalid login: 401 (specification 5.4 and 7).
+ */
+export const refundQuerySchema = z.object({ loginToken: z.string().optional() }).passthrough();
 
 /**
  * 4.3 `args`: the channel's unified-order answer. Only `code_url` is kept in future versions, so it

@@ -62,7 +62,7 @@ export class MpGateway {
 
 function upstream(e: unknown, prepayId: string): Error {
   if (e instanceof KitApiError) {
-    if (e.httpStatus === 404) return new KitError('not_found', `prepay order "${prepayId}" does not exist`);
+    if (e.isNotFound) return new KitError('not_found', `prepay order "${prepayId}" does not exist`);
     return new KitError('mp_upstream_failed', `the service answered ${e.httpStatus} ${e.error ?? ''}`.trim());
   }
   if (e instanceof KitNetworkError) return new KitError('mp_upstream_unreachable');
