@@ -56,9 +56,10 @@ describeEachBackend('conformance', (backend) => {
   });
 
   describe('text that is not well-formed Unicode', () => {
-    const signedPost = (path: string, raw: string | Buffer) => {
+    const signedPost = (path: string, raw: string | Buffer): Promise<Response> => {
       const query = signRequest({ method: 'POST', path, body: raw }, app);
-      return fetch(`${kit.url}${path}?${encodeQuery(query)}`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json' } });
+      const body = typeof raw === 'string' ? raw : new Uint8Array(raw);
+      return fetch(`${kit.url}${path}?${encodeQuery(query)}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
     };
 
     it.each([
