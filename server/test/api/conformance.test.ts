@@ -63,11 +63,11 @@ describeEachBackend('conformance', (backend) => {
     };
 
     it.each([
-      ['an order extraInfo', '/submerchant-pay/', () => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"note":"\\ud800"}}`, 'prepay_orders'],
-      ['a key of extraInfo', '/submerchant-pay/', () => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"\\udfff":1}}`, 'prepay_orders'],
-      ['a chain item id', '/common-chain-upload/', () => '{"items":[{"type":"record","args":{"id":"\\ud800"}}]}', 'chain_items'],
-      ['a point type name', '/common-chain-upload/', () => `{"items":[{"type":"points.create","args":{"id":"pt-1","tokenId":"PTS","name":"\\ud800"}}]}`, 'chain_items'],
-      ['a merchant name', '/merchant', () => `{"type":"merchant","parameters":{"displayName":"a\\udc00b","pw":"long enough pw","appId":"${app.appId}"}}`, 'merchants'],
+      ['an order extraInfo', '/submerchant-pay/', (): string => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"note":"\\ud800"}}`, 'prepay_orders'],
+      ['a key of extraInfo', '/submerchant-pay/', (): string => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"\\udfff":1}}`, 'prepay_orders'],
+      ['a chain item id', '/common-chain-upload/', (): string => '{"items":[{"type":"record","args":{"id":"\\ud800"}}]}', 'chain_items'],
+      ['a point type name', '/common-chain-upload/', (): string => `{"items":[{"type":"points.create","args":{"id":"pt-1","tokenId":"PTS","name":"\\ud800"}}]}`, 'chain_items'],
+      ['a merchant name', '/merchant', (): string => `{"type":"merchant","parameters":{"displayName":"a\\udc00b","pw":"long enough pw","appId":"${app.appId}"}}`, 'merchants'],
     ] as const)('a lone surrogate in %s: 400 and nothing stored', async (_what, path, body, table) => {
       const before = await count(table);
       const res = await signedPost(path, body());
