@@ -14,6 +14,7 @@ import { healthHandler } from './routes/health';
 import { merchantRoutes } from './routes/merchant';
 import { prepayRoutes } from './routes/submerchant-pay';
 import { paymentRoutes } from './routes/payments';
+import { profitSharingRoutes } from './routes/profit-sharing';
 import { payNotifyRoutes } from './routes/pay-notify';
 import { sandboxRoutes } from './sandbox/sandbox-routes';
 import { chainRoutes } from './routes/chain';
@@ -47,6 +48,7 @@ export function createApp(config: Config, services: Services, log: Logger, state
   const pay = group('/submerchant-pay', PAY_VERSION, BODY_LIMIT);
   prepayRoutes(pay, deps);
   paymentRoutes(pay, deps);
+  profitSharingRoutes(pay, deps);
   merchantRoutes(group('/merchant', PAY_VERSION, BODY_LIMIT), deps);
   api.get('/health', healthHandler(deps));
   api.use('/pay-notify', payNotifyRoutes(deps));

@@ -88,6 +88,10 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     SANDBOX_DUPLICATE_NOTIFY: z.coerce.number().int().min(0).max(5).default(1),
     /** Sandbox: how long a refund takes before its completion notification. */
     SANDBOX_REFUND_DELAY: duration('1s'),
+    /** Sandbox: how long after a split its receivers' results are decided. */
+    SANDBOX_PROFIT_SHARING_DELAY: duration('1s'),
+    /** Waits between queries of a split's results until every receiver's is final (then its last wait repeats). */
+    PROFIT_SHARING_QUERY_SCHEDULE: durationList('1s,2s,5s,10s,30s,1m,5m,10m,30m,60m'),
     // Chain (issue 4)
     CHAIN_SEAL_INTERVAL: duration('1s'),
     /** Whether this instance seals blocks; off leaves sealing to other instances or `kit chain seal`. */

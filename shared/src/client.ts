@@ -30,6 +30,18 @@ import {
   type RefundResponse,
 } from './api/payment';
 import {
+  sharingAmountsResponseSchema,
+  splitAcceptedResponseSchema,
+  splitDetailResponseSchema,
+  type AddReceiverRequest,
+  type FinishSharingRequest,
+  type RemoveReceiverRequest,
+  type SharingAmountsResponse,
+  type SplitAcceptedResponse,
+  type SplitDetailResponse,
+  type SplitRequest,
+} from './api/profit-sharing';
+import {
   donationOnChainIdsAnswerSchema,
   donationPendingResponseSchema,
   type Donation,
@@ -231,6 +243,55 @@ export class KitClient {
    */
   refund(prepayId: string, loginToken: string): Promise<RefundResponse> {
     return this.expect('success', 'POST', '/submerchant-pay/refund', { query: { loginToken }, body: { id: prepayId }, schema: refundResponseSchema });
+  }
+
+  // ---- 4.8 profit sharing (contracted merchants, orders placed with profit sharing) -------
+
+  /** Adds a receiver for the orders of a merchant and its sub-merchants (idempotent). */
+  addProfitSharingReceiver(req: AddReceiverRequest): Promise<PaySuccess> {
+    return this.expect('success', 'POST', '/submerchant-pay/profitSharing/receivers', { body: req, schema: paySuccessSchema });
+  }
+
+  /** Removes a receiver: later splits cannot name it (idempotent). */
+  removeProfitSharingReceiver(req: RemoveReceiverRequest): Promise<PaySuccess> {
+    return this.expect('success', 'POST', '/submerchant-pay/profitSharing/receivers/remove', { body: req, schema: paySuccessSchema });
+  }
+
+  /**
+   * One split of a paid order (all splits together at most 30 % of it). Accepted at once
+   * (`data.state: "processing"`); follow it with `profitSharingOrder` or `waitForProfitSharing`.
+   * Sending the same `outOrderNo` again is the same split.
+   */
+  shareProfit(req: SplitRequest): Promise<SplitAcceptedResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/profitSharing/orders', { body: req, schema: splitAcceptedResponseSchema });
+  }
+
+  /** A split's (or finish's) state and each receiver's result. */
+  profitSharingOrder(prepayId: string, outOrderNo: string): Promise<SplitDetailResponse> {
+    return this.expect('success', 'GET', `/submerchant-pay/profitSharing/orders/${encodeURIComponent(outOrderNo)}`, { query: { prepayId }, schema: splitDetailResponseSchema });
+  }
+
+  /**
+   * Polls a split until every receiver has a final result (`data.state: "finished"`), every
+   * `intervalMs` (default 1 s), for at most `timeoutMs` (default 2 min; then the last answer).
+   */
+  async waitForProfitSharing(prepayId: string, outOrderNo: string, opts: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<SplitDetailResponse> {
+    const until = Date.now() + (opts.timeoutMs ?? 120_000);
+    for (;;) {
+      const answer = await this.profitSharingOrder(prepayId, outOrderNo);
+      if (answer.data.state === 'finished' || Date.now() >= until || opts.signal?.aborted) return answer;
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1_000));
+    }
+  }
+
+  /** Ends the order's sharing: what was not shared is released to the merchant; no split may follow. */
+  finishProfitSharing(req: FinishSharingRequest): Promise<SplitAcceptedResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/profitSharing/finish', { body: req, schema: splitAcceptedResponseSchema });
+  }
+
+  /** What the order may share (30 %), has shared, and whether the rest was released. */
+  profitSharingAmounts(prepayId: string): Promise<SharingAmountsResponse> {
+    return this.expect('success', 'GET', `/submerchant-pay/profitSharing/amounts/${encodeURIComponent(prepayId)}`, { schema: sharingAmountsResponseSchema });
   }
 
   // ---- 4.9–4.11 donations ----------------------------------------------------------------

@@ -50,6 +50,11 @@ export const ERROR_CATALOGUE = {
   not_user_app: { code: 'E0048', http: 401, msg: "Only the user's app may do this" },
   id_conflict: { code: 'E0049', http: 409, msg: 'This id was already used for different content' },
   uuid_spent: { code: 'E0050', http: 409, msg: 'This deduction code uuid was already spent' },
+  // Profit sharing (4.8)
+  profit_sharing_limit_exceeded: { code: 'E0060', http: 409, msg: 'All splits of an order together may take at most 30 % of its amount' },
+  profit_sharing_receiver_unknown: { code: 'E0061', http: 400, msg: 'The receiver was not added for this merchant' },
+  profit_sharing_order_conflict: { code: 'E0062', http: 409, msg: 'This outOrderNo was already used for a different request' },
+  profit_sharing_finished: { code: 'E0063', http: 409, msg: 'Profit sharing of this order has been finished' },
   // POS display router (/pos/api)
   pos_not_sub_merchant: { code: 'E0070', http: 403, msg: 'Only a sub-merchant can use the POS display' },
   pos_points_session_invalid: { code: 'E0071', http: 400, msg: 'The points session is unknown or has ended; start it again' },

@@ -5,6 +5,7 @@
 import type { Generated, Kysely, Transaction } from 'kysely';
 import type { ChainTables } from '../chain/tables';
 import type { JobTables } from '../jobs/job-tables';
+import type { ProfitSharingTables } from '../profit-sharing/ps-tables';
 
 /** What a store method runs on: the database, or the caller's open transaction. */
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -168,6 +169,8 @@ export interface SandboxOrdersTable {
   state: SandboxOrderState;
   transaction_id: string | null;
   paid_at: number | null;
+  /** Profit-sharing orders: when their sharing was finished and the rest released (frozen until then). */
+  unfrozen_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -204,4 +207,4 @@ export interface PaymentTables {
 }
 
 /** The whole database: feature folders add their table interfaces here. */
-export interface Database extends CoreTables, ChainTables, PaymentTables, JobTables {}
+export interface Database extends CoreTables, ChainTables, PaymentTables, JobTables, ProfitSharingTables {}

@@ -6,9 +6,10 @@ import type { Generated } from 'kysely';
  * - `callback`: a merchant callback (section 6), written with the state change that causes it;
  * - `sandbox.notify`: a notification the payment sandbox sends to a notify URL, as the platform would;
  * - `payment.reconcile`: asks the channel about a channel order until it is paid or closed;
- * - `refund.follow`: carries a refund to the channel and follows it until it completes.
+ * - `refund.follow`: carries a refund to the channel and follows it until it completes;
+ * - `profit-sharing.follow`: carries a split (or finish) to the channel and follows its receivers' results.
  */
-export const QUEUES = ['callback', 'sandbox.notify', 'payment.reconcile', 'refund.follow'] as const;
+export const QUEUES = ['callback', 'sandbox.notify', 'payment.reconcile', 'refund.follow', 'profit-sharing.follow'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 /** `pending` until its handler ends it: `done`, or `failed` (given up; `result` and `last_error` say why). */

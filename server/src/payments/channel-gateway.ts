@@ -93,12 +93,52 @@ export class ChannelGateway {
     return this.call('refundQuery', { ...this.ids(co), out_refund_no: r.out_refund_no }, co);
   }
 
+  // ---- profit sharing (4.8): the platform takes these signed with HMAC-SHA256 only -------------
+
+  /** Adds a receiver for the merchant numbered `merchant.sub_mch_id` (idempotent at the channel). */
+  addReceiver(merchant: MerchantFields, receiver: { type: string; account: string; name?: string | null; relationType: string }): Promise<ProtocolAnswer> {
+    const json = { type: receiver.type, account: receiver.account, ...(receiver.name ? { name: receiver.name } : {}), relation_type: receiver.relationType };
+    return this.sharing('psAddReceiver', { ...this.adapter.requestIds(merchant), receiver: JSON.stringify(json) });
+  }
+
+  removeReceiver(merchant: MerchantFields, receiver: { type: string; account: string }): Promise<ProtocolAnswer> {
+    return this.sharing('psRemoveReceiver', { ...this.adapter.requestIds(merchant), receiver: JSON.stringify({ type: receiver.type, account: receiver.account }) });
+  }
+
+  /** One split of a paid order (amounts in cents); with `finish`, the channel also releases the rest. */
+  split(co: PayChannelOrdersTable, outOrderNo: string, receivers: Array<{ type: string; account: string; amount: number; description: string }>, finish: boolean): Promise<ProtocolAnswer> {
+    return this.sharing(finish ? 'psSplitAndFinish' : 'psSplit', {
+      ...this.ids(co),
+      transaction_id: co.transaction_id ?? '',
+      out_order_no: outOrderNo,
+      receivers: JSON.stringify(receivers),
+    });
+  }
+
+  querySplit(co: PayChannelOrdersTable, outOrderNo: string): Promise<ProtocolAnswer> {
+    return this.sharing('psQuery', { ...this.ids(co), transaction_id: co.transaction_id ?? '', out_order_no: outOrderNo });
+  }
+
+  /** Ends the order's sharing: `amount` (what is still frozen) goes to the merchant. */
+  finishSharing(co: PayChannelOrdersTable, outOrderNo: string, amount: number, description: string): Promise<ProtocolAnswer> {
+    return this.sharing('psFinish', { ...this.ids(co), transaction_id: co.transaction_id ?? '', out_order_no: outOrderNo, amount: String(amount), description });
+  }
+
+  /** What of the order is still frozen for sharing (`unsplit_amount`, cents). */
+  unsplitAmount(co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
+    return this.sharing('psAmount', { ...this.ids(co), transaction_id: co.transaction_id ?? '' });
+  }
+
   private ids(co: PayChannelOrdersTable): Record<string, string> {
     return this.adapter.requestIds(merchantOf(co));
   }
 
   private call(op: ProtocolOp, request: Fields, co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
     return callProtocol(this.adapter.endpoint(), op, request, co.sign_type as SignType);
+  }
+
+  private sharing(op: ProtocolOp, request: Fields): Promise<ProtocolAnswer> {
+    return callProtocol(this.adapter.endpoint(), op, request, 'HMAC-SHA256');
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type MiniProgramPayResponse,
   type NativePayArgs,
   type NativePayResponse,
+  type SocialNativeParams,
 } from '@kit/shared';
 import type { MerchantService } from '../merchants/merchant-service';
 import type { PrepayService } from '../orders/prepay-service';
@@ -35,7 +36,7 @@ export class PaymentArgs {
   /** 4.3: scan-code payment; `args` is the channel's unified-order answer with `code_url`. */
   async native(appId: string, prepayId: string): Promise<NativePayResponse> {
     const order = await this.payable(appId, prepayId);
-    const co = await this.channelOrder(order, this.channels.get('SocialNative'), 'NATIVE', null, false);
+    const co = await this.channelOrder(order, this.channels.get('SocialNative'), 'NATIVE', null, 'by-parameters');
     return { version: PAY_VERSION, status: 'success', args: JSON.parse(co.answer_json!) as NativePayArgs };
   }
 
@@ -49,7 +50,7 @@ export class PaymentArgs {
       ? await this.merchants.effectivePaymentParams(order.sub_merchant_id, 'SocialCardNetworkBizSmall')
       : {};
     const gateway = this.channels.get(card.cardNetworkBizMchId || card.terminalId ? 'SocialCardNetworkBizSmall' : 'SocialNative');
-    const co = await this.channelOrder(order, gateway, 'JSAPI', openId, false);
+    const co = await this.channelOrder(order, gateway, 'JSAPI', openId, 'by-parameters');
     const signType = co.sign_type as SignType;
     const args = { timeStamp: Math.floor(Date.now() / 1000), nonceStr: nonce(), package: `prepay_id=${co.channel_prepay_id}`, signType };
     const paySign = signFields({ appId: gateway.adapter.payerAppId(merchantOf(co)), ...args }, gateway.key(), signType);
@@ -59,9 +60,8 @@ export class PaymentArgs {
   /** 4.5: app payment. Profit sharing is requested from the channel only for contracted merchants. */
   async app(appId: string, prepayId: string, enableProfitSharing = false): Promise<AppPayResponse> {
     const order = await this.payable(appId, prepayId);
-    const contracted = order.profit_sharing_contracted === 1 || order.parent_profit_sharing_contracted === 1;
     const gateway = this.channels.get('SocialNative');
-    const co = await this.channelOrder(order, gateway, 'APP', null, enableProfitSharing && contracted);
+    const co = await this.channelOrder(order, gateway, 'APP', null, enableProfitSharing);
     const ids = gateway.adapter.appArgsIds(merchantOf(co));
     const fields = {
       appid: ids.appid,
@@ -75,10 +75,18 @@ export class PaymentArgs {
     return { version: PAY_VERSION, status: 'success', args: { ...fields, sign } };
   }
 
-  private async channelOrder(order: OrderRow, gateway: ChannelGateway, tradeType: TradeType, openId: string | null, profitSharing: boolean) {
+  /**
+   * The payable channel order for this flow. Profit sharing (4.8) is asked of the social channel
+   * only for contracted merchants: on 4.5 when the caller asks for it, on 4.3 and 4.4 when the
+   * effective SocialNative parameters say `profitSharing: true` (DESIGN 4.4); otherwise ignored.
+   */
+  private async channelOrder(order: OrderRow, gateway: ChannelGateway, tradeType: TradeType, openId: string | null, sharing: boolean | 'by-parameters') {
     // Checked first so that a merchant without parameters gets a clear answer and nothing changes.
     const params = await this.merchants.effectivePaymentParams(order.sub_merchant_id, gateway.channel);
     const merchant = gateway.adapter.merchantFields(params, tradeType, openId ?? undefined);
+    const contracted = order.profit_sharing_contracted === 1 || order.parent_profit_sharing_contracted === 1;
+    const asked = sharing === 'by-parameters' ? (params as Partial<SocialNativeParams>).profitSharing === true : sharing;
+    const profitSharing = gateway.channel === 'SocialNative' && contracted && asked;
     return this.channelOrders.payableFor(order, { gateway, tradeType, openId, profitSharing, merchant });
   }
 

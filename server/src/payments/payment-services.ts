@@ -1,4 +1,4 @@
-/** Builds the payment, callback and sandbox parts and the job handlers that keep money paths converging. */
+/** Builds the payment, profit-sharing, callback and sandbox parts and the job handlers that keep money paths converging. */
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
@@ -21,6 +21,8 @@ import { PaymentStore } from './payment-store';
 import { RefundFollower } from './refund-follower';
 import { RefundService } from './refund-service';
 import { Settlement } from './settlement';
+import { createProfitSharing } from '../profit-sharing/ps-services';
+import type { ProfitSharingService } from '../profit-sharing/ps-service';
 
 export interface Payments {
   /** 4.3–4.5 */
@@ -38,6 +40,8 @@ export interface Payments {
 
 export interface PaymentServices {
   payments: Payments;
+  /** 4.8 */
+  profitSharing: ProfitSharingService;
   callbacks: CallbackService;
   /** Present when SANDBOX_ENABLED. */
   sandbox?: Sandbox;
@@ -82,11 +86,13 @@ export function createPaymentServices(
     state: async (prepayId) => ({ channelOrders: await store.channelOrdersOf(prepayId), refund: (await store.refund(prepayId)) ?? null }),
   };
   const sandbox = config.SANDBOX_ENABLED ? createSandbox(config, handle, jobs) : undefined;
+  const sharing = createProfitSharing(config, handle, { jobs, merchants, channels }, log);
   const jobHandlers: JobHandler[] = [
+    sharing.follower,
     delivery,
     new PaymentReconciler(store, prepay, channels, channelOrders, { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT }, plog),
     new RefundFollower(store, channels, refunds, settlement, refundOpts, plog),
     ...(sandbox ? [sandbox.notifier] : []),
   ];
-  return { payments, callbacks, sandbox, jobHandlers };
+  return { payments, profitSharing: sharing.service, callbacks, sandbox, jobHandlers };
 }

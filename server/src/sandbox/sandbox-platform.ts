@@ -14,6 +14,7 @@ import { formatChinaTime, parseChinaTime } from '../payments/protocol/time';
 import { encryptReqInfo } from '../payments/protocol/refund-info';
 import type { ProtocolOp } from '../payments/protocol/client';
 import type { SandboxFaults } from './sandbox-faults';
+import type { SandboxProfitSharing } from './sandbox-profit-sharing';
 import type { SandboxNotifier } from './sandbox-notifier';
 import type { SandboxOrder, SandboxRefund, SandboxStore } from './sandbox-store';
 
@@ -27,7 +28,7 @@ interface RealmRules {
 }
 
 /** A business failure: answered with `result_code` FAIL and this `err_code`. */
-class ProtocolFail extends Error {
+export class ProtocolFail extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
   }
@@ -41,6 +42,7 @@ export class SandboxPlatform {
     private readonly notifier: SandboxNotifier,
     private readonly faults: SandboxFaults,
     private readonly config: Config,
+    private readonly sharing: SandboxProfitSharing,
   ) {
     this.realms = {
       social: {
@@ -114,6 +116,8 @@ export class SandboxPlatform {
         return this.refund(realm, rules, req);
       case 'refundQuery':
         return this.refundQuery(realm, req);
+      default:
+        return this.sharing.handle(realm, op, req, signType);
     }
   }
 
@@ -155,6 +159,7 @@ export class SandboxPlatform {
       state: 'NOTPAY',
       transaction_id: null,
       paid_at: null,
+      unfrozen_at: null,
       created_at: now,
       updated_at: now,
     };

@@ -1,9 +1,12 @@
 /** SQL of the sandbox platform: its own orders, refunds and login codes (its notifications are jobs). */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, Executor, SandboxOrderState, SandboxOrdersTable, SandboxRefundsTable } from '../db/schema';
+import type { SandboxPsOrdersTable, SandboxPsReceiversTable } from '../profit-sharing/ps-tables';
 
 export type SandboxOrder = Selectable<SandboxOrdersTable>;
 export type SandboxRefund = Selectable<SandboxRefundsTable>;
+export type SandboxPsOrder = Selectable<SandboxPsOrdersTable>;
+export type SandboxPsReceiver = Selectable<SandboxPsReceiversTable>;
 
 export class SandboxStore {
   constructor(readonly db: Kysely<Database>) {}
@@ -88,5 +91,61 @@ export class SandboxStore {
 
   purgeLoginCodes(now: number): Promise<unknown> {
     return this.db.deleteFrom('sandbox_login_codes').where('expires_at', '<', now).execute();
+  }
+
+  // ---- profit sharing ----------------------------------------------------------------------
+
+  /** Adds (or adds again) a receiver of a merchant number. */
+  async upsertPsReceiver(row: SandboxPsReceiversTable): Promise<void> {
+    await this.db
+      .insertInto('sandbox_ps_receivers')
+      .values(row)
+      .onConflict((oc) => oc.columns(['mch_id', 'sub_mch_id', 'type', 'account']).doUpdateSet({ name: row.name, relation_type: row.relation_type, removed_at: null }))
+      .execute();
+  }
+
+  async removePsReceiver(mchId: string, subMchId: string, type: string, account: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('sandbox_ps_receivers')
+      .set({ removed_at: now })
+      .where('mch_id', '=', mchId)
+      .where('sub_mch_id', '=', subMchId)
+      .where('type', '=', type)
+      .where('account', '=', account)
+      .where('removed_at', 'is', null)
+      .execute();
+  }
+
+  psReceivers(mchId: string, subMchId: string) {
+    return this.db.selectFrom('sandbox_ps_receivers').selectAll().where('mch_id', '=', mchId).where('sub_mch_id', '=', subMchId).execute();
+  }
+
+  psOrderByNumber(mchId: string, subMchId: string, outOrderNo: string) {
+    return this.db
+      .selectFrom('sandbox_ps_orders')
+      .selectAll()
+      .where('mch_id', '=', mchId)
+      .where('sub_mch_id', '=', subMchId)
+      .where('out_order_no', '=', outOrderNo)
+      .executeTakeFirst();
+  }
+
+  psOrdersOf(prepayId: string) {
+    return this.db.selectFrom('sandbox_ps_orders').selectAll().where('prepay_id', '=', prepayId).orderBy('created_at').execute();
+  }
+
+  insertPsOrder(on: Executor, row: SandboxPsOrdersTable): Promise<unknown> {
+    return on.insertInto('sandbox_ps_orders').values(row).execute();
+  }
+
+  /** Keeps a split's results once they are decided. */
+  async settlePsResults(orderId: string, resultsJson: string): Promise<void> {
+    await this.db.updateTable('sandbox_ps_orders').set({ results_json: resultsJson }).where('order_id', '=', orderId).where('results_json', 'is', null).execute();
+  }
+
+  /** Releases what a profit-sharing order still holds frozen; false when it was released already. */
+  async unfreeze(on: Executor, prepayId: string, now: number): Promise<boolean> {
+    const res = await on.updateTable('sandbox_orders').set({ unfrozen_at: now }).where('prepay_id', '=', prepayId).where('unfrozen_at', 'is', null).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
   }
 }

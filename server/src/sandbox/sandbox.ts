@@ -6,6 +6,7 @@ import { SandboxFaults } from './sandbox-faults';
 import { SandboxNotifier } from './sandbox-notifier';
 import { SandboxPayer } from './sandbox-payer';
 import { SandboxPlatform } from './sandbox-platform';
+import { SandboxProfitSharing } from './sandbox-profit-sharing';
 import { SandboxStore } from './sandbox-store';
 
 export interface Sandbox {
@@ -19,7 +20,7 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs): San
   const store = new SandboxStore(handle.db);
   const faults = new SandboxFaults();
   const notifier = new SandboxNotifier(jobs, { schedule: config.SANDBOX_NOTIFY_SCHEDULE, duplicates: config.SANDBOX_DUPLICATE_NOTIFY });
-  const platform = new SandboxPlatform(store, notifier, faults, config);
+  const platform = new SandboxPlatform(store, notifier, faults, config, new SandboxProfitSharing(store, config.SANDBOX_PROFIT_SHARING_DELAY));
   const payer = new SandboxPayer(store, platform, notifier, faults, config);
   return { platform, payer, notifier, faults };
 }

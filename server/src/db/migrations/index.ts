@@ -8,6 +8,7 @@ import { core } from './0001_core';
 import { payments } from './0002_payments';
 import { chain } from './0003_chain';
 import { jobs } from './0004_jobs';
+import { profitSharing } from './0005_profit_sharing';
 
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
@@ -15,5 +16,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0002_payments': payments(dialect),
     '0003_chain': chain(dialect),
     '0004_jobs': jobs(dialect),
+    '0005_profit_sharing': profitSharing(dialect),
   };
 }

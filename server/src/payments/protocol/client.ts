@@ -13,6 +13,15 @@ export const PROTOCOL_PATHS = {
   closeOrder: '/pay/closeorder',
   refund: '/secapi/pay/refund',
   refundQuery: '/pay/refundquery',
+  // Profit sharing (4.8): receivers, a split that leaves the order open or finishes it, its query,
+  // finishing an order's sharing, and the amount still frozen for sharing.
+  psAddReceiver: '/pay/profitsharingaddreceiver',
+  psRemoveReceiver: '/pay/profitsharingremovereceiver',
+  psSplit: '/secapi/pay/multiprofitsharing',
+  psSplitAndFinish: '/secapi/pay/profitsharing',
+  psQuery: '/pay/profitsharingquery',
+  psFinish: '/secapi/pay/profitsharingfinish',
+  psAmount: '/pay/profitsharingorderamountquery',
 } as const;
 export type ProtocolOp = keyof typeof PROTOCOL_PATHS;
 

@@ -1,0 +1,188 @@
+/**
+ * What profit sharing asks of the channel, shared by the endpoints and the follow-up job: sending
+ * a split or a finish (again, after an interruption: the same `out_order_no` is the same request
+ * there), and reading a split's receivers' results into the request.
+ */
+import type { Logger } from 'pino';
+import { KitError, type ReceiverResult, type SocialNativeParams } from '@kit/shared';
+import type { PayChannelOrdersTable } from '../db/schema';
+import type { Jobs } from '../jobs/jobs';
+import type { Channels } from '../payments/channel-gateway';
+import type { MerchantFields } from '../payments/channels';
+import { merchantOf } from '../payments/channel-gateway';
+import type { ProtocolAnswer } from '../payments/protocol/client';
+import { parseChinaTime } from '../payments/protocol/time';
+import type { PsStore } from './ps-store';
+import type { PsRequestsTable, PsShare } from './ps-tables';
+
+/** Channel answers that mean "later, with the same number", not a refusal. */
+const RETRIABLE = new Set(['SYSTEMERROR', 'FREQUENCY_LIMITED', 'ORDER_NOT_READY']);
+const RESULTS: Record<string, ReceiverResult> = { PENDING: 'pending', SUCCESS: 'success', CLOSED: 'closed' };
+
+export interface PsChannelOptions {
+  /** Waits between result queries (PROFIT_SHARING_QUERY_SCHEDULE). */
+  querySchedule: readonly number[];
+}
+
+export class PsChannel {
+  constructor(
+    private readonly store: PsStore,
+    private readonly channels: Channels,
+    private readonly jobs: Jobs,
+    private readonly opts: PsChannelOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Sends a `requesting` request. Accepted: `processing` (a split) or `finished` (a finish);
+   * refused: `failed`, its share given back, the reason in `last_error`; unreachable (or "retry
+   * later"): left `requesting` for the follow-up job, and `channel_unavailable` (or `channel_error`
+   * for an answer that is not the protocol's) thrown.
+   */
+  async send(r: PsRequestsTable, co: PayChannelOrdersTable): Promise<'processing' | 'finished' | 'failed'> {
+    const gateway = this.channels.get(co.channel);
+    let answer: ProtocolAnswer;
+    try {
+      if (r.kind === 'split') {
+        const shares = JSON.parse(r.receivers_json) as PsShare[];
+        const refusal = await this.ensureReceivers(co, shares);
+        if (refusal) {
+          await this.refused(r, refusal);
+          return 'failed';
+        }
+        answer = await gateway.split(co, r.id, shares.map((s) => ({ type: s.type, account: s.account, amount: s.amountCents, description: s.description })), r.finish === 1);
+      } else {
+        const frozen = await gateway.unsplitAmount(co);
+        if (!frozen.ok) throw new KitError('channel_error', `the channel did not tell the unsplit amount: ${frozen.errCode ?? ''} ${frozen.errMsg ?? ''}`.trim());
+        answer = await gateway.finishSharing(co, r.id, Number(frozen.fields.unsplit_amount ?? 0), r.description ?? '');
+      }
+    } catch (e) {
+      // Unreachable, or an answer that is not the protocol's: the follow-up job sends it again.
+      await this.store.noteRequestError(r.id, (e as Error).message);
+      throw e;
+    }
+    if (!answer.ok) {
+      const why = `${answer.errCode ?? ''}: ${answer.errMsg ?? ''}`;
+      if (RETRIABLE.has(answer.errCode ?? '')) {
+        await this.store.noteRequestError(r.id, why);
+        throw new KitError('channel_unavailable', `the channel asks to send this again later: ${why}`);
+      }
+      await this.refused(r, why);
+      return 'failed';
+    }
+    const now = Date.now();
+    const to = r.kind === 'split' ? 'processing' : 'finished';
+    await this.store.db.transaction().execute(async (trx) => {
+      await this.store.moveRequest(trx, r.id, ['requesting'], to, { channel_order_id: answer.fields.order_id ?? null, last_error: null }, now);
+      // The channel released what was not shared: a finish, or a split that finishes.
+      if (r.kind === 'finish' || r.finish === 1) await this.store.markUnfrozen(trx, r.prepay_id, now);
+      if (to === 'processing') await this.jobs.enqueue(trx, this.followJob(r, now + (this.opts.querySchedule[0] ?? 1_000)), 'rearm');
+      else await this.jobs.finish(trx, 'profit-sharing.follow', r.id, 'finished');
+    });
+    return to;
+  }
+
+  /**
+   * Reads a split's results from the channel into the request: `finished` once every receiver's
+   * result is final (closed shares are given back to the order), otherwise `processing`;
+   * `missing` when the channel does not know it (it never arrived there).
+   */
+  async refresh(r: PsRequestsTable, co: PayChannelOrdersTable): Promise<'processing' | 'finished' | 'missing'> {
+    const q = await this.channels.get(co.channel).querySplit(co, r.id);
+    if (!q.ok) {
+      if (q.errCode === 'ORDER_NOT_EXIST') return 'missing';
+      throw new KitError('channel_error', `the channel did not answer the query: ${q.errCode ?? ''} ${q.errMsg ?? ''}`.trim());
+    }
+    let reported: Array<Record<string, unknown>>;
+    try {
+      reported = JSON.parse(q.fields.receivers ?? '[]');
+    } catch {
+      throw new KitError('channel_error', 'the channel answered the query with unreadable receivers');
+    }
+    const before = JSON.parse(r.receivers_json) as PsShare[];
+    const after = before.map((s) => {
+      const x = reported.find((y) => y.type === s.type && y.account === s.account);
+      const result = RESULTS[String(x?.result ?? 'PENDING')] ?? 'pending';
+      const finishAt = parseChinaTime(typeof x?.finish_time === 'string' ? x.finish_time : undefined);
+      return {
+        ...s,
+        result,
+        ...(typeof x?.fail_reason === 'string' && x.fail_reason ? { failReason: x.fail_reason } : {}),
+        ...(finishAt !== null && result !== 'pending' ? { finishTime: new Date(finishAt).toISOString() } : {}),
+      } satisfies PsShare;
+    });
+    const done = q.fields.status === 'FINISHED' && after.every((s) => s.result !== 'pending');
+    const newlyClosed = after.filter((s, i) => s.result === 'closed' && before[i].result !== 'closed').reduce((a, s) => a + s.amountCents, 0);
+    const now = Date.now();
+    await this.store.db.transaction().execute(async (trx) => {
+      const moved = await this.store.moveRequest(trx, r.id, ['processing'], done ? 'finished' : 'processing', { receivers_json: JSON.stringify(after) }, now);
+      // What a closed share held is not shared: the order may share it again.
+      if (moved) await this.store.release(trx, r.prepay_id, newlyClosed, now);
+      if (moved && done) await this.jobs.finish(trx, 'profit-sharing.follow', r.id, 'finished');
+    });
+    if (newlyClosed > 0) this.log.info({ prepayId: r.prepay_id, outOrderNo: r.out_order_no }, 'a receiver’s share was closed by the channel');
+    return done ? 'finished' : 'processing';
+  }
+
+  /** A refusal: the request fails, its share goes back, and a finish it carried is undone. */
+  private async refused(r: PsRequestsTable, why: string): Promise<void> {
+    const now = Date.now();
+    const shares = (JSON.parse(r.receivers_json) as PsShare[]).map((s) => ({ ...s, result: 'closed' as const, failReason: why }));
+    await this.store.db.transaction().execute(async (trx) => {
+      if (!(await this.store.moveRequest(trx, r.id, ['requesting'], 'failed', { last_error: why, receivers_json: JSON.stringify(shares) }, now))) return;
+      if (r.kind === 'split') await this.store.release(trx, r.prepay_id, r.amount_cents, now);
+      if (r.kind === 'finish' || r.finish === 1) await this.store.setOrderState(trx, r.prepay_id, 'finished', 'open', now);
+      await this.jobs.finish(trx, 'profit-sharing.follow', r.id, 'refused');
+    });
+  }
+
+  /**
+   * Adds at the channel, once per merchant number, the receivers a split names. Returns why the
+   * split cannot go ahead (a receiver removed meanwhile, or refused by the channel), or null.
+   */
+  private async ensureReceivers(co: PayChannelOrdersTable, shares: PsShare[]): Promise<string | null> {
+    const merchant = merchantOf(co);
+    const mch = merchant.sub_mch_id ?? merchant.mch_id;
+    const known = new Set((await this.store.channelReceivers(mch)).map((x) => `${x.type}:${x.account}`));
+    const missing = shares.filter((s) => !known.has(`${s.type}:${s.account}`));
+    if (missing.length === 0) return null;
+    const order = await this.store.db.selectFrom('prepay_orders').select(['sub_merchant_id', 'merchant_id']).where('prepay_id', '=', co.prepay_id).executeTakeFirstOrThrow();
+    const receivers = await this.store.activeReceivers([order.sub_merchant_id, order.merchant_id]);
+    for (const s of missing) {
+      const r = receivers.find((x) => x.type === s.type && x.account === s.account);
+      if (!r) return `receiver ${s.type} ${s.account} was removed`;
+      const refusal = await this.addAtChannel(co.channel, merchant, r);
+      if (refusal) return refusal;
+    }
+    return null;
+  }
+
+  /**
+   * Adds one receiver at the channel for a merchant number (idempotent there) and remembers it.
+   * Returns the channel's reason when it refuses the receiver; throws when it cannot be reached.
+   */
+  async addAtChannel(channel: string, merchant: MerchantFields, r: { type: PsShare['type']; account: string; name: string | null; relation_type: string }): Promise<string | null> {
+    const answer = await this.channels.get(channel).addReceiver(merchant, { type: r.type, account: r.account, name: r.name, relationType: r.relation_type });
+    if (!answer.ok) return `the channel refused the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim();
+    await this.store.noteChannelReceiver(merchant.sub_mch_id ?? merchant.mch_id, r.type, r.account);
+    return null;
+  }
+
+  /** Removes a receiver at the channel for a merchant number where it was added, and forgets it there. */
+  async removeAtChannel(merchant: MerchantFields, r: { type: PsShare['type']; account: string }): Promise<void> {
+    const mch = merchant.sub_mch_id ?? merchant.mch_id;
+    if (!(await this.store.channelReceivers(mch)).some((x) => x.type === r.type && x.account === r.account)) return;
+    const answer = await this.channels.get('SocialNative').removeReceiver(merchant, r);
+    if (!answer.ok) throw new KitError('channel_error', `the channel did not remove the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim());
+    await this.store.forgetChannelReceiver(mch, r.type, r.account);
+  }
+
+  /** The merchant as the social channel names it, from its (effective) parameters. */
+  merchantFor(params: Partial<SocialNativeParams>): MerchantFields {
+    return this.channels.get('SocialNative').adapter.merchantFields(params, 'NATIVE');
+  }
+
+  followJob(r: Pick<PsRequestsTable, 'id' | 'prepay_id'>, at: number) {
+    return { queue: 'profit-sharing.follow' as const, key: r.id, ref: r.prepay_id, at };
+  }
+}

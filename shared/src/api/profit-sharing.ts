@@ -1,0 +1,139 @@
+/**
+ * Profit sharing (4.8 and DESIGN 4.4): receivers, splits of a paid order (at most 30 % of it, all
+ * splits together), their asynchronous results, finishing an order's sharing, and its amounts.
+ * Request schemas (the service validates with them) and answer schemas (the typed client checks
+ * answers against them).
+ */
+import { z } from 'zod';
+import { AmountError, parseCents } from '../money';
+import { PAY_VERSION, merchantIdSchema, prepayIdSchema } from './common';
+
+export const RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID'] as const;
+export type ReceiverType = (typeof RECEIVER_TYPES)[number];
+
+/** How a receiver relates to the merchant, as the payment platform names it. */
+export const RELATION_TYPES = ['SERVICE_PROVIDER', 'STORE', 'STAFF', 'STORE_OWNER', 'PARTNER', 'HEADQUARTER', 'BRAND', 'DISTRIBUTOR', 'USER', 'SUPPLIER', 'CUSTOM'] as const;
+
+/** Largest share of an order's amount, all splits together (section 8). */
+export const MAX_SHARE_PERCENT = 30;
+/** Receivers per split, as the platform allows. */
+export const MAX_SPLIT_RECEIVERS = 50;
+
+/** The most that may be shared of an order of `totalCents`: 30 %, rounded down to the cent. */
+export const maxShareCents = (totalCents: number): number => Math.floor((totalCents * MAX_SHARE_PERCENT) / 100);
+
+const account = z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').regex(/^[0-9A-Za-z_-]+$/, 'must be letters, digits, "-" or "_"');
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** The merchant's own number for a split (or a finish); unique per order. */
+export const outOrderNoSchema = z.string().regex(/^[0-9A-Za-z_\-|*@]{1,64}$/, 'must be 1–64 letters, digits or _-|*@');
+
+const receiverKey = { type: z.enum(RECEIVER_TYPES), account };
+
+/** `POST /submerchant-pay/profitSharing/receivers`: a merchant enterprise needs its name, as the platform checks it. */
+export const addReceiverRequestSchema = z
+  .object({
+    merchantId: merchantIdSchema,
+    ...receiverKey,
+    name: text(128).optional(),
+    relationType: z.enum(RELATION_TYPES),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.type === 'MERCHANT_ID' && !r.name) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['name'], message: 'is required for a MERCHANT_ID receiver (its registered name)' });
+  });
+export type AddReceiverRequest = z.input<typeof addReceiverRequestSchema>;
+
+/** `POST /submerchant-pay/profitSharing/receivers/remove`. */
+export const removeReceiverRequestSchema = z.object({ merchantId: merchantIdSchema, ...receiverKey }).strict();
+export type RemoveReceiverRequest = z.infer<typeof removeReceiverRequestSchema>;
+
+/** A decimal amount with at most 2 decimals, above zero (never a number). */
+const amountSchema = z.string({ invalid_type_error: 'must be a decimal string like "1.50"' }).superRefine((v, ctx) => {
+  try {
+    parseCents(v);
+  } catch (e) {
+    if (!(e instanceof AmountError)) throw e;
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message });
+  }
+});
+
+/** `POST /submerchant-pay/profitSharing/orders`: one split of a paid order. */
+export const splitRequestSchema = z
+  .object({
+    prepayId: prepayIdSchema,
+    outOrderNo: outOrderNoSchema,
+    receivers: z
+      .array(z.object({ ...receiverKey, amount: amountSchema, description: text(80) }).strict())
+      .min(1, 'must name at least one receiver')
+      .max(MAX_SPLIT_RECEIVERS, `must name at most ${MAX_SPLIT_RECEIVERS} receivers`),
+    /** Ends the order's sharing with this split: the rest is released to the merchant. */
+    finish: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const seen = new Set<string>();
+    r.receivers.forEach((x, i) => {
+      const key = `${x.type}:${x.account}`;
+      if (seen.has(key)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['receivers', i], message: 'names the same receiver twice' });
+      seen.add(key);
+    });
+  });
+export type SplitRequest = z.infer<typeof splitRequestSchema>;
+
+/** `POST /submerchant-pay/profitSharing/finish`. */
+export const finishSharingRequestSchema = z.object({ prepayId: prepayIdSchema, outOrderNo: outOrderNoSchema, description: text(80) }).strict();
+export type FinishSharingRequest = z.infer<typeof finishSharingRequestSchema>;
+
+export const SPLIT_STATES = ['processing', 'finished'] as const;
+export type SplitState = (typeof SPLIT_STATES)[number];
+export const RECEIVER_RESULTS = ['pending', 'success', 'closed'] as const;
+export type ReceiverResult = (typeof RECEIVER_RESULTS)[number];
+
+/** The answer to a split or a finish: accepted at once; results come later. */
+export const splitAcceptedResponseSchema = z.object({
+  version: z.literal(PAY_VERSION),
+  status: z.literal('success'),
+  data: z.object({ outOrderNo: z.string(), state: z.enum(SPLIT_STATES) }),
+});
+export type SplitAcceptedResponse = z.infer<typeof splitAcceptedResponseSchema>;
+
+export const splitReceiverSchema = z.object({
+  type: z.enum(RECEIVER_TYPES),
+  account: z.string(),
+  amount: z.string(),
+  description: z.string(),
+  result: z.enum(RECEIVER_RESULTS),
+  failReason: z.string().optional(),
+  finishTime: z.string().optional(),
+});
+export type SplitReceiver = z.infer<typeof splitReceiverSchema>;
+
+/** `GET /submerchant-pay/profitSharing/orders/<outOrderNo>?prepayId=<id>`. */
+export const splitDetailResponseSchema = z.object({
+  version: z.literal(PAY_VERSION),
+  status: z.literal('success'),
+  data: z.object({
+    outOrderNo: z.string(),
+    prepayId: z.string(),
+    state: z.enum(SPLIT_STATES),
+    receivers: z.array(splitReceiverSchema),
+  }),
+});
+export type SplitDetailResponse = z.infer<typeof splitDetailResponseSchema>;
+export const splitDetailQuerySchema = z.object({ prepayId: prepayIdSchema }).passthrough();
+
+/** `GET /submerchant-pay/profitSharing/amounts/<prepayId>`: what may still be shared, and whether the rest was released. */
+export const sharingAmountsResponseSchema = z.object({
+  version: z.literal(PAY_VERSION),
+  status: z.literal('success'),
+  data: z.object({
+    totalAmount: z.string(),
+    /** Shared or being shared (receivers whose share was closed do not count). */
+    sharedAmount: z.string(),
+    maxShareAmount: z.string(),
+    /** True once the order's sharing was finished and what was not shared was released to the merchant. */
+    unfrozen: z.boolean(),
+  }),
+});
+export type SharingAmountsResponse = z.infer<typeof sharingAmountsResponseSchema>;
