@@ -29,7 +29,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const { db } = handle;
   const events = new OrderEvents();
   const merchantStore = new MerchantStore(db);
-  const appStore = new AppStore(db);
+  const appStore = new AppStore(db, handle.writeNow);
   const apps = new AppService(appStore, masterKey, new TableReplayGuard(appStore));
   const merchantFacts = new MerchantFacts(merchantStore);
   const base = {

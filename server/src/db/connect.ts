@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery, type QueryResult } from 'kysely';
 import { BetterSqliteDialect } from './sqlite-dialect';
 import type { Database } from './schema';
 import type { Dialect } from './dialect';
@@ -22,6 +22,8 @@ export interface DbHandle {
   pool?: pg.Pool;
   /** PostgreSQL schema in use (LISTEN channels are namespaced by it). */
   schema?: string;
+  /** SQLite only: a write whose result is known at once, committed with this turn's group (see the dialect). */
+  writeNow?: <R>(query: CompiledQuery) => QueryResult<R> | undefined;
   close(): Promise<void>;
 }
 
@@ -45,8 +47,9 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(raw) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const dialect = new BetterSqliteDialect(raw);
+  const db = new Kysely<Database>({ dialect });
+  return { db, dialect: 'sqlite', writeNow: (q) => dialect.writeNow(q), close: () => db.destroy() };
 }
 
 /**

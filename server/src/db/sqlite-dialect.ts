@@ -68,6 +68,24 @@ class SharedDatabase {
     return result;
   }
 
+  /**
+   * Runs a write at once in this turn's group and returns its result without waiting for the
+   * group's COMMIT; undefined when another lease holds an explicit transaction (then use the
+   * ordinary path). Durability: groups commit in order, so every later write (and the answer that
+   * waits for it) comes after this statement's commit.
+   */
+  runNow<R>(stmt: SQLite.Statement, params: unknown[]): QueryResult<R> | undefined {
+    if (this.owner) return undefined;
+    if (!this.group) {
+      this.prepare('begin immediate').run();
+      this.group = [];
+      setImmediate(() => this.flush());
+    }
+    const result = this.run<R>(stmt, params);
+    this.group.push(() => undefined);
+    return result;
+  }
+
   /** Commits the open group, if any, and settles its callers. */
   flush(): void {
     const group = this.group;
@@ -143,11 +161,7 @@ class Lease implements DatabaseConnection {
 }
 
 class LeaseDriver implements Driver {
-  private readonly shared: SharedDatabase;
-
-  constructor(db: SQLite.Database) {
-    this.shared = new SharedDatabase(db);
-  }
+  constructor(private readonly shared: SharedDatabase) {}
 
   async init(): Promise<void> {}
 
@@ -176,12 +190,22 @@ class LeaseDriver implements Driver {
 }
 
 export class BetterSqliteDialect implements Dialect {
-  constructor(private readonly db: SQLite.Database) {}
+  private readonly shared: SharedDatabase;
+
+  constructor(db: SQLite.Database) {
+    this.shared = new SharedDatabase(db);
+  }
+
+  /** See `SharedDatabase.runNow`: a write whose result is known before its group commits. */
+  writeNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
+    return this.shared.runNow<R>(this.shared.prepare(query.sql), query.parameters as unknown[]);
+  }
+
   createAdapter() {
     return new SqliteAdapter();
   }
   createDriver() {
-    return new LeaseDriver(this.db);
+    return new LeaseDriver(this.shared);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();

@@ -5,7 +5,7 @@
  */
 import type { Executor } from '../db/schema';
 import type { QueueName } from './job-tables';
-import type { JobRow, JobStore, NewJob } from './job-store';
+import type { JobRow, JobSettlement, JobStore, NewJob } from './job-store';
 
 export class Jobs {
   private readonly wakers = new Map<QueueName, () => void>();
@@ -44,4 +44,15 @@ export class Jobs {
 export function scheduledWait(schedule: readonly number[], runsSoFar: number, repeatLast = false): number | undefined {
   if (runsSoFar < schedule.length) return schedule[runsSoFar];
   return repeatLast && schedule.length ? schedule[schedule.length - 1] : undefined;
+}
+
+/**
+ * The end of a run that must be followed by another on the schedule (counting this one): pending
+ * until the next wait; when the schedule is over, its last wait again (`repeatLast`) or done with
+ * `whenOver`.
+ */
+export function onSchedule(schedule: readonly number[], job: JobRow, opts: { repeatLast?: boolean; error?: string; whenOver?: string } = {}): JobSettlement {
+  const wait = scheduledWait(schedule, job.attempts + 1, opts.repeatLast);
+  if (wait === undefined) return { state: 'done', result: opts.whenOver ?? 'schedule over' };
+  return { state: 'pending', nextAt: Date.now() + wait, error: opts.error };
 }

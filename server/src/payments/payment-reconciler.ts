@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { isKitError } from '@kit/shared';
 import type { PrepayService } from '../orders/prepay-service';
-import { scheduledWait } from '../jobs/jobs';
+import { onSchedule } from '../jobs/jobs';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../workers/job-worker';
 import type { Channels } from './channel-gateway';
@@ -41,11 +41,9 @@ export class PaymentReconciler implements JobHandler {
   async run(job: JobRow): Promise<JobSettlement> {
     const co = await this.store.channelOrder(job.key!);
     if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed') return { state: 'done', result: co?.state ?? 'gone' };
-    const runs = job.attempts + 1;
-    const later = (repeatLast: boolean, error?: string): JobSettlement => {
-      const wait = scheduledWait(this.opts.querySchedule, runs, repeatLast);
-      return wait === undefined ? { state: 'done', result: 'unpaid; expiry settles it' } : { state: 'pending', nextAt: Date.now() + wait, error };
-    };
+    // While the order is active, queries stop with the schedule (expiry settles the rest); a
+    // channel that cannot be reached is asked again and again.
+    const later = (repeatLast: boolean, error?: string) => onSchedule(this.opts.querySchedule, job, { repeatLast, error, whenOver: 'unpaid; expiry settles it' });
     try {
       const order = await this.prepay.find(co.prepay_id);
       if (!order || order.status !== 'active') {

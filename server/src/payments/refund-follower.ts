@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { isKitError } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
-import { scheduledWait } from '../jobs/jobs';
+import { onSchedule } from '../jobs/jobs';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../workers/job-worker';
 import type { Channels } from './channel-gateway';
@@ -39,7 +39,7 @@ export class RefundFollower implements JobHandler {
     const co = await this.store.channelOrder(refund.out_trade_no);
     if (!co) return { state: 'failed', result: 'no channel order', error: `refund ${refund.out_refund_no} names an unknown channel order` };
     // Refunds can take days at a bank: after the schedule, keep asking at its last interval.
-    const later = (error?: string): JobSettlement => ({ state: 'pending', nextAt: Date.now() + (scheduledWait(this.opts.querySchedule, job.attempts + 1, true) ?? 60_000), error });
+    const later = (error?: string) => onSchedule(this.opts.querySchedule, job, { repeatLast: true, error });
     try {
       if (refund.state === 'requesting') {
         const settledAt = refund.updated_at + this.opts.channelTimeoutMs + 1_000;

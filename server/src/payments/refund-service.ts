@@ -54,6 +54,7 @@ export class RefundService {
       await this.send(refund, co);
     } catch (e) {
       if (e instanceof KitError && e.error === 'channel_unavailable') {
+        this.log.warn({ prepayId, err: e.message }, 'refund call did not reach the channel; the follow-up job resumes it');
         throw new KitError(
           'channel_unavailable',
           'the payment channel could not be reached; the refund stays requested and the service completes it on its own (a `refunded` callback follows)',

@@ -5,7 +5,7 @@
  * a lost call) is sent again under the same `out_order_no`, which the channel treats as the same.
  */
 import { isKitError } from '@kit/shared';
-import { scheduledWait } from '../jobs/jobs';
+import { onSchedule } from '../jobs/jobs';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { PaymentStore } from '../payments/payment-store';
 import type { JobHandler } from '../workers/job-worker';
@@ -38,7 +38,7 @@ export class ProfitSharingFollower implements JobHandler {
     const co = await this.payments.paidChannelOrder(r.prepay_id);
     if (!co) return { state: 'failed', result: 'no payment', error: `order ${r.prepay_id} has no recorded payment` };
     // Results can take long at the channel: after the schedule, keep asking at its last interval.
-    const later = (error?: string): JobSettlement => ({ state: 'pending', nextAt: Date.now() + (scheduledWait(this.opts.querySchedule, job.attempts + 1, true) ?? 60_000), error });
+    const later = (error?: string) => onSchedule(this.opts.querySchedule, job, { repeatLast: true, error });
     try {
       if (r.state === 'requesting') {
         const settledAt = r.updated_at + this.opts.channelTimeoutMs + 1_000;

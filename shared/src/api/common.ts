@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AmountError } from '../money';
 
 /** `version` as section 9 fixes it: a number for payment and merchant, a string elsewhere. */
 export const PAY_VERSION = 1 as const;
@@ -34,4 +35,21 @@ export function describeZodError(error: z.ZodError): string {
     .slice(0, 5)
     .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
     .join('; ');
+}
+
+/**
+ * A string read by one of the money parsers of `money.ts`: its `AmountError` becomes the zod issue,
+ * so a bad amount is refused with the parser's own words ("has 3 decimals; at most 2 allowed").
+ */
+export function amountString(parse: (text: string) => unknown, example: string, refine?: (value: string) => string | null) {
+  return z.string({ invalid_type_error: `must be a decimal string like "${example}"` }).superRefine((v, ctx) => {
+    try {
+      parse(v);
+    } catch (e) {
+      if (!(e instanceof AmountError)) throw e;
+      return void ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message });
+    }
+    const problem = refine?.(v);
+    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+  });
 }

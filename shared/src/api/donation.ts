@@ -1,7 +1,7 @@
 /** 4.9 donation project, 4.10 donation, 4.11 on-chain id lookup (fields of 2.4 and 2.5). */
 import { z } from 'zod';
-import { AmountError, compareDecimals, isZeroDecimal, parseRmb } from '../money';
-import { CHAIN_VERSION } from './common';
+import { compareDecimals, isZeroDecimal, parseRmb } from '../money';
+import { CHAIN_VERSION, amountString } from './common';
 import { localIdSchema } from './chain';
 
 /** Ids per 4.11 lookup (section 8). */
@@ -13,24 +13,10 @@ const words = z.array(text(64)).max(50, 'must hold at most 50 entries');
 const unixTime = z.number({ invalid_type_error: 'must be a number (UNIX timestamp)' }).nonnegative().finite();
 
 /** `"<decimal with at least 2 decimals> RMB"`. */
-export const rmbAmountSchema = z.string({ invalid_type_error: 'must be a string like "100.00 RMB"' }).superRefine((v, ctx) => {
-  try {
-    parseRmb(v);
-  } catch (e) {
-    if (!(e instanceof AmountError)) throw e;
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message });
-  }
-});
+export const rmbAmountSchema = amountString(parseRmb, '100.00 RMB');
 
 /** `"<decimal with at least 2 decimals> RMB"`, above zero (section 8: at least two decimals; more are kept as sent). */
-export const donationAmountSchema = z.string({ invalid_type_error: 'must be a string like "10.00 RMB"' }).superRefine((v, ctx) => {
-  try {
-    if (isZeroDecimal(parseRmb(v))) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be greater than zero' });
-  } catch (e) {
-    if (!(e instanceof AmountError)) throw e;
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message });
-  }
-});
+export const donationAmountSchema = amountString(parseRmb, '10.00 RMB', (v) => (isZeroDecimal(parseRmb(v)) ? 'must be greater than zero' : null));
 
 /** 2.4. `targetAmount` is `[min, max]` with min ≤ max. */
 export const donationProjectSchema = z

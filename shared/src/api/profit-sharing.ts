@@ -5,8 +5,8 @@
  * answers against them).
  */
 import { z } from 'zod';
-import { AmountError, parseCents } from '../money';
-import { PAY_VERSION, merchantIdSchema, prepayIdSchema } from './common';
+import { parseCents } from '../money';
+import { PAY_VERSION, amountString, merchantIdSchema, prepayIdSchema } from './common';
 
 export const RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID'] as const;
 export type ReceiverType = (typeof RECEIVER_TYPES)[number];
@@ -49,14 +49,7 @@ export const removeReceiverRequestSchema = z.object({ merchantId: merchantIdSche
 export type RemoveReceiverRequest = z.infer<typeof removeReceiverRequestSchema>;
 
 /** A decimal amount with at most 2 decimals, above zero (never a number). */
-const amountSchema = z.string({ invalid_type_error: 'must be a decimal string like "1.50"' }).superRefine((v, ctx) => {
-  try {
-    parseCents(v);
-  } catch (e) {
-    if (!(e instanceof AmountError)) throw e;
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: e.message });
-  }
-});
+const amountSchema = amountString(parseCents, '1.50');
 
 /** `POST /submerchant-pay/profitSharing/orders`: one split of a paid order. */
 export const splitRequestSchema = z
