@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runKit } from '../../server/src/kit/main';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
+import { runKitCommand } from '../../server/test/support/process';
 
 const ROOT = path.resolve(__dirname, '../..');
 jest.setTimeout(60_000);
@@ -22,11 +22,12 @@ describe('examples/profit-sharing.ts', () => {
   afterAll(() => kit.close());
 
   it('contract → parameters → order → pay → receivers → split → follow → finish', async () => {
-    const env = { ...process.env, DATA_DIR: kit.runtime.config.DATA_DIR, LOG_LEVEL: 'silent' };
-    const lines: string[] = [];
-    expect(await runKit(['demo', 'create'], env, (l) => lines.push(l))).toBe(0);
-    const demo = JSON.parse(lines.find((l) => l.startsWith('{'))!);
-    expect(await runKit(['merchant', 'contract', demo.parentMerchantId], env, () => undefined)).toBe(0);
+    // As an operator would, in separate processes on the kit's own database.
+    const env = { DATA_DIR: kit.runtime.config.DATA_DIR, LOG_LEVEL: 'silent' };
+    const created = await runKitCommand(['demo', 'create'], env);
+    expect(created.code).toBe(0);
+    const demo = JSON.parse(created.stdout.split('\n').find((l) => l.startsWith('{'))!);
+    expect((await runKitCommand(['merchant', 'contract', demo.parentMerchantId], env)).code).toBe(0);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kit-example-')), 'demo.json');
     fs.writeFileSync(file, JSON.stringify(demo));
 

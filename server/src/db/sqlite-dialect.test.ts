@@ -94,4 +94,32 @@ describe('BetterSqliteDialect', () => {
     );
     expect((observer.prepare("select n from t where id = 'counter'").get() as { n: number }).n).toBe(50);
   });
+
+  it('commits transactions with the group: each settles only once it is committed', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ id: `g${i}`, n: i }).execute();
+          await trx.updateTable('t').set({ n: i + 1 }).where('id', '=', `g${i}`).execute();
+        }).then(() => committed()),
+      ),
+    );
+    // Every transaction's own rows were committed when its promise settled.
+    for (const [i, seen] of results.entries()) expect(seen).toBeGreaterThanOrEqual(i + 1);
+    expect(committed()).toBe(40);
+  });
+
+  it('undoes a failed transaction alone: writes grouped with it still commit', async () => {
+    const outcomes = await Promise.allSettled([
+      db.insertInto('t').values({ id: 'before', n: 1 }).execute(),
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ id: 'undone', n: 2 }).execute();
+        throw new Error('boom');
+      }),
+      db.insertInto('t').values({ id: 'after', n: 3 }).execute(),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const ids = (observer.prepare('select id from t order by id').all() as Array<{ id: string }>).map((r) => r.id);
+    expect(ids).toEqual(['after', 'before']);
+  });
 });

@@ -4,11 +4,12 @@
  *   requests), and serialises even single statements, which better-sqlite3 runs synchronously
  *   anyway. Here only an open explicit transaction makes other statements wait, in FIFO order;
  * - it prepares each statement anew; here statements are cached by SQL text;
- * - each autocommit write pays a whole commit. Here statements outside an explicit transaction that
- *   arrive in the same event-loop turn share one transaction (group commit): they run at once, and
- *   each caller's promise settles only after the shared COMMIT, so nothing is reported done before
- *   it is durable. A failing statement is undone alone (SQLite's statement-level abort).
- * Transactions begin IMMEDIATE so another process (the `kit` command) can never deadlock a
+ * - each write pays a whole commit. Here everything that arrives in the same event-loop turn shares
+ *   one transaction (group commit): autocommit statements run at once, explicit transactions run
+ *   inside it as a savepoint (released on commit, rolled back alone on failure), and each caller's
+ *   promise settles only after the shared COMMIT, so nothing is reported done before it is durable.
+ *   A failing statement is undone alone (SQLite's statement-level abort).
+ * The group begins IMMEDIATE so another process (the `kit` command) can never deadlock a
  * read-then-write upgrade.
  */
 import type SQLite from 'better-sqlite3';
@@ -26,6 +27,8 @@ import {
 } from 'kysely';
 
 const STATEMENT_CACHE = 512;
+/** The savepoint an explicit transaction runs in (one at a time: the owner's). */
+const SAVEPOINT = 'kit_tx';
 
 type Waiter = { kind: 'statement'; resolve: () => void } | { kind: 'transaction'; lease: Lease; resolve: () => void };
 
@@ -35,6 +38,8 @@ class SharedDatabase {
   private group: Array<(error?: unknown) => void> | undefined;
   owner: Lease | undefined;
   private readonly waiting: Waiter[] = [];
+  /** A flush came while a transaction was open: the group commits as soon as it ends. */
+  private flushWhenFree = false;
 
   constructor(readonly db: SQLite.Database) {}
 
@@ -54,17 +59,29 @@ class SharedDatabase {
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
   }
 
-  /** A statement outside any explicit transaction: joins (or opens) this turn's group. */
-  async grouped<R>(stmt: SQLite.Statement, params: unknown[]): Promise<QueryResult<R>> {
-    if (stmt.reader && !this.group) return this.run<R>(stmt, params);
+  /** This turn's group, opened (BEGIN IMMEDIATE, COMMIT at the end of the turn) if there is none. */
+  private openGroup(): Array<(error?: unknown) => void> {
     if (!this.group) {
       this.prepare('begin immediate').run();
       this.group = [];
       setImmediate(() => this.flush());
     }
+    return this.group;
+  }
+
+  /** Settles once the open group has committed (rejects when it could not). */
+  private committed(): Promise<void> {
+    const group = this.openGroup();
+    return new Promise<void>((resolve, reject) => group.push((e) => (e ? reject(e) : resolve())));
+  }
+
+  /** A statement outside any explicit transaction: joins (or opens) this turn's group. */
+  async grouped<R>(stmt: SQLite.Statement, params: unknown[]): Promise<QueryResult<R>> {
+    if (stmt.reader && !this.group) return this.run<R>(stmt, params);
+    this.openGroup();
     // Run now (later statements of the group see it); answer once the group has committed.
     const result = this.run<R>(stmt, params);
-    await new Promise<void>((resolve, reject) => this.group!.push((e) => (e ? reject(e) : resolve())));
+    await this.committed();
     return result;
   }
 
@@ -76,20 +93,21 @@ class SharedDatabase {
    */
   runNow<R>(stmt: SQLite.Statement, params: unknown[]): QueryResult<R> | undefined {
     if (this.owner) return undefined;
-    if (!this.group) {
-      this.prepare('begin immediate').run();
-      this.group = [];
-      setImmediate(() => this.flush());
-    }
+    const group = this.openGroup();
     const result = this.run<R>(stmt, params);
-    this.group.push(() => undefined);
+    group.push(() => undefined);
     return result;
   }
 
-  /** Commits the open group, if any, and settles its callers. */
+  /** Commits the open group, if any, and settles its callers; waits for an open transaction to end. */
   flush(): void {
     const group = this.group;
     if (!group) return;
+    if (this.owner) {
+      this.flushWhenFree = true;
+      return;
+    }
+    this.flushWhenFree = false;
     this.group = undefined;
     let failure: unknown;
     try {
@@ -111,17 +129,45 @@ class SharedDatabase {
   async begin(lease: Lease): Promise<void> {
     if (this.owner) await new Promise<void>((resolve) => this.waiting.push({ kind: 'transaction', lease, resolve }));
     else this.owner = lease;
-    this.flush();
-    this.prepare('begin immediate').run();
+    try {
+      this.openGroup();
+      this.prepare(`savepoint ${SAVEPOINT}`).run();
+    } catch (e) {
+      this.release();
+      throw e;
+    }
   }
 
-  end(sql: 'commit' | 'rollback'): void {
+  /**
+   * Ends the owner's transaction. A commit releases its savepoint into the group and settles when
+   * the group has committed; a rollback undoes the savepoint alone.
+   */
+  async end(how: 'commit' | 'rollback'): Promise<void> {
+    let done: Promise<void> | undefined;
     try {
-      if (this.db.inTransaction) this.prepare(sql).run();
+      // SQLite may have rolled the whole group back (e.g. disk full): then nothing is left to end.
+      if (!this.db.inTransaction) {
+        if (how === 'commit') throw new Error('SQLite rolled the transaction back');
+        return;
+      }
+      if (how === 'commit') {
+        this.prepare(`release ${SAVEPOINT}`).run();
+        done = this.committed();
+      } else {
+        this.prepare(`rollback to ${SAVEPOINT}`).run();
+        this.prepare(`release ${SAVEPOINT}`).run();
+      }
     } finally {
-      this.owner = undefined;
-      this.handOver();
+      this.release();
     }
+    await done;
+  }
+
+  /** The owner is done: queued statements and the next transaction may go; a waiting flush runs. */
+  private release(): void {
+    this.owner = undefined;
+    if (this.flushWhenFree) setImmediate(() => this.flush());
+    this.handOver();
   }
 
   /**
@@ -175,12 +221,12 @@ class LeaseDriver implements Driver {
     return this.shared.begin(conn as Lease);
   }
 
-  async commitTransaction(): Promise<void> {
-    this.shared.end('commit');
+  commitTransaction(): Promise<void> {
+    return this.shared.end('commit');
   }
 
-  async rollbackTransaction(): Promise<void> {
-    this.shared.end('rollback');
+  rollbackTransaction(): Promise<void> {
+    return this.shared.end('rollback');
   }
 
   async destroy(): Promise<void> {
