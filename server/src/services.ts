@@ -13,6 +13,7 @@ import { PrepayStore } from './orders/prepay-store';
 import { PrepayService } from './orders/prepay-service';
 import { createPaymentServices, type PaymentServices } from './payments/payment-services';
 import { createChainServices, type ChainServices } from './chain/chain-services';
+import { Metrics } from './metrics/metrics';
 
 export interface Services extends PaymentServices {
   apps: AppService;
@@ -20,6 +21,8 @@ export interface Services extends PaymentServices {
   prepay: PrepayService;
   events: OrderEvents;
   chain: ChainServices;
+  /** What `GET /metrics` reports; services call its typed methods (callback attempts, reconciliations). */
+  metrics: Metrics;
 }
 
 export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, _log: Logger): Services {
@@ -30,7 +33,9 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const replay = handle.dialect === 'postgres' ? new TableReplayGuard(appStore) : new MemoryReplayGuard();
   const apps = new AppService(appStore, masterKey, replay);
   const merchantFacts = new MerchantFacts(merchantStore);
+  const metrics = new Metrics();
   const base = {
+    metrics,
     apps,
     events,
     merchants: new MerchantService(merchantStore, apps, merchantFacts),
