@@ -90,14 +90,14 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
-  private readonly outbox = new CachedCount(COUNT_MAX_AGE_MS);
+  private readonly outbox: CachedCount;
   private readonly reconciliations = new Counter({
     name: 'kit_payment_reconciliations_total',
     help: 'Payment convergence runs (order queries, closes at expiry, refund resumptions) by kind and outcome.',
     labelNames: ['kind', 'outcome'] as const,
     registers: [this.registry],
   });
-  private readonly chainQueue = new CachedCount(COUNT_MAX_AGE_MS);
+  private readonly chainQueue: CachedCount;
   private readonly sealDuration = new Histogram({
     name: 'kit_chain_seal_duration_seconds',
     help: 'Time to write one chain block (claim, points rules, Merkle root, signature, commit).',
@@ -121,7 +121,10 @@ export class Metrics {
   private heldCalls?: () => number;
   private logStats?: () => { dropped: number; bufferedBytes: number };
 
-  constructor() {
+  /** `countMaxAgeMs`: how long a database count is reused (COUNT_MAX_AGE_MS). */
+  constructor(opts: { countMaxAgeMs?: number } = {}) {
+    this.outbox = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
+    this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     const self = this;
     new Gauge({
       name: 'kit_wait_for_finish_held',
