@@ -14,9 +14,9 @@ export const CACHE_DIR = path.join(ROOT, 'node_modules/.cache/kit-build');
 
 export interface BuildTarget {
   name: string;
-  /** Working directory, relative to the repository root. */
+  /** Working directory, relative to the repository root (or absolute). */
   cwd: string;
-  /** Executable in `node_modules/.bin` and its arguments. */
+  /** Executable in `node_modules/.bin` (or an absolute path) and its arguments. */
   command: [string, ...string[]];
   /** Files and folders (relative to the root) whose content decides whether to rebuild. */
   inputs: string[];
@@ -69,7 +69,7 @@ export function inputsHash(target: BuildTarget): string {
   const hash = createHash('sha256');
   hash.update(target.command.join(' '));
   const visit = (rel: string) => {
-    const abs = path.join(ROOT, rel);
+    const abs = path.resolve(ROOT, rel);
     let stat: fs.Stats;
     try {
       stat = fs.statSync(abs);
@@ -80,7 +80,7 @@ export function inputsHash(target: BuildTarget): string {
     if (stat.isDirectory()) {
       for (const entry of fs.readdirSync(abs).sort()) {
         if (SKIP.has(entry) || /\.test\.tsx?$/.test(entry)) continue;
-        visit(path.posix.join(rel, entry));
+        visit(path.join(rel, entry));
       }
     } else {
       hash.update(`file:${rel}\n`);
@@ -95,7 +95,7 @@ const stampFile = (target: BuildTarget) => path.join(CACHE_DIR, `${target.name}.
 export const logFile = (target: BuildTarget) => path.join(CACHE_DIR, `${target.name}.log`);
 
 export function isFresh(target: BuildTarget, hash = inputsHash(target)): boolean {
-  if (!fs.existsSync(path.join(ROOT, target.output))) return false;
+  if (!fs.existsSync(path.resolve(ROOT, target.output))) return false;
   try {
     return fs.readFileSync(stampFile(target), 'utf8').trim() === hash;
   } catch {
@@ -155,8 +155,8 @@ export async function buildTarget(target: BuildTarget, opts: { force?: boolean; 
   }
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const [bin, ...args] = target.command;
-  const child = spawn(path.join(ROOT, 'node_modules/.bin', bin), args, {
-    cwd: path.join(ROOT, target.cwd),
+  const child = spawn(path.isAbsolute(bin) ? bin : path.join(ROOT, 'node_modules/.bin', bin), args, {
+    cwd: path.resolve(ROOT, target.cwd),
     // Production builds whatever the service's NODE_ENV says (a development build of the H5 page is blank outside a dev server).
     env: { ...process.env, NODE_ENV: 'production', FORCE_COLOR: '0', NO_COLOR: '1', BROWSERSLIST_IGNORE_OLD_DATA: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
