@@ -8,6 +8,7 @@
  * into a query load, and a slow database answers with the last value instead of a hung scrape.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestMetrics } from './request-metrics';
 
 export const COUNT_MAX_AGE_MS = 5_000;
 export const COUNT_TIMEOUT_MS = 1_000;
@@ -60,29 +61,21 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-type RequestLabels = 'method' | 'route' | 'status';
-type RequestCounter = ReturnType<Counter<RequestLabels>['labels']>;
-type RequestTimer = ReturnType<Histogram<RequestLabels>['labels']>;
-
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class Metrics {
   readonly registry = new Registry();
 
-  private readonly requests = new Counter({
-    name: 'kit_http_requests_total',
-    help: 'HTTP requests answered, by method, route (the route pattern, not the URL) and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly durations = new Histogram({
-    name: 'kit_http_request_duration_seconds',
-    help: 'Time from the request to the end of its answer, by method, route and status (held waitForFinish calls included).',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: SECONDS_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly requestChildren = new Map<string, { count: RequestCounter; duration: RequestTimer }>();
+  private readonly requests = new RequestMetrics(
+    this.registry,
+    {
+      counter: 'kit_http_requests_total',
+      counterHelp: 'HTTP requests answered, by method, route (the route pattern, not the URL) and status.',
+      histogram: 'kit_http_request_duration_seconds',
+      histogramHelp: 'Time from the request to the end of its answer, by method, route and status (held waitForFinish calls included).',
+    },
+    SECONDS_BUCKETS,
+  );
 
   private readonly callbackAttempts = new Counter({
     name: 'kit_callback_attempts_total',
@@ -173,15 +166,7 @@ export class Metrics {
   // ---- what the HTTP layer calls ----------------------------------------------------------
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let child = this.requestChildren.get(key);
-    if (!child) {
-      const labels = { method, route, status: String(status) };
-      child = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
-      this.requestChildren.set(key, child);
-    }
-    child.count.inc();
-    child.duration.observe(seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   // ---- what the callback and reconciliation code calls --------------------------------------

@@ -33,7 +33,11 @@ describeEachBackend('metrics', (backend) => {
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect((await fetch(`${kit.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
-    expect(await scrape()).toContain('# HELP kit_http_requests_total');
+    const text = await scrape();
+    expect(text).toContain('# HELP kit_http_requests_total');
+    // Every line is a comment or a sample in the exposition format (prom-client spells NaN "Nan", which Prometheus reads alike).
+    const bad = text.split('\n').filter((l) => l && !l.startsWith('# ') && !/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*\})? (-?[0-9.e+-]+|NaN|Nan|\+Inf|-Inf)$/.test(l));
+    expect(bad).toEqual([]);
   });
 
   it('counts requests by route pattern and status, with durations, and shows held calls', async () => {
