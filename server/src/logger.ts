@@ -20,11 +20,14 @@ export interface LogTarget {
   on(event: 'error', listener: (err: Error) => void): unknown;
 }
 
+/** One error listener per stream, however many loggers write to it. */
+const sinksOf = new WeakMap<LogTarget, Set<BoundedLogSink>>();
+
 export class BoundedLogSink implements DestinationStream {
   private batch: string[] = [];
   private batchBytes = 0;
   private scheduled = false;
-  private broken = false;
+  broken = false;
   /** Lines dropped since the last report, and since the start. */
   private unreported = 0;
   droppedTotal = 0;
@@ -34,9 +37,15 @@ export class BoundedLogSink implements DestinationStream {
     readonly limitBytes: number,
   ) {
     // A closed stdout (EPIPE) must not crash the service: logging just stops.
-    target.on('error', () => {
-      this.broken = true;
-    });
+    let sinks = sinksOf.get(target);
+    if (!sinks) {
+      const set = new Set<BoundedLogSink>();
+      sinksOf.set(target, (sinks = set));
+      target.on('error', () => {
+        for (const s of set) s.broken = true;
+      });
+    }
+    sinks.add(this);
   }
 
   /** Bytes held: gathered here and accepted by the stream but not yet taken by the reader. */
@@ -68,7 +77,8 @@ export class BoundedLogSink implements DestinationStream {
     return n;
   }
 
-  private writeBatch(): void {
+  /** Hands what was gathered to the stream now (never waits for the reader). */
+  writeBatch(): void {
     this.scheduled = false;
     if (this.batch.length === 0 || this.broken) return;
     const chunk = this.batch.length === 1 ? this.batch[0] : this.batch.join('');
@@ -89,6 +99,18 @@ export class BoundedLogSink implements DestinationStream {
   }
 }
 
+/** At exit, gathered lines still go to the stream: written at once to a file or terminal, dropped by a pipe nobody reads. */
+const liveSinks = new Set<BoundedLogSink>();
+let exitHook = false;
+function flushAtExit(sink: BoundedLogSink): void {
+  liveSinks.add(sink);
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const s of liveSinks) s.writeBatch();
+  });
+}
+
 const SINK = Symbol('kit.logSink');
 type WithSink = Logger & { [SINK]?: BoundedLogSink };
 
@@ -103,12 +125,17 @@ export function createLogger(level: string, opts: LoggerOptions = {}): Logger {
   const options = {
     level,
     base: { svc: 'kit' },
-    redact: { paths: ['*.pw', '*.appSecret', '*.loginToken', '*.secret', 'req.headers.authorization'], censor: '[redacted]' },
+    // Top level and one level down: `log.info({ loginToken })` and `log.info({ body: { pw } })` alike.
+    redact: {
+      paths: ['pw', 'appSecret', 'loginToken', 'secret', '*.pw', '*.appSecret', '*.loginToken', '*.secret', 'req.headers.authorization'],
+      censor: '[redacted]',
+    },
   };
   if (level === 'silent') return pino(options);
   const sink = new BoundedLogSink(opts.target ?? process.stdout, opts.bufferBytes ?? DEFAULT_LOG_BUFFER_BYTES);
   const log: WithSink = pino(options, sink);
   log[SINK] = sink;
+  flushAtExit(sink);
   // Says how many lines a stalled reader cost, once it reads again.
   const report = setInterval(() => {
     const dropped = sink.takeDropped();
