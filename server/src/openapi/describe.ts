@@ -39,6 +39,8 @@ export interface RouteDoc {
   answerDescription?: string;
   /** Failures this route can answer (besides the signature failures every signed route can). */
   errors?: readonly ErrorId[];
+  /** Example request body and answer, shown in the reference. */
+  example?: { body?: unknown; answer?: unknown };
   /** Served only when the sandbox is on (SANDBOX_ENABLED). */
   sandboxOnly?: boolean;
 }

@@ -36,6 +36,8 @@ key and value percent-encoded per RFC 3986, sorted by key then value, joined as 
 bytes (of the empty string without a body). A state-changing request is accepted once: a retry re-signs with a new \`_t\`.
 The typed client of \`@kit/shared\` (\`KitClient\`) signs every call.`;
 
+const example = (value: unknown) => (value === undefined ? {} : { example: value });
+
 const bodyOf = (b: ZodTypeAny | Body): Body => ('contentType' in b && 'schema' in b ? (b as Body) : json(b as ZodTypeAny));
 
 function errorResponses(doc: RouteDoc): RouteConfig['responses'] {
@@ -48,9 +50,15 @@ function errorResponses(doc: RouteDoc): RouteConfig['responses'] {
   }
   const out: RouteConfig['responses'] = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const [first] = list;
     out[status] = {
       description: list.map((id) => `\`${id}\` (${ERROR_CATALOGUE[id].code}): ${ERROR_CATALOGUE[id].msg}`).join('; '),
-      content: { 'application/json': { schema: failSchema } },
+      content: {
+        'application/json': {
+          schema: failSchema,
+          example: { version: doc.path.startsWith('/submerchant-pay') || doc.path.startsWith('/merchant') ? 1 : '1', status: 'fail', error: first, code: ERROR_CATALOGUE[first].code, msg: ERROR_CATALOGUE[first].msg, traceId: '5f1c9a2e000042' },
+        },
+      },
     };
   }
   return out;
@@ -86,10 +94,10 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
       request: {
         params: doc.params,
         query: doc.query,
-        body: body ? { required: true, content: { [body.contentType]: { schema: body.schema } } } : undefined,
+        body: body ? { required: true, content: { [body.contentType]: { schema: body.schema, ...example(doc.example?.body) } } } : undefined,
       },
       responses: {
-        200: { description: doc.answerDescription ?? 'Success', content: { [answer.contentType]: { schema: answer.schema } } },
+        200: { description: doc.answerDescription ?? 'Success', content: { [answer.contentType]: { schema: answer.schema, ...example(doc.example?.answer) } } },
         ...errorResponses(doc),
       },
     });

@@ -11,7 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestKit, type TestKit } from '../support/kit';
 import { backends } from '../support/backends';
+import type { ZodTypeAny } from 'zod';
 import { openApiPath } from '../../src/openapi/describe';
+import { ROUTE_DOCS } from '../../src/openapi/document';
 
 const sqlite = backends()[0];
 
@@ -140,5 +142,19 @@ describe('API reference page', () => {
     expect(init).toContain('validatorUrl: null');
     // The UI package's own demo page (which loads an example document from elsewhere) is not served.
     expect((await fetch(`${kit.url}/docs/swagger-initializer.js`)).status).toBe(404);
+  });
+});
+
+describe('examples in the document', () => {
+  const schemaOf = (b: unknown): ZodTypeAny => ((b as { schema?: ZodTypeAny }).schema && (b as { contentType?: string }).contentType ? (b as { schema: ZodTypeAny }).schema : (b as ZodTypeAny));
+  const withExamples = ROUTE_DOCS.filter((r) => r.example).map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const);
+
+  it('exist for the main endpoints of the specification', () => {
+    expect(withExamples.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it.each(withExamples)('%s: its examples pass the schemas the route validates with', (_name, route) => {
+    if (route.example?.body !== undefined) expect(schemaOf(route.body).safeParse(route.example.body).error?.issues ?? []).toEqual([]);
+    if (route.example?.answer !== undefined) expect(schemaOf(route.answer).safeParse(route.example.answer).error?.issues ?? []).toEqual([]);
   });
 });
