@@ -1,7 +1,7 @@
 /** One Jest run for every package; browser-facing suites pick jsdom with a docblock. */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/shared', '<rootDir>/server', '<rootDir>/pos-display', '<rootDir>/miniprogram', '<rootDir>/test'],
+  roots: ['<rootDir>/shared', '<rootDir>/server', '<rootDir>/pos-display', '<rootDir>/miniprogram', '<rootDir>/test', '<rootDir>/scripts'],
   testMatch: ['**/*.test.ts', '**/*.test.tsx'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: {

@@ -1,5 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+
+/** `@kit/shared` is compiled from its TypeScript source here, like the display's own (its `dist/` is only for other projects). */
+const sharedSrc = fileURLToPath(new URL('../shared/src/', import.meta.url));
 
 /** Served by the kit service at /pos/ (or <BASE_PATH>/pos/); the page talks only to the relative `api/`. */
 export default defineConfig({
@@ -7,6 +11,10 @@ export default defineConfig({
   base: './',
   plugins: [react()],
   resolve: {
+    alias: [
+      { find: /^@kit\/shared$/, replacement: `${sharedSrc}index.ts` },
+      { find: /^@kit\/shared\//, replacement: sharedSrc },
+    ],
     // One React: this package's own (the workspace root holds another major version).
     dedupe: ['react', 'react-dom'],
   },

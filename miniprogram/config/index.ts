@@ -1,8 +1,8 @@
 /**
  * Taro build configuration (started from the @tarojs/cli 4.2.1 default template).
  * `weapp` goes to dist/weapp (a mini-program package), `h5` to dist/h5 (served by the kit server
- * at /mp/, hash router). The `@kit/shared` workspace package is TypeScript source, so it is aliased
- * to ../shared/src and compiled by Taro's babel rule like our own sources.
+ * at /mp/, hash router). `@kit/shared` is aliased to its TypeScript source (../shared/src) and compiled
+ * by Taro's babel rule like our own sources (its dist/ build is for other projects).
  */
 import path from 'node:path';
 import { defineConfig, type UserConfigExport } from '@tarojs/cli';
@@ -71,12 +71,12 @@ export default defineConfig<'webpack5'>(async (merge) => {
       staticDirectory: 'static',
       router: { mode: 'hash' },
       output: {
-        filename: 'js/[name].[hash:8].js',
+        filename: 'js/[name].[contenthash:8].js',
         chunkFilename: 'js/[name].[chunkhash:8].js',
       },
       miniCssExtractPluginOption: {
         ignoreOrder: true,
-        filename: 'css/[name].[hash].css',
+        filename: 'css/[name].[contenthash].css',
         chunkFilename: 'css/[name].[chunkhash].css',
       },
       postcss: {

@@ -22,6 +22,8 @@ import { donationRoutes } from './routes/donation';
 import { pointsRoutes } from './routes/points';
 import { posApiRoutes, posStatic, DEFAULT_POS_DIST } from './frontends/pos';
 import { mpApiRoutes, mpStatic, DEFAULT_MP_H5_DIR } from './frontends/mp';
+import { metricsHandler, routeLabel } from './metrics/metrics-route';
+import { docsRoutes, openApiHandler } from './openapi/docs-routes';
 
 /** Body limit of ordinary JSON endpoints. */
 export const BODY_LIMIT = '256kb';
@@ -38,7 +40,8 @@ export function createApp(config: Config, services: Services, log: Logger, state
 
   // Without a base path the groups hang off the application itself: one router fewer per request.
   const api = config.BASE_PATH ? express.Router() : app;
-  api.use(requestContext(log));
+  const { metrics } = services;
+  api.use(requestContext(log, (req, res, seconds) => metrics.observeRequest(req.method, routeLabel(req, config.BASE_PATH), res.statusCode, seconds)));
   const groups: ApiRoutes[] = [];
   const group = (prefix: string, version: ApiVersion, bodyLimit: string) => {
     const g = new ApiRoutes(api, prefix, version, bodyLimit);
@@ -51,6 +54,9 @@ export function createApp(config: Config, services: Services, log: Logger, state
   profitSharingRoutes(pay, deps);
   merchantRoutes(group('/merchant', PAY_VERSION, BODY_LIMIT), deps);
   api.get('/health', healthHandler(deps));
+  api.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
+  api.get('/openapi.json', openApiHandler({ sandbox: !!services.sandbox, serverUrl: config.BASE_PATH || '/' }));
+  api.use('/docs', docsRoutes());
   api.use('/pay-notify', payNotifyRoutes(deps));
   if (services.sandbox) api.use('/sandbox', sandboxRoutes(services.sandbox));
   // Uploads take up to 50 items of 50 KB each.

@@ -28,6 +28,21 @@ const durationList = (fallback: string) => z.string().default(fallback).transfor
     return z.NEVER;
   }
 });
+/** Sizes accept `512kb`, `8mb` or plain bytes. */
+export function parseBytes(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(text);
+  if (!m) throw new Error(`"${text}" is not a size such as 512kb or 8mb`);
+  const factor = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b'];
+  return Math.round(Number(m[1]) * factor);
+}
+const bytes = (fallback: string) => z.string().default(fallback).transform((v, ctx) => {
+  try {
+    return parseBytes(v);
+  } catch (e) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
+    return z.NEVER;
+  }
+});
 const flag = (fallback: boolean) =>
   z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? fallback : ['1', 'true', 'yes', 'on'].includes(v)));
 
@@ -111,6 +126,11 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     MP_LOGIN_URL: z.string().url().optional(),
     /** H5 build served at /mp/ (default: miniprogram/dist/h5 of this checkout). */
     MP_H5_DIR: z.string().optional(),
+    // Operations (issue 13)
+    /** Bearer token `GET /metrics` requires; unset: the endpoint is open (keep it off the public network). */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Most bytes of log lines held while stdout is not being read; lines beyond are dropped and counted. */
+    LOG_BUFFER_BYTES: bytes('8mb').refine((n) => n >= 4096, 'must be at least 4kb'),
   });
 }
 

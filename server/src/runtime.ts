@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config';
-import { createLogger } from './logger';
+import { createLogger, flushLogs, logSinkOf } from './logger';
 import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
 import { createServices, type Services } from './services';
@@ -26,6 +26,8 @@ export interface Runtime {
   server: http.Server;
   /** `http://host:port` plus BASE_PATH. */
   url: string;
+  /** Where a person finds each part, for the ready line. */
+  addresses: ServiceAddresses;
   port: number;
   close(): Promise<void>;
 }
@@ -38,10 +40,30 @@ export async function openServices(config: Config, log: Logger) {
   return { db, services: createServices(config, db, masterKey, log) };
 }
 
+export interface ServiceAddresses {
+  service: string;
+  pos: string;
+  mp: string;
+  docs: string;
+  openapi: string;
+  metrics: string;
+  /** The sandbox's payer API (unset when the sandbox is off). */
+  sandbox?: string;
+}
+
+/** How long stopping waits for the log reader to take the last lines before exiting anyway. */
+export const LOG_FLUSH_ON_STOP_MS = 2_000;
+
 export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   const config = loadConfig(env);
-  const log = createLogger(config.LOG_LEVEL);
+  const log = createLogger(config.LOG_LEVEL, { bufferBytes: config.LOG_BUFFER_BYTES });
   const { db, services } = await openServices(config, log);
+  const { metrics } = services;
+  const sink = logSinkOf(log);
+  metrics.readHeldCallsFrom(() => services.events.waiting);
+  if (sink) metrics.readLogStatsFrom(() => ({ dropped: sink.droppedTotal, bufferedBytes: sink.bufferedBytes }));
+  metrics.countChainQueueWith(() => services.chain.stores.ledger.queueDepth());
+  metrics.countOutboxWith(() => services.jobs.store.depth('callback'));
   const state = { shuttingDown: false };
 
   const bridge = db.pool ? new PgOrderEventBridge(db.pool, services.events, db.schema!, log) : undefined;
@@ -51,7 +73,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log),
     startHousekeeping(services.apps, log),
     ...services.jobHandlers.map((h) => startJobWorker(services.jobs, h, config.CALLBACK_POLL_INTERVAL, log.child({ part: h.queue }))),
-    ...(config.CHAIN_SEALER ? [startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log)] : []),
+    ...(config.CHAIN_SEALER ? [startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log, (ms, acceptedAt, failed) => metrics.chainSealed(ms, acceptedAt, failed))] : []),
   ];
 
   const self = { url: '' };
@@ -72,7 +94,16 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   services.payments.gateways.attach(url);
   // Due work left by a previous run (or another instance) starts now, not at the first poll.
   for (const h of services.jobHandlers) services.jobs.wake(h.queue);
-  log.info({ url, database: db.dialect }, 'kit service ready');
+  const addresses: ServiceAddresses = {
+    service: url,
+    pos: `${url}/pos/`,
+    mp: `${url}/mp/`,
+    docs: `${url}/docs/`,
+    openapi: `${url}/openapi.json`,
+    metrics: `${url}/metrics`,
+    ...(services.sandbox ? { sandbox: `${url}/sandbox/` } : {}),
+  };
+  log.info({ url, database: db.dialect, addresses }, 'kit service ready');
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -88,9 +119,10 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       await Promise.all(workers.map((w) => w.stop()));
       await bridge?.stop();
       await db.close();
-      log.info('kit service stopped');
-      log.flush?.();
+      log.info({ logLinesDropped: sink?.droppedTotal ?? 0 }, 'kit service stopped');
+      // A reader that stopped reading must not keep the process from ending.
+      await flushLogs(log, LOG_FLUSH_ON_STOP_MS);
     })());
 
-  return { config, log, db, services, server, url, port, close };
+  return { config, log, db, services, server, url, addresses, port, close };
 }

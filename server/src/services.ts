@@ -15,6 +15,7 @@ import { createPaymentServices, type PaymentServices } from './payments/payment-
 import { createChainServices, type ChainServices } from './chain/chain-services';
 import { JobStore } from './jobs/job-store';
 import { Jobs } from './jobs/jobs';
+import { Metrics } from './metrics/metrics';
 
 export interface Services extends PaymentServices {
   apps: AppService;
@@ -23,6 +24,8 @@ export interface Services extends PaymentServices {
   events: OrderEvents;
   chain: ChainServices;
   jobs: Jobs;
+  /** What `GET /metrics` reports; services call its typed methods (callback attempts, reconciliations). */
+  metrics: Metrics;
 }
 
 export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, _log: Logger): Services {
@@ -32,7 +35,9 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const appStore = new AppStore(db, handle.writeNow);
   const apps = new AppService(appStore, masterKey, new TableReplayGuard(appStore));
   const merchantFacts = new MerchantFacts(merchantStore);
+  const metrics = new Metrics();
   const base = {
+    metrics,
     apps,
     events,
     jobs: new Jobs(new JobStore(db, handle.dialect)),

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { signCallbackUrl } from '@kit/shared';
 import type { AppService } from '../apps/app-service';
+import type { Metrics } from '../metrics/metrics';
 import type { MerchantService } from '../merchants/merchant-service';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../workers/job-worker';
@@ -36,6 +37,7 @@ export class CallbackDelivery implements JobHandler {
     private readonly apps: AppService,
     private readonly opts: CallbackDeliveryOptions,
     private readonly log: Logger,
+    private readonly metrics?: Pick<Metrics, 'callbackAttempt'>,
   ) {
     this.concurrency = opts.concurrency ?? 64;
     this.leaseMs = opts.timeoutMs + 5_000;
@@ -50,6 +52,7 @@ export class CallbackDelivery implements JobHandler {
     if (!target) {
       await this.store.insertAttempt({ job_id: job.id, attempt, at: started, url: null, http_status: null, latency_ms: 0, response_head: null, error: NO_URL });
       this.log.warn({ prepayId: e.prepayId, status: e.status }, `callback undeliverable: ${NO_URL}`);
+      this.metrics?.callbackAttempt('gave_up');
       return { state: 'failed', result: 'undeliverable', error: NO_URL };
     }
     const sent = await this.send(e, target, started, signal);
@@ -65,8 +68,12 @@ export class CallbackDelivery implements JobHandler {
       response_head: sent.head,
       error: sent.error,
     });
-    if (sent.ok) return { state: 'done', result: 'delivered' };
+    if (sent.ok) {
+      this.metrics?.callbackAttempt('delivered');
+      return { state: 'done', result: 'delivered' };
+    }
     const wait = this.opts.retrySchedule[attempt - 1];
+    this.metrics?.callbackAttempt(wait === undefined ? 'gave_up' : sent.timedOut ? 'timeout' : sent.httpStatus === null ? 'network_error' : 'refused');
     const failure = { prepayId: e.prepayId, status: e.status, attempt, httpStatus: sent.httpStatus ?? undefined, error: sent.error };
     if (wait === undefined) {
       this.log.warn(failure, 'callback given up after the last retry');
@@ -78,7 +85,7 @@ export class CallbackDelivery implements JobHandler {
   }
 
   private async send(e: CallbackEventInput, target: string, at: number, signal: AbortSignal) {
-    const result = { ok: false, httpStatus: null as number | null, head: null as string | null, error: null as string | null };
+    const result = { ok: false, httpStatus: null as number | null, head: null as string | null, error: null as string | null, timedOut: false };
     const secret = await this.apps.secretOf(e.ownerAppId);
     if (!secret) return { ...result, error: `app ${e.ownerAppId} is unknown or disabled; cannot sign` };
     const body = JSON.stringify({ notifyTime: new Date(at).toISOString(), prepayId: e.prepayId, status: e.status, subMerchantId: e.subMerchantId, merchantId: e.merchantId });
@@ -95,14 +102,16 @@ export class CallbackDelivery implements JobHandler {
       const ok = res.status >= 200 && res.status < 300 && text.trim() === 'OK';
       return {
         ok,
+        timedOut: false,
         httpStatus: res.status,
         head: text.slice(0, HEAD_BYTES),
         error: ok ? null : res.status >= 200 && res.status < 300 ? 'answer was not OK' : `HTTP ${res.status}`,
       };
     } catch (err) {
       const x = err as Error & { cause?: { code?: string } };
-      const error = x.name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : `${x.message}${x.cause?.code ? ` (${x.cause.code})` : ''}`;
-      return { ...result, error };
+      const timedOut = x.name === 'TimeoutError';
+      const error = timedOut ? `no answer within ${this.opts.timeoutMs} ms` : `${x.message}${x.cause?.code ? ` (${x.cause.code})` : ''}`;
+      return { ...result, error, timedOut };
     }
   }
 }

@@ -202,6 +202,12 @@ export class LedgerStore {
   }
 
   /** PostgreSQL: fresh planner statistics for tables that grow by thousands of rows a second. */
+  /** Items waiting for a block (the queue's partial index keeps this cheap). */
+  async queueDepth(): Promise<number> {
+    const row = await this.db.selectFrom('chain_items').select((eb) => eb.fn.countAll<number | string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   async analyze(): Promise<void> {
     if (this.dialect === 'postgres') await sql`analyze chain_items, chain_id_index`.execute(this.db);
   }

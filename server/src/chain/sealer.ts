@@ -23,7 +23,12 @@ export interface SealResult {
   failed: number;
   /** More items were waiting than one block takes. */
   more: boolean;
+  /** When each confirmed item had been accepted (Unix ms), for the seal-latency metric. */
+  acceptedAt?: number[];
 }
+
+/** What the sealer loop reports about each block it writes. */
+export type SealObserver = (durationMs: number, acceptedAt: readonly number[], failed: number) => void;
 
 export class Sealer {
   constructor(
@@ -99,7 +104,7 @@ export class Sealer {
       );
       if (confirmed !== leaves.length) throw new Error(`block ${number}: confirmed ${confirmed} items but sealed ${leaves.length}`);
       await this.ledger.indexBlock(trx, range);
-      return { block: number, confirmed, failed: failures.length, more };
+      return { block: number, confirmed, failed: failures.length, more, acceptedAt: leaves.map((l) => Number(l.created_at)) };
     });
   }
 
@@ -133,9 +138,11 @@ export class Sealer {
   }
 }
 
-export function startSealer(sealer: Sealer, intervalMs: number, log: Logger): Loop {
+export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, observe?: SealObserver): Loop {
   return startLoop('chain-sealer', intervalMs, async () => {
+    const started = Date.now();
     const r = await sealer.sealOnce();
+    if (r.block !== undefined || r.failed) observe?.(Date.now() - started, r.acceptedAt ?? [], r.failed);
     if (r.block !== undefined || r.failed) log.debug({ block: r.block, confirmed: r.confirmed, failed: r.failed }, 'chain block sealed');
     return r.more;
   }, log);

@@ -1,5 +1,5 @@
 /** Request id, access log line and timing. The id is echoed as `x-request-id` and as `traceId` on failures. */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { PAY_VERSION } from '@kit/shared';
@@ -37,7 +37,10 @@ class RequestLog {
   }
 }
 
-export function requestContext(log: Logger): RequestHandler {
+/** Told about every finished request (the metrics); `seconds` from arrival to the end of the answer. */
+export type RequestObserver = (req: Request, res: Response, seconds: number) => void;
+
+export function requestContext(log: Logger, observe?: RequestObserver): RequestHandler {
   const logging = log.isLevelEnabled('info');
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -46,11 +49,13 @@ export function requestContext(log: Logger): RequestHandler {
     res.locals.apiVersion = PAY_VERSION;
     res.locals.log = new RequestLog(log, requestId) as unknown as Logger;
     res.setHeader('x-request-id', requestId);
-    if (logging) {
+    if (logging || observe) {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
-        // Path only: queries carry signatures and login tokens, which never go into a log.
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        observe?.(req, res, ms / 1000);
+        if (!logging) return;
+        // Path only: queries carry signatures and login tokens, which never go into a log.
         const fields = { method: req.method, path: req.originalUrl.split('?', 1)[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 };
         if (res.statusCode >= 500) res.locals.log.error(fields, 'request');
         else res.locals.log.info(fields, 'request');

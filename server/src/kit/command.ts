@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config';
 import type { openServices } from '../runtime';
 
@@ -9,24 +10,23 @@ export interface KitCommand {
   name: string;
   usage: string;
   summary: string;
-  /** Prints its result on stdout (JSON lines for machine use) and returns the exit code. */
-  run(ctx: KitContext, args: string[], out: (line: string) => void): Promise<number>;
+  /**
+   * Prints its result with `out` on stdout (JSON lines for machine use) and returns the exit code;
+   * text meant for a person (what to do next) goes to `say`, on stderr, so scripts can parse stdout.
+   */
+  run(ctx: KitContext, args: string[], out: (line: string) => void, say: (line: string) => void): Promise<number>;
 }
 
 export class UsageError extends Error {}
 
-/** Minimal `--flag value` / `--flag` parser for sub-commands. */
-export function parseFlags(args: string[]): { positional: string[]; flags: Record<string, string | true> } {
-  const positional: string[] = [];
-  const flags: Record<string, string | true> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a.startsWith('--')) {
-      const [k, inline] = a.slice(2).split('=', 2);
-      if (inline !== undefined) flags[k] = inline;
-      else if (args[i + 1] !== undefined && !args[i + 1].startsWith('--')) flags[k] = args[++i];
-      else flags[k] = true;
-    } else positional.push(a);
+/**
+ * Parses a sub-command's arguments with Node's own parser: `options` names each flag and its type;
+ * an unknown flag or a missing value is a usage error (exit 2, with the command's usage line).
+ */
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
-  return { positional, flags };
 }

@@ -14,7 +14,12 @@ function help(): string {
   return `usage: npm run kit -- <command>\n\ncommands:\n${lines.join('\n')}`;
 }
 
-export async function runKit(argv: string[], env: NodeJS.ProcessEnv = process.env, out = (l: string) => console.log(l)): Promise<number> {
+export async function runKit(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out = (l: string) => console.log(l),
+  say = (l: string) => console.error(l),
+): Promise<number> {
   const [group, name, ...rest] = argv;
   const command = commands.find((c) => c.group === group && c.name === name);
   if (!command) {
@@ -24,7 +29,7 @@ export async function runKit(argv: string[], env: NodeJS.ProcessEnv = process.en
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
   const ctx = { config, ...(await openServices(config, createLogger(config.LOG_LEVEL))) };
   try {
-    return await command.run(ctx, rest, out);
+    return await command.run(ctx, rest, out, say);
   } catch (e) {
     if (e instanceof UsageError) {
       console.error(`${e.message}\nusage: npm run kit -- ${command.usage}`);

@@ -9,6 +9,7 @@ import { KitError } from '@kit/shared';
 import { isUniqueViolation } from '../db/errors';
 import type { PayChannelOrdersTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
+import type { Metrics } from '../metrics/metrics';
 import type { ExpiryGuard } from '../orders/prepay-service';
 import { randomAlnum } from '../security/ids';
 import type { MerchantFields, TradeType } from './channels';
@@ -48,6 +49,7 @@ export class ChannelOrders implements ExpiryGuard {
     private readonly jobs: Jobs,
     private readonly opts: ChannelOrderOptions,
     private readonly log: Logger,
+    private readonly metrics?: Pick<Metrics, 'reconciliation'>,
   ) {}
 
   /**
@@ -175,8 +177,11 @@ export class ChannelOrders implements ExpiryGuard {
     const co = await this.store.payableChannelOrder(prepayId);
     if (!co) return 'unpaid';
     try {
-      return (await this.close(co)) === 'paid' ? 'paid' : 'unpaid';
+      const closed = await this.close(co);
+      this.metrics?.reconciliation('expiry_close', closed);
+      return closed === 'paid' ? 'paid' : 'unpaid';
     } catch (err) {
+      this.metrics?.reconciliation('expiry_close', 'failed');
       this.log.warn({ err: (err as Error).message, prepayId, outTradeNo: co.out_trade_no }, 'the channel order of an expiring order could not be closed; reconciliation retries it');
       await this.jobs.enqueue(this.store.db, { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) }, 'rearm');
       this.jobs.wake('payment.reconcile');

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { isKitError } from '@kit/shared';
 import type { PrepayService } from '../orders/prepay-service';
+import type { Metrics } from '../metrics/metrics';
 import { onSchedule } from '../jobs/jobs';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../workers/job-worker';
@@ -33,12 +34,20 @@ export class PaymentReconciler implements JobHandler {
     private readonly channelOrders: ChannelOrders,
     private readonly opts: ReconcilerOptions,
     private readonly log: Logger,
+    private readonly metrics?: Pick<Metrics, 'reconciliation'>,
   ) {
     // A run makes at most two channel calls (close, then query).
     this.leaseMs = 2 * opts.channelTimeoutMs + 5_000;
   }
 
   async run(job: JobRow): Promise<JobSettlement> {
+    const settled = await this.reconcile(job);
+    const outcome = settled.state === 'done' ? (settled.result === 'paid' ? 'paid' : settled.result === 'closed' ? 'closed' : 'unpaid') : settled.error ? 'failed' : 'unpaid';
+    this.metrics?.reconciliation('payment_query', outcome);
+    return settled;
+  }
+
+  private async reconcile(job: JobRow): Promise<JobSettlement> {
     const co = await this.store.channelOrder(job.key!);
     if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed') return { state: 'done', result: co?.state ?? 'gone' };
     // While the order is active, queries stop with the schedule (expiry settles the rest); a

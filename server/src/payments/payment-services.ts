@@ -9,6 +9,7 @@ import { CallbackStore } from '../callbacks/callback-store';
 import { CallbackService } from '../callbacks/callback-service';
 import { CallbackDelivery } from '../callbacks/callback-delivery';
 import type { Jobs } from '../jobs/jobs';
+import type { Metrics } from '../metrics/metrics';
 import { createSandbox, type Sandbox } from '../sandbox/sandbox';
 import type { JobHandler } from '../workers/job-worker';
 import { Gateways, cardNetworkAdapter, socialNativeAdapter } from './channels';
@@ -52,10 +53,10 @@ export interface PaymentServices {
 export function createPaymentServices(
   config: Config,
   handle: DbHandle,
-  core: { apps: AppService; merchants: MerchantService; prepay: PrepayService; jobs: Jobs },
+  core: { apps: AppService; merchants: MerchantService; prepay: PrepayService; jobs: Jobs; metrics: Metrics },
   log: Logger,
 ): PaymentServices {
-  const { jobs, prepay, merchants } = core;
+  const { jobs, prepay, merchants, metrics } = core;
   const plog = log.child({ part: 'payments' });
   const callbackStore = new CallbackStore(handle.db);
   const callbacks = new CallbackService(jobs, callbackStore);
@@ -65,13 +66,14 @@ export function createPaymentServices(
     core.apps,
     { retrySchedule: config.CALLBACK_RETRY_SCHEDULE, timeoutMs: config.CALLBACK_TIMEOUT },
     log.child({ part: 'callbacks' }),
+    metrics,
   );
 
   const store = new PaymentStore(handle.db);
   const gateways = new Gateways(config);
   const channels = new Channels([socialNativeAdapter(config, gateways), cardNetworkAdapter(config, gateways)], gateways);
   const settlement = new Settlement(store, prepay, callbacks, jobs, plog);
-  const channelOrders = new ChannelOrders(store, channels, settlement, jobs, { signType: config.PAY_SIGN_TYPE, querySchedule: config.PAYMENT_QUERY_SCHEDULE }, plog);
+  const channelOrders = new ChannelOrders(store, channels, settlement, jobs, { signType: config.PAY_SIGN_TYPE, querySchedule: config.PAYMENT_QUERY_SCHEDULE }, plog, metrics);
   prepay.setExpiryGuard(channelOrders);
   const refundOpts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT, querySchedule: config.PAYMENT_QUERY_SCHEDULE };
   const refunds = new RefundService(store, merchants, channels, jobs, refundOpts, plog);
@@ -86,12 +88,12 @@ export function createPaymentServices(
     state: async (prepayId) => ({ channelOrders: await store.channelOrdersOf(prepayId), refund: (await store.refund(prepayId)) ?? null }),
   };
   const sandbox = config.SANDBOX_ENABLED ? createSandbox(config, handle, jobs) : undefined;
-  const sharing = createProfitSharing(config, handle, { jobs, merchants, channels }, log);
+  const sharing = createProfitSharing(config, handle, { jobs, merchants, channels, metrics }, log);
   const jobHandlers: JobHandler[] = [
     sharing.follower,
     delivery,
-    new PaymentReconciler(store, prepay, channels, channelOrders, { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT }, plog),
-    new RefundFollower(store, channels, refunds, settlement, refundOpts, plog),
+    new PaymentReconciler(store, prepay, channels, channelOrders, { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT }, plog, metrics),
+    new RefundFollower(store, channels, refunds, settlement, refundOpts, plog, metrics),
     ...(sandbox ? [sandbox.notifier] : []),
   ];
   return { payments, profitSharing: sharing.service, callbacks, sandbox, jobHandlers };

@@ -13,6 +13,7 @@ import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../workers/job-worker';
 import type { Channels } from './channel-gateway';
 import type { PaymentStore } from './payment-store';
+import type { Metrics } from '../metrics/metrics';
 import type { RefundOptions, RefundService } from './refund-service';
 import type { Settlement } from './settlement';
 
@@ -28,12 +29,20 @@ export class RefundFollower implements JobHandler {
     private readonly settlement: Settlement,
     private readonly opts: RefundOptions,
     private readonly log: Logger,
+    private readonly metrics?: Pick<Metrics, 'reconciliation'>,
   ) {
     // A run makes at most two channel calls (query, then the refund again).
     this.leaseMs = 2 * opts.channelTimeoutMs + 5_000;
   }
 
   async run(job: JobRow): Promise<JobSettlement> {
+    const settled = await this.follow(job);
+    const outcome = settled.state === 'done' ? (settled.result === 'refunded' || settled.result === 'success' ? 'refunded' : 'failed') : settled.error ? 'failed' : 'pending';
+    this.metrics?.reconciliation('refund_resume', outcome);
+    return settled;
+  }
+
+  private async follow(job: JobRow): Promise<JobSettlement> {
     const refund = await this.store.refund(job.key!);
     if (!refund || refund.state === 'success' || refund.state === 'failed') return { state: 'done', result: refund?.state ?? 'gone' };
     const co = await this.store.channelOrder(refund.out_trade_no);

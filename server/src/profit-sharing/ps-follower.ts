@@ -11,6 +11,7 @@ import type { PaymentStore } from '../payments/payment-store';
 import type { JobHandler } from '../workers/job-worker';
 import type { PsChannel } from './ps-channel';
 import type { PsStore } from './ps-store';
+import type { Metrics } from '../metrics/metrics';
 
 export interface FollowerOptions {
   querySchedule: readonly number[];
@@ -27,12 +28,20 @@ export class ProfitSharingFollower implements JobHandler {
     private readonly payments: PaymentStore,
     private readonly channel: PsChannel,
     private readonly opts: FollowerOptions,
+    private readonly metrics?: Pick<Metrics, 'reconciliation'>,
   ) {
     // A run makes at most three channel calls (add a receiver, the amount, the request).
     this.leaseMs = 3 * opts.channelTimeoutMs + 5_000;
   }
 
   async run(job: JobRow): Promise<JobSettlement> {
+    const settled = await this.follow(job);
+    const outcome = settled.state === 'done' ? (settled.result === 'finished' ? 'finished' : 'failed') : settled.error ? 'failed' : 'pending';
+    this.metrics?.reconciliation('profit_sharing_follow', outcome);
+    return settled;
+  }
+
+  private async follow(job: JobRow): Promise<JobSettlement> {
     const r = await this.store.request(job.key!);
     if (!r || r.state === 'finished' || r.state === 'failed') return { state: 'done', result: r?.state ?? 'gone' };
     const co = await this.payments.paidChannelOrder(r.prepay_id);

@@ -1,28 +1,59 @@
-/** `npm run kit -- demo create` gives a newcomer something to log in with at /pos/. */
+/** `npm run kit -- demo create` gives a newcomer something to log in with at /pos/, points to show, and says what to do next. */
 import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit } from '../support/kit';
 import { runKitCommand } from '../support/process';
+import { runKit } from '../../src/kit/main';
 
 describeEachBackend('kit demo create', (backend) => {
-  it('creates an app and merchants a cashier can log in with and take an order for', async () => {
+  it('creates an app, merchants and a points balance, prints one JSON line on stdout and the next steps on stderr', async () => {
     const env = backend.env();
     const kit = await startTestKit(backend, env);
     try {
       // As an operator runs it: its own process next to the running service (one SQLite connection per process).
-      const run = await runKitCommand(['demo', 'create', '--password', 'demo-password-1', '--callback', 'https://merchant.example/cb'], env);
+      const run = await runKitCommand(['demo', 'create', '--password', 'demo-password-1', '--callback', 'https://merchant.example/cb'], { ...env, PORT: '18080' });
       expect(run.code).toBe(0);
+      // Scripts read stdout: exactly one JSON line.
       const lines = run.stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
       const demo = JSON.parse(lines[0]);
-      expect(demo).toMatchObject({ parentMerchantId: expect.stringMatching(/^PM/), subMerchantId: expect.stringMatching(/^SM/), password: 'demo-password-1' });
+      expect(demo).toMatchObject({
+        parentMerchantId: expect.stringMatching(/^PM/),
+        subMerchantId: expect.stringMatching(/^SM/),
+        password: 'demo-password-1',
+        points: { tokenId: 'DEMO', tokenAppId: demo.appId, userAppId: demo.appId, userId: 'demo-user', balance: '100.00000' },
+      });
+
+      // People read stderr: where to log in, with what, how to pay and what to try on the points screen.
+      expect(run.stderr).toContain('Next steps');
+      expect(run.stderr).toContain(`http://127.0.0.1:18080/pos/ and log in as ${demo.subMerchantId} with the password demo-password-1`);
+      expect(run.stderr).toContain('http://127.0.0.1:18080/sandbox/pay');
+      expect(run.stderr).toContain('user demo-user and point type DEMO (balance 100.00000)');
+
       const client = new KitClient({ baseUrl: kit.url, appId: demo.appId, appSecret: demo.appSecret });
       expect(await client.login(demo.subMerchantId, demo.password)).toMatchObject({ displayName: 'Demo Shop', parentMerchantId: demo.parentMerchantId });
       const order = await client.createPrepay({ subMerchantId: demo.subMerchantId, totalAmount: '9.90' });
       expect((await client.socialPayNative(order.prepayId)).args.code_url).toBeTruthy();
       expect(await kit.runtime.services.merchants.effectivePaymentParams(demo.subMerchantId, 'SocialNative')).toMatchObject({ notifyCallbackUrl: 'https://merchant.example/cb' });
+      // The balance is on the chain already: the command sealed its block.
+      const { tokenId, tokenAppId, userAppId, userId } = demo.points;
+      expect((await client.pointsBalance({ tokenId, tokenAppId, userAppId, userId })).data.balance).toBe('100.00000');
     } finally {
       await kit.close();
     }
+  });
+
+  it('refuses an unknown flag with its usage line and creates nothing', async () => {
+    const env = backend.env();
+    const said: string[] = [];
+    const printed: string[] = [];
+    const errors = jest.spyOn(console, 'error').mockImplementation((l: string) => void said.push(l));
+    try {
+      expect(await runKit(['demo', 'create', '--pasword', 'x'], env, (l) => printed.push(l))).toBe(2);
+    } finally {
+      errors.mockRestore();
+    }
+    expect(printed).toEqual([]);
+    expect(said.join('\n')).toMatch(/Unknown option '--pasword'[\s\S]*usage: npm run kit -- demo create \[--password PW\] \[--callback URL\]/);
   });
 });

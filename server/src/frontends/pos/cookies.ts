@@ -2,26 +2,15 @@
  * The cashier's login token lives only in an httpOnly, SameSite=Strict cookie scoped to the POS
  * path: page scripts cannot read it and other sites cannot send it.
  */
+import { parse as parseCookies } from 'cookie';
 import type { Request, Response } from 'express';
 
 export const POS_COOKIE = 'pos_login';
 
-/** Reads one cookie from the Cookie header (no cookie-parser needed for one value). */
+/** Reads one cookie from the Cookie header (with `cookie`, the parser Express itself uses to write them). */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.get('cookie');
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() !== name) continue;
-    const value = part.slice(eq + 1).trim();
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  return header ? parseCookies(header)[name] : undefined;
 }
 
 export interface CookieScope {

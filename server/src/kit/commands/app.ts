@@ -1,5 +1,5 @@
 import type { KitCommand } from '../command';
-import { parseFlags, UsageError } from '../command';
+import { parseCommandArgs, UsageError } from '../command';
 
 export const appCommands: KitCommand[] = [
   {
@@ -8,8 +8,8 @@ export const appCommands: KitCommand[] = [
     usage: 'app create [--name NAME]',
     summary: 'Creates an app and prints {"appId","appSecret"} once; the secret is never shown again.',
     async run(ctx, args, out) {
-      const { flags } = parseFlags(args);
-      const creds = await ctx.services.apps.create(typeof flags.name === 'string' ? flags.name : undefined);
+      const { values } = parseCommandArgs(args, { name: { type: 'string' } });
+      const creds = await ctx.services.apps.create(values.name);
       out(JSON.stringify({ appId: creds.appId, appSecret: creds.appSecret }));
       return 0;
     },
@@ -19,7 +19,8 @@ export const appCommands: KitCommand[] = [
     name: 'list',
     usage: 'app list',
     summary: 'Lists apps (ids, names, state; never secrets).',
-    async run(ctx, _args, out) {
+    async run(ctx, args, out) {
+      parseCommandArgs(args, {});
       for (const a of await ctx.services.apps.list()) {
         out(JSON.stringify({ appId: a.app_id, name: a.name, disabled: !!a.disabled, createdAt: new Date(a.created_at).toISOString() }));
       }
@@ -32,10 +33,10 @@ export const appCommands: KitCommand[] = [
     usage: 'app disable <appId> [--enable]',
     summary: 'Disables an app (its signatures stop being accepted within 30 s); --enable turns it back on.',
     async run(ctx, args, out) {
-      const { positional, flags } = parseFlags(args);
-      if (!positional[0]) throw new UsageError('app disable needs an appId');
-      await ctx.services.apps.setDisabled(positional[0], !flags.enable);
-      out(JSON.stringify({ appId: positional[0], disabled: !flags.enable }));
+      const { values, positionals } = parseCommandArgs(args, { enable: { type: 'boolean', default: false } });
+      if (!positionals[0]) throw new UsageError('app disable needs an appId');
+      await ctx.services.apps.setDisabled(positionals[0], !values.enable);
+      out(JSON.stringify({ appId: positionals[0], disabled: !values.enable }));
       return 0;
     },
   },

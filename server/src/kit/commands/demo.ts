@@ -1,21 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import type { KitCommand } from '../command';
-import { parseFlags } from '../command';
+import type { KitCommand, KitContext } from '../command';
+import { parseCommandArgs } from '../command';
+
+/** The demo's point type and the user holding a balance of it, for the POS points screen. */
+export const DEMO_POINTS = { tokenId: 'DEMO', name: 'Demo points', userId: 'demo-user', balance: '100.00000' } as const;
+
+/** Where a person on this machine reaches the service the command works with. */
+function serviceUrl(ctx: KitContext): string {
+  const { PUBLIC_URL, PORT, BASE_PATH } = ctx.config;
+  return (PUBLIC_URL ?? `http://127.0.0.1:${PORT}${BASE_PATH}`).replace(/\/+$/, '');
+}
 
 /**
  * A ready-to-use setup for trying the kit on `npm start`: an app, a parent merchant and a
- * sub-merchant with payment parameters, so a cashier can log in at /pos/ at once.
+ * sub-merchant with payment parameters (a cashier can log in at /pos/ at once), and a point type
+ * with a balance for a demo user (the POS points screen has someone to show a code for). The
+ * result is one JSON line on stdout; what to do next is said on stderr.
  */
 export const demoCommands: KitCommand[] = [
   {
     group: 'demo',
     name: 'create',
     usage: 'demo create [--password PW] [--callback URL]',
-    summary: 'Creates an app, a parent merchant and a sub-merchant with SocialNative parameters; prints their ids, the app secret and the password once.',
-    async run(ctx, args, out) {
-      const { flags } = parseFlags(args);
-      const { apps, merchants } = ctx.services;
-      const pw = typeof flags.password === 'string' ? flags.password : randomBytes(9).toString('base64url');
+    summary:
+      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters, and a point type with a balance for a demo user; prints their ids, the app secret and the password once (JSON on stdout), then the next steps (stderr).',
+    async run(ctx, args, out, say) {
+      const { values } = parseCommandArgs(args, { password: { type: 'string' }, callback: { type: 'string' } });
+      const { apps, merchants, chain } = ctx.services;
+      const pw = values.password ?? randomBytes(9).toString('base64url');
       const app = await apps.create('demo');
       const parent = await merchants.create(app.appId, { type: 'merchant', parameters: { displayName: 'Demo Merchant', pw, appId: app.appId, disabled: false } });
       const sub = await merchants.create(app.appId, {
@@ -25,9 +37,35 @@ export const demoCommands: KitCommand[] = [
       await merchants.setPaymentParams(app.appId, parent.id, 'SocialNative', {
         socialAppId: 'wx5andb0xdemo0001',
         socialMchId: '1900000001',
-        ...(typeof flags.callback === 'string' ? { notifyCallbackUrl: flags.callback } : {}),
+        ...(values.callback ? { notifyCallbackUrl: values.callback } : {}),
       });
-      out(JSON.stringify({ appId: app.appId, appSecret: app.appSecret, parentMerchantId: parent.id, subMerchantId: sub.id, password: pw }));
+      // The point type and the balance go through the ledger like any upload (4.14), then one block seals them.
+      await chain.ledger.accept(app.appId, [
+        { type: 'points.create', args: { id: 'demo-point-type', tokenId: DEMO_POINTS.tokenId, name: DEMO_POINTS.name } },
+        {
+          type: 'points.issue',
+          args: { id: 'demo-points-issue', tokenId: DEMO_POINTS.tokenId, userAppId: app.appId, userId: DEMO_POINTS.userId, amount: DEMO_POINTS.balance },
+        },
+      ]);
+      while ((await chain.sealer.sealOnce()).more);
+      const points = { tokenId: DEMO_POINTS.tokenId, tokenAppId: app.appId, userAppId: app.appId, userId: DEMO_POINTS.userId, balance: DEMO_POINTS.balance };
+      out(JSON.stringify({ appId: app.appId, appSecret: app.appSecret, parentMerchantId: parent.id, subMerchantId: sub.id, password: pw, points }));
+
+      const url = serviceUrl(ctx);
+      say(
+        [
+          '',
+          `Next steps (with the service running: npm start)`,
+          `  1. Open ${url}/pos/ and log in as ${sub.id} with the password ${pw}.`,
+          `  2. Charge an amount: the display shows a payment code and waits.`,
+          `  3. Pay it in the sandbox: open the code's mini-program link on a phone or in a browser and pay at the sandbox cashier,`,
+          `     or: curl -X POST ${url}/sandbox/pay -H 'content-type: application/json' -d '{"codeUrl":"<the scan-code QR content>"}'`,
+          `     The display turns to "paid"; Refund is on the same screen.`,
+          `  4. Points: on the display's Points screen, user ${DEMO_POINTS.userId} and point type ${DEMO_POINTS.tokenId} (balance ${DEMO_POINTS.balance}).`,
+          `  5. From your own backend: sign calls as app ${app.appId} with the appSecret above (KitClient from @kit/shared),`,
+          `     or read the API reference at ${url}/docs/.`,
+        ].join('\n'),
+      );
       return 0;
     },
   },

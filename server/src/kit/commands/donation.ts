@@ -1,6 +1,6 @@
 import { DonationDecryptError, decryptDonation } from '@kit/shared';
 import type { KitCommand } from '../command';
-import { parseFlags, UsageError } from '../command';
+import { parseCommandArgs, UsageError } from '../command';
 
 export const donationCommands: KitCommand[] = [
   {
@@ -9,10 +9,10 @@ export const donationCommands: KitCommand[] = [
     usage: 'donation decrypt --secret <AppSecret> <ciphertext | on-chain id>',
     summary: 'Decrypts a donation project or record (the AppSecret may instead come from KIT_APP_SECRET).',
     async run(ctx, args, out) {
-      const { positional, flags } = parseFlags(args);
-      const secret = typeof flags.secret === 'string' ? flags.secret : process.env.KIT_APP_SECRET;
+      const { values, positionals } = parseCommandArgs(args, { secret: { type: 'string' } });
+      const secret = values.secret ?? process.env.KIT_APP_SECRET;
       if (!secret) throw new UsageError('give the AppSecret with --secret or KIT_APP_SECRET');
-      const target = positional[0];
+      const target = positionals[0];
       if (!target) throw new UsageError('give a ciphertext ("dn1.…") or an on-chain id');
       if (!/^[0-9a-f]{64}$/.test(target)) {
         try {

@@ -1,0 +1,47 @@
+/**
+ * `npm start`: builds the front ends the service serves, only if their sources changed since the
+ * last build, then runs the service in this same process, so that a signal sent to `npm start`
+ * (npm passes it on) reaches the service itself. Build lines and the ready banner go to stderr;
+ * stdout carries only the service's JSON log lines.
+ */
+import { parseArgs } from 'node:util';
+import { buildTargets, SERVED_TARGETS, stopRunningBuild } from './frontends';
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  // `npm start -- --rebuild` builds the front ends even when their sources did not change.
+  const { values } = parseArgs({ options: { rebuild: { type: 'boolean', default: false } } });
+  // Asked to stop while building: stop the build too, and do not start.
+  const stopBuilding = (signal: NodeJS.Signals) => {
+    stopRunningBuild();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGTERM', stopBuilding);
+  process.on('SIGINT', stopBuilding);
+  const results = await buildTargets(SERVED_TARGETS, { force: values.rebuild, say: (l) => say(`build  ${l}`) });
+  process.off('SIGTERM', stopBuilding);
+  process.off('SIGINT', stopBuilding);
+  if (results.some((r) => r.status === 'failed')) process.exit(1);
+
+  const { runService } = await import('../server/src/service');
+  await runService({
+    onReady: ({ addresses: a }) => {
+      const lines = [
+        `kit ready         ${a.service}`,
+        `  POS display     ${a.pos}`,
+        `  mini-program    ${a.mp}`,
+        `  API reference   ${a.docs}  (OpenAPI: ${a.openapi})`,
+        `  metrics         ${a.metrics}`,
+        ...(a.sandbox ? [`  sandbox         ${a.sandbox}  (pay a code: POST ${a.sandbox}pay {"codeUrl": "<QR content>"})`] : []),
+        `  first steps     npm run kit -- demo create`,
+      ];
+      say(lines.join('\n'));
+    },
+  });
+}
+
+main().catch((err) => {
+  say(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+/**
+ * How a route is described for the OpenAPI document: one plain object per route, next to its
+ * neighbours in `paths/*.ts`. Adding a route to the service means adding one entry there (the
+ * OpenAPI test names any route that is served but not described, or described but not served).
+ */
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z, type ZodTypeAny } from 'zod';
+import type { ErrorId } from '@kit/shared';
+
+// `.openapi(...)` on zod schemas (examples, descriptions); zod's own behaviour is unchanged.
+extendZodWithOpenApi(z);
+
+export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch' | 'options';
+
+/** Who may call: signed by an app (`_appid`, `_t`, `_s`), the POS login cookie, the metrics token, or anyone. */
+export type Auth = 'signed' | 'posCookie' | 'metricsToken' | 'none';
+
+export interface Body {
+  contentType: string;
+  schema: ZodTypeAny;
+}
+
+export interface RouteDoc {
+  method: Method;
+  /** Express-style path relative to the service's base URL: `/submerchant-pay/prePay/:prepayId`. */
+  path: string;
+  tag: string;
+  /** The specification section the route implements ("4.2"), when it implements one. */
+  section?: string;
+  summary: string;
+  description?: string;
+  auth: Auth;
+  params?: z.AnyZodObject;
+  query?: z.AnyZodObject;
+  /** A zod schema (JSON) or another content type. */
+  body?: ZodTypeAny | Body;
+  /** The 200 answer: a zod schema (JSON) or another content type. */
+  answer: ZodTypeAny | Body;
+  answerDescription?: string;
+  /** Failures this route can answer (besides the signature failures every signed route can). */
+  errors?: readonly ErrorId[];
+  /** Example request body and answer, shown in the reference. */
+  example?: { body?: unknown; answer?: unknown };
+  /** Served only when the sandbox is on (SANDBOX_ENABLED). */
+  sandboxOnly?: boolean;
+}
+
+export const json = (schema: ZodTypeAny): Body => ({ contentType: 'application/json', schema });
+export const xml = (description: string): Body => ({ contentType: 'application/xml', schema: z.string().openapi({ description }) });
+export const html = (description: string): Body => ({ contentType: 'text/html', schema: z.string().openapi({ description }) });
+export const text = (contentType: string, description: string): Body => ({ contentType, schema: z.string().openapi({ description }) });
+
+/** `{version, status: "success"}` plus the given fields: the plain answer of many routes. */
+export const success = <T extends z.ZodRawShape>(version: 1 | '1', shape: T) =>
+  z.object({ version: z.literal(version), status: z.literal('success'), ...shape });
+
+/** `:name` → `{name}`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}

@@ -1,0 +1,132 @@
+/**
+ * The OpenAPI 3.1 document of this service, generated from the zod schemas the routes validate
+ * with (`@kit/shared` api/*.ts) and the route descriptions in `paths/`. Served at `/openapi.json`.
+ */
+import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { ZodTypeAny } from 'zod';
+import { ERROR_CATALOGUE, failSchema, type ErrorId } from '@kit/shared';
+import { json, openApiPath, type Body, type RouteDoc } from './describe';
+import { paymentRoutes } from './paths/payments';
+import { profitSharingRoutes } from './paths/profit-sharing';
+import { chainRoutes } from './paths/chain';
+import { frontendRoutes } from './paths/frontends';
+import { sandboxRoutes } from './paths/sandbox';
+import { operationRoutes } from './paths/operations';
+
+/** Every described route; a new route is one more entry in one of these lists. */
+export const ROUTE_DOCS: readonly RouteDoc[] = [...paymentRoutes, ...profitSharingRoutes, ...chainRoutes, ...operationRoutes, ...frontendRoutes, ...sandboxRoutes];
+
+export interface DocumentOptions {
+  /** Whether the sandbox routes are served (SANDBOX_ENABLED). */
+  sandbox: boolean;
+  /** Public base URL of the service, for `servers` (e.g. `http://127.0.0.1:8080`). */
+  serverUrl?: string;
+}
+
+/** The routes the service serves with these options. */
+export function servedRouteDocs(opts: Pick<DocumentOptions, 'sandbox'>): RouteDoc[] {
+  return ROUTE_DOCS.filter((r) => opts.sandbox || !r.sandboxOnly);
+}
+
+const SIGNATURE_ERRORS: readonly ErrorId[] = ['signature_missing', 'signature_malformed', 'timestamp_invalid', 'timestamp_out_of_window', 'signature_mismatch', 'signature_replayed'];
+
+const SIGNING = `Signed requests carry three query fields: \`_appid\` (the app id), \`_t\` (Unix time in milliseconds, within ±300 s of the server clock) and \`_s\`.
+\`_s\` is the lower-case hex HMAC-SHA256, keyed with the AppSecret's UTF-8 bytes, of four lines joined by \\n:
+the method in upper case; the path relative to the service's base URL as sent; the canonical query (every query field except \`_s\`,
+key and value percent-encoded per RFC 3986, sorted by key then value, joined as k=v with &); the lower-case hex SHA-256 of the raw body
+bytes (of the empty string without a body). A state-changing request is accepted once: a retry re-signs with a new \`_t\`.
+The typed client of \`@kit/shared\` (\`KitClient\`) signs every call.`;
+
+const example = (value: unknown) => (value === undefined ? {} : { example: value });
+
+const bodyOf = (b: ZodTypeAny | Body): Body => ('contentType' in b && 'schema' in b ? (b as Body) : json(b as ZodTypeAny));
+
+function errorResponses(doc: RouteDoc): RouteConfig['responses'] {
+  const ids = new Set<ErrorId>([...(doc.auth === 'signed' ? SIGNATURE_ERRORS : []), ...(doc.errors ?? [])]);
+  if (doc.body || doc.query || doc.params) ids.add('invalid_request');
+  const byStatus = new Map<number, ErrorId[]>();
+  for (const id of ids) {
+    const { http } = ERROR_CATALOGUE[id];
+    byStatus.set(http, [...(byStatus.get(http) ?? []), id]);
+  }
+  const out: RouteConfig['responses'] = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const [first] = list;
+    out[status] = {
+      description: list.map((id) => `\`${id}\` (${ERROR_CATALOGUE[id].code}): ${ERROR_CATALOGUE[id].msg}`).join('; '),
+      content: {
+        'application/json': {
+          schema: failSchema,
+          example: { version: doc.path.startsWith('/submerchant-pay') || doc.path.startsWith('/merchant') ? 1 : '1', status: 'fail', error: first, code: ERROR_CATALOGUE[first].code, msg: ERROR_CATALOGUE[first].msg, traceId: '5f1c9a2e000042' },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+function security(auth: RouteDoc['auth']): RouteConfig['security'] {
+  if (auth === 'signed') return [{ appId: [], timestamp: [], signature: [] }];
+  if (auth === 'posCookie') return [{ posLogin: [] }];
+  if (auth === 'metricsToken') return [{ metricsToken: [] }, {}];
+  return [];
+}
+
+export function buildOpenApiDocument(opts: DocumentOptions) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'appId', { type: 'apiKey', in: 'query', name: '_appid', description: SIGNING });
+  registry.registerComponent('securitySchemes', 'timestamp', { type: 'apiKey', in: 'query', name: '_t', description: 'Unix time in milliseconds (13 digits); see appId.' });
+  registry.registerComponent('securitySchemes', 'signature', { type: 'apiKey', in: 'query', name: '_s', description: 'HMAC-SHA256 signature, 64 lower-case hex characters; see appId.' });
+  registry.registerComponent('securitySchemes', 'posLogin', { type: 'apiKey', in: 'cookie', name: 'pos_login', description: 'Set by POST /pos/api/login (httpOnly, SameSite=Strict).' });
+  registry.registerComponent('securitySchemes', 'metricsToken', { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set.' });
+
+  for (const doc of servedRouteDocs(opts)) {
+    const answer = bodyOf(doc.answer);
+    const body = doc.body ? bodyOf(doc.body) : undefined;
+    const section = doc.section ? `Specification section ${doc.section}. ` : '';
+    registry.registerPath({
+      method: doc.method,
+      path: openApiPath(doc.path),
+      operationId: `${doc.method}${openApiPath(doc.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      tags: [doc.tag],
+      summary: doc.section ? `${doc.section} ${doc.summary}` : doc.summary,
+      description: `${section}${doc.description ?? ''}`.trim() || undefined,
+      security: security(doc.auth),
+      request: {
+        params: doc.params,
+        query: doc.query,
+        body: body ? { required: true, content: { [body.contentType]: { schema: body.schema, ...example(doc.example?.body) } } } : undefined,
+      },
+      responses: {
+        200: { description: doc.answerDescription ?? 'Success', content: { [answer.contentType]: { schema: answer.schema, ...example(doc.example?.answer) } } },
+        ...errorResponses(doc),
+      },
+    });
+  }
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Merchant kit API',
+      version: '1',
+      description:
+        'Payments, trusted points and chain records for merchants selling through a social app. Every answer carries `version` ' +
+        '(the number 1 for payments and merchants, the string "1" for donations, points and chain uploads) and `status`; check `status` first. ' +
+        'Failures answer `{version, status: "fail", error, code, msg, traceId}`.',
+    },
+    servers: opts.serverUrl ? [{ url: opts.serverUrl }] : undefined,
+    tags: [
+      { name: 'Payments', description: 'Prepay orders, payment arguments and refunds (specification 4.1–4.6)' },
+      { name: 'Merchants', description: 'Merchants, logins and payment parameters (4.7, 4.16, 4.17)' },
+      { name: 'Donations', description: 'Donation projects and donations on the chain (4.9–4.11)' },
+      { name: 'Trusted points', description: 'Balances and deduction codes (4.12, 4.13)' },
+      { name: 'Chain', description: 'Generic chain upload and lookup (4.14, 4.15) and inclusion proofs' },
+      { name: 'Operations', description: 'Health, metrics and this document' },
+      { name: 'Channel notifications', description: 'Where the payment channels notify the service' },
+      { name: 'POS display router', description: 'The API behind the POS display at /pos/' },
+      { name: 'Mini-program router', description: 'The API behind the payer mini-program at /mp/' },
+      { name: 'Pages', description: 'Front-end pages' },
+      ...(opts.sandbox ? [{ name: 'Sandbox (development only)', description: 'The payment sandbox (SANDBOX_ENABLED)' }] : []),
+    ],
+  });
+}

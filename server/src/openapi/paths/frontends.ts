@@ -1,0 +1,117 @@
+/**
+ * The routers behind the two front ends (`/pos/api/*`, `/mp/api/*`) and the pages themselves.
+ * They hold the secrets the pages must not (app secret, mini-program secret) and call the
+ * service's own API for them; merchants do not call them directly.
+ */
+import { z } from 'zod';
+import { ORDER_STATUSES, miniProgramPayArgsSchema, prepayDetailSchema } from '@kit/shared';
+import { mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
+import {
+  posBalanceQuerySchema,
+  posCreateOrderSchema,
+  posListOrdersSchema,
+  posLoginSchema,
+  posOrderIdSchema,
+  posPointsCodeSchema,
+  posPointsSessionSchema,
+} from '@kit/shared/api/pos-schemas';
+import { html, success, type RouteDoc } from '../describe';
+
+const session = z.object({ merchantId: z.string(), displayName: z.string(), parentMerchantId: z.string().nullable() });
+const order = z.object({
+  prepayId: z.string(),
+  amount: z.string(),
+  merchantName: z.string(),
+  status: z.enum(ORDER_STATUSES),
+  createTime: z.string(),
+  paymentTime: z.string().optional(),
+  scene: z.string().openapi({ description: '`sm.pay?prepayid=<id>`' }),
+  miniProgramLink: z.string(),
+  codeUrl: z.string().nullable(),
+  codeUrlError: z.string().optional(),
+});
+const orderSummary = order.pick({ prepayId: true, amount: true, status: true, createTime: true, paymentTime: true });
+const points = { balance: z.string(), tokenId: z.string(), tokenAppId: z.string(), userAppId: z.string(), userId: z.string() };
+const pointsSession = z.object({
+  handle: z.string(),
+  uuid: z.string(),
+  userId: z.string(),
+  tokenId: z.string(),
+  tokenAppId: z.string(),
+  userAppId: z.string(),
+  maxAmount: z.string(),
+  expiresAt: z.number(),
+});
+const pointsCode = z.object({
+  chainLink: z.string().nullable(),
+  spent: z.boolean(),
+  balance: z.string().nullable(),
+  validForMs: z.number(),
+  refreshEveryMs: z.number(),
+});
+
+const pos = (doc: Omit<RouteDoc, 'tag' | 'auth'> & { auth?: RouteDoc['auth'] }): RouteDoc => ({ tag: 'POS display router', auth: 'posCookie', ...doc });
+const mp = (doc: Omit<RouteDoc, 'tag' | 'auth'>): RouteDoc => ({ tag: 'Mini-program router', auth: 'none', ...doc });
+
+export const frontendRoutes: RouteDoc[] = [
+  pos({
+    method: 'post',
+    path: '/pos/api/login',
+    summary: 'Cashier login with a sub-merchant id and password; sets the httpOnly login cookie',
+    auth: 'none',
+    body: posLoginSchema,
+    answer: success(1, { session }),
+    errors: ['login_failed', 'secure_connection_required', 'pos_not_sub_merchant'],
+  }),
+  pos({ method: 'post', path: '/pos/api/logout', summary: 'Ends the cashier\'s login (revokes its token, clears the cookie)', auth: 'none', answer: success(1, {}) }),
+  pos({
+    method: 'get',
+    path: '/pos/api/session',
+    summary: 'Who is logged in: `session` null when nobody, `expired` when the cookie\'s login is gone',
+    auth: 'none',
+    answer: success(1, { session: session.nullable(), expired: z.boolean().optional() }),
+  }),
+  pos({ method: 'post', path: '/pos/api/orders', summary: 'Create an order and its payment codes', body: posCreateOrderSchema, answer: success(1, { order }), errors: ['login_invalid', 'invalid_amount', 'pos_upstream_failed'] }),
+  pos({ method: 'get', path: '/pos/api/orders', summary: 'Today\'s orders', query: posListOrdersSchema, answer: success(1, { orders: z.array(orderSummary) }), errors: ['login_invalid'] }),
+  pos({ method: 'get', path: '/pos/api/orders/:prepayId', summary: 'One order with its codes', params: posOrderIdSchema, answer: success(1, { order }), errors: ['login_invalid', 'not_found'] }),
+  pos({
+    method: 'get',
+    path: '/pos/api/orders/:prepayId/wait',
+    summary: 'The order\'s detail, held until it leaves `active` (4.2 waitForFinish=1 behind the router)',
+    params: posOrderIdSchema,
+    answer: prepayDetailSchema,
+    errors: ['login_invalid', 'not_found'],
+  }),
+  pos({ method: 'post', path: '/pos/api/orders/:prepayId/refund', summary: 'Refund the order in full (4.6 behind the router)', params: posOrderIdSchema, answer: success(1, { detail: prepayDetailSchema }), errors: ['login_invalid', 'order_not_paid', 'order_already_refunded', 'refund_in_progress'] }),
+  pos({ method: 'get', path: '/pos/api/points/balance', summary: 'A customer\'s points balance (4.12 behind the router)', query: posBalanceQuerySchema, answer: success(1, points), errors: ['login_invalid', 'point_type_not_found'] }),
+  pos({
+    method: 'post',
+    path: '/pos/api/points/sessions',
+    summary: 'Start showing deduction codes for a customer',
+    body: posPointsSessionSchema,
+    answer: success(1, { session: pointsSession, balance: z.string().nullable() }),
+    errors: ['login_invalid', 'invalid_amount', 'point_type_not_found'],
+  }),
+  pos({ method: 'post', path: '/pos/api/points/code', summary: 'A fresh deduction code of a points session (every 5 s)', body: posPointsCodeSchema, answer: success(1, { code: pointsCode }), errors: ['login_invalid', 'pos_points_session_invalid'] }),
+  mp({
+    method: 'get',
+    path: '/mp/api/orders/:prepayId',
+    summary: 'The order the payer scanned (4.2 behind the router; `wait=1` holds like waitForFinish=1)',
+    params: mpOrderParamsSchema,
+    query: mpOrderQuerySchema,
+    answer: prepayDetailSchema,
+    errors: ['not_found', 'mp_upstream_failed'],
+  }),
+  mp({
+    method: 'post',
+    path: '/mp/api/pay',
+    summary: 'Exchange the login code for the open id and get the mini-program payment arguments (4.4 behind the router)',
+    body: mpPayRequestSchema,
+    answer: success(1, { args: miniProgramPayArgsSchema }),
+    errors: ['mp_login_failed', 'mp_login_unavailable', 'mp_not_configured', 'order_not_active'],
+  }),
+  { method: 'get', path: '/pos/', tag: 'Pages', auth: 'none', summary: 'The POS display (cashier and customer screen)', answer: html('The display\'s page') },
+  { method: 'get', path: '/pos/index.html', tag: 'Pages', auth: 'none', summary: 'The POS display (same page as /pos/)', answer: html('The display\'s page') },
+  { method: 'get', path: '/mp/', tag: 'Pages', auth: 'none', summary: 'The payer mini-program\'s H5 build (hash routes: `#/pages/pay/index?scene=…`)', answer: html('The mini-program page') },
+  { method: 'get', path: '/mp/index.html', tag: 'Pages', auth: 'none', summary: 'The mini-program\'s H5 build (same page as /mp/)', answer: html('The mini-program page') },
+];

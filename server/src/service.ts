@@ -1,0 +1,39 @@
+/**
+ * Runs the service in this process until SIGTERM or SIGINT (`npm run server`, and `npm start`
+ * after its builds). Stopping lets held calls answer and open requests finish for SHUTDOWN_GRACE,
+ * and the process ends by SHUTDOWN_GRACE plus `STOP_MARGIN_MS` whatever else happens (a stalled
+ * log reader, a database that does not answer). A second signal ends it at once.
+ */
+import { startRuntime, type Runtime } from './runtime';
+
+/** Beyond SHUTDOWN_GRACE: workers finishing their turn, the database closing, the last log lines. */
+export const STOP_MARGIN_MS = 5_000;
+
+export interface RunOptions {
+  /** Called once the service listens (e.g. to print its addresses for a person). */
+  onReady?: (runtime: Runtime) => void;
+}
+
+export async function runService(opts: RunOptions = {}): Promise<Runtime> {
+  const runtime = await startRuntime();
+  let signals = 0;
+  const stop = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      runtime.log.warn({ signal }, 'stopping at once (second signal)');
+      process.exit(1);
+    }
+    runtime.log.info({ signal }, 'stopping');
+    setTimeout(() => process.exit(1), runtime.config.SHUTDOWN_GRACE + STOP_MARGIN_MS).unref();
+    runtime.close().then(
+      () => process.exit(0),
+      (err) => {
+        runtime.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  opts.onReady?.(runtime);
+  return runtime;
+}

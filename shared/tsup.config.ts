@@ -1,0 +1,20 @@
+/**
+ * Builds the package a merchant backend installs (`npm pack -w shared`): ESM (`.mjs`) and CommonJS
+ * (`.js`) bundles with their type declarations, zod left as a dependency. Inside this repository
+ * every consumer compiles `src/` directly (tsconfig paths, Jest's moduleNameMapper, the Vite and
+ * Taro aliases), so `dist/` is only what leaves it.
+ */
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts' },
+  format: ['esm', 'cjs'],
+  dts: { compilerOptions: { types: ['node'] } },
+  platform: 'node',
+  target: 'node20',
+  outDir: 'dist',
+  clean: true,
+  sourcemap: true,
+  splitting: false,
+  silent: true,
+});

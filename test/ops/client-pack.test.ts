@@ -1,0 +1,90 @@
+/**
+ * `@kit/shared` as a merchant's backend gets it: packed (`npm pack -w shared`), installed into a
+ * project outside this workspace (zod comes from the registry), imported from an ES module and from
+ * CommonJS, and type-checked by a NodeNext TypeScript project; both scripts make signed calls
+ * against a running kit.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { backends } from '../../server/test/support/backends';
+import { createMerchants, startTestKit, type TestKit } from '../../server/test/support/kit';
+import { buildTargets } from '../../scripts/frontends';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+const ESM = `import { KitClient, verifyCallback, SIGNING_VECTORS } from '@kit/shared';
+const kit = new KitClient({ baseUrl: process.env.KIT_URL, appId: process.env.KIT_APP_ID, appSecret: process.env.KIT_APP_SECRET });
+const { prepayId } = await kit.createPrepay({ subMerchantId: process.env.KIT_SUB_ID, totalAmount: '12.34' });
+const detail = await kit.prepayDetail(prepayId);
+console.log(JSON.stringify({ prepayId, status: detail.status, totalAmount: detail.totalAmount, verifier: typeof verifyCallback, vectors: SIGNING_VECTORS.length }));
+`;
+
+const CJS = `const { KitClient } = require('@kit/shared');
+const kit = new KitClient({ baseUrl: process.env.KIT_URL, appId: process.env.KIT_APP_ID, appSecret: process.env.KIT_APP_SECRET });
+(async () => {
+  const { prepayId } = await kit.createPrepay({ subMerchantId: process.env.KIT_SUB_ID, totalAmount: '5.00' });
+  const detail = await kit.prepayDetail(prepayId);
+  console.log(JSON.stringify({ prepayId, status: detail.status, totalAmount: detail.totalAmount }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+const TYPED = `import { KitClient, type PrepayDetail } from '@kit/shared';
+const kit = new KitClient({ baseUrl: 'http://127.0.0.1:8080', appId: 'a', appSecret: 's' });
+const detail: PrepayDetail = await kit.prepayDetail('abc');
+const status: 'active' | 'finish' | 'cancel' | 'refunded' = detail.status;
+export { status };
+`;
+
+describe('the @kit/shared package', () => {
+  let kit: TestKit;
+  let project: string;
+  beforeAll(async () => {
+    const built = await buildTargets(['shared'], { say: () => undefined });
+    expect(built[0].status).not.toBe('failed');
+    project = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-backend-'));
+    const out = execFileSync('npm', ['pack', '-w', 'shared', '--pack-destination', project, '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const [{ filename, files }] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    // Only the build and the package's own README travel: no sources, tests or stamps.
+    expect(files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/index.d.mts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.js.map', 'dist/index.mjs', 'dist/index.mjs.map', 'package.json']);
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'merchant-backend', version: '1.0.0', private: true }));
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(project, filename)], { cwd: project, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 });
+    const sqlite = backends()[0];
+    kit = await startTestKit(sqlite, sqlite.env());
+  }, 240_000);
+  afterAll(async () => {
+    await kit?.close();
+    if (project) fs.rmSync(project, { recursive: true, force: true });
+  });
+
+  /** Runs a script of the merchant's project (asynchronously: the kit answering it lives in this process). */
+  const run = async (file: string, source: string, env: NodeJS.ProcessEnv) => {
+    fs.writeFileSync(path.join(project, file), source);
+    const { stdout } = await promisify(execFile)(process.execPath, [file], { cwd: project, env: { ...process.env, ...env }, encoding: 'utf8' });
+    return JSON.parse(stdout);
+  };
+
+  it('is imported from an ES module and from CommonJS, and both make signed calls', async () => {
+    const { client, appId, appSecret } = await kit.newApp();
+    const { subId } = await createMerchants(client, appId);
+    const env = { KIT_URL: kit.url, KIT_APP_ID: appId, KIT_APP_SECRET: appSecret, KIT_SUB_ID: subId };
+
+    const esm = await run('client.mjs', ESM, env);
+    expect(esm).toMatchObject({ status: 'active', totalAmount: '12.34', verifier: 'function', vectors: 2 });
+    const cjs = await run('client.cjs', CJS, env);
+    expect(cjs).toMatchObject({ status: 'active', totalAmount: '5.00' });
+    // The orders exist in the service, made by that app.
+    expect((await client.prepayDetail(esm.prepayId)).totalAmount).toBe('12.34');
+    expect((await client.prepayDetail(cjs.prepayId)).totalAmount).toBe('5.00');
+  });
+
+  it('type-checks in a NodeNext TypeScript project, top-level await included', () => {
+    fs.writeFileSync(path.join(project, 'check.mts'), TYPED);
+    fs.writeFileSync(path.join(project, 'check.cts'), "import { KitClient } from '@kit/shared';\nexport const client = new KitClient({ baseUrl: 'http://x', appId: 'a', appSecret: 's' });\n");
+    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), 'check.mts', 'check.cts'];
+    expect(() => execFileSync(process.execPath, [tsc, ...args], { cwd: project, encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
+  }, 60_000);
+});
