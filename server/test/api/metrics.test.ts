@@ -45,7 +45,7 @@ describeEachBackend('metrics', (backend) => {
     const { subId } = await createMerchants(client, appId);
     const { prepayId } = await client.createPrepay({ subMerchantId: subId, totalAmount: '1.00' });
     await client.prepayDetail(prepayId);
-    await client.call('GET', '/submerchant-pay/prePay/nope!');
+    await client.call('GET', `/submerchant-pay/prePay/${prepayId}`, { query: { waitForFinish: 'yes' } });
 
     const held = client.prepayDetail(prepayId, { wait: true });
     let text = await scrape();
