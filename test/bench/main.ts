@@ -43,7 +43,7 @@ async function main() {
     for (const s of chosen) {
       console.log(`${s.name}`);
       try {
-        await s.run(bench);
+        await bench.withBaseline(() => s.run(bench!));
       } catch (e) {
         console.error(e);
         bench.report({ scenario: s.name, met: false, notes: `failed: ${(e as Error).message.split('\n')[0]}` });

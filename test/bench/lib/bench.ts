@@ -163,8 +163,8 @@ export class Bench {
   }
 
   /**
-   * Measures the bare route right before and right after `measure`, and sets each new row's
-   * ratios against the mean of the two: on a shared machine the speed drifts during a run.
+   * Measures the bare route right before and right after `measure` (a scenario), and sets each new
+   * row's ratios against the mean of the two: on a shared machine the speed drifts during a run.
    */
   async withBaseline(measure: () => Promise<void>): Promise<void> {
     const before = this.lastBaseline ?? (await this.bare());
@@ -175,8 +175,10 @@ export class Bench {
     const rate = mean([before.rate, after.rate]);
     const cpuUs = mean([before.cpuUs, after.cpuUs]);
     for (const row of this.rows.slice(first)) {
-      if (row.rate?.unit === 'req/s') row.ratio = row.rate.value / rate;
-      if (row.cpuUs !== undefined && row.rate?.unit === 'req/s') row.cpuRatio = cpuUs / row.cpuUs;
+      if (row.rate?.unit !== 'req/s') continue;
+      row.ratio = row.rate.value / rate;
+      if (row.cpuUs !== undefined) row.cpuRatio = cpuUs / row.cpuUs;
+      if (row.minRatio !== undefined && row.met === undefined) row.met = row.ratio >= row.minRatio;
     }
   }
 

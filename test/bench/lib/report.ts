@@ -21,6 +21,8 @@ export interface Row {
   target?: string;
   /** Whether the target was met; undefined when there is no target or it could not be judged. */
   met?: boolean;
+  /** A target on the rate ratio: `met` is set from it once the baseline after the scenario is measured. */
+  minRatio?: number;
   notes?: string;
 }
 
