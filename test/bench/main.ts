@@ -31,6 +31,7 @@ async function main() {
 
   const fleet = await Fleet.start(opts);
   let bench: Bench | undefined;
+  let logged = 0;
   const interrupted = () => {
     console.error('interrupted: stopping the service processes');
     void Promise.allSettled([bench?.close(), fleet.close()]).then(() => process.exit(130));
@@ -40,6 +41,7 @@ async function main() {
   try {
     const demo = await fleet.kit<Demo>('demo', 'create', '--password', 'bench-password');
     bench = new Bench(opts, fleet, demo);
+    await bench.prepare();
     for (const s of chosen) {
       console.log(`${s.name}`);
       try {
@@ -52,6 +54,7 @@ async function main() {
     }
   } finally {
     await bench?.close();
+    logged = fleet.logLines();
     await fleet.close();
   }
 
@@ -70,7 +73,7 @@ async function main() {
       service:
         `\`node --import tsx server/src/main.ts\` per instance with ` +
         Object.entries(SERVICE_SETTINGS).map(([k, v]) => `${k}=${k === 'CALLBACK_RETRY_SCHEDULE' ? '2s,…' : v}`).join(', ') +
-        `; ${fleet.logLines()} log lines written`,
+        `; ${logged} log lines written`,
       loadAverage: `${loadAtStart} at the start, ${loadAverage()} at the end`,
     },
     rows,

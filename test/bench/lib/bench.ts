@@ -46,6 +46,7 @@ export class Bench {
   private readonly loaders: Driver[] = [];
   private readonly others: Driver[] = [];
   private bareDriver?: Driver;
+  private receiver?: Driver;
   private bareUrl?: string;
   /** Next signature timestamp: every signed request of the run gets its own. */
   private clock = Date.now() - 250_000;
@@ -89,9 +90,25 @@ export class Bench {
     await Promise.all(this.others.splice(0).map((d) => d.stop()));
   }
 
+  /**
+   * Points the demo shop's callbacks at a receiver process that stays up for the whole run, as a
+   * shop's backend would be: every payment of the run sends its callback (section 6).
+   */
+  async prepare(): Promise<void> {
+    this.receiver = Driver.start('receiver');
+    const { url } = await this.receiver.call<{ url: string }>('start', { creds: this.creds, mode: 'ok' });
+    const m = Driver.start('merchant');
+    try {
+      await m.call('callbackUrl', { url: this.fleet.urls[0], creds: this.creds, merchantId: this.demo.subMerchantId, notifyCallbackUrl: url });
+    } finally {
+      await m.stop();
+    }
+  }
+
   async close(): Promise<void> {
     await this.release();
-    await Promise.all([...this.loaders.splice(0), ...(this.bareDriver ? [this.bareDriver] : [])].map((d) => d.stop()));
+    const standing = [this.bareDriver, this.receiver].filter((d): d is Driver => d !== undefined);
+    await Promise.all([...this.loaders.splice(0), ...standing].map((d) => d.stop()));
   }
 
   /**
@@ -180,11 +197,5 @@ export class Bench {
       if (row.cpuUs !== undefined) row.cpuRatio = cpuUs / row.cpuUs;
       if (row.minRatio !== undefined && row.met === undefined) row.met = row.ratio >= row.minRatio;
     }
-  }
-
-  /** The next signature timestamp for a request built here. */
-  nextT(): number {
-    this.clock = Math.max(this.clock + 1, Date.now() - 250_000);
-    return this.clock;
   }
 }

@@ -189,6 +189,11 @@ export class Fleet {
         clearTimeout(kill);
       }),
     );
+    // The data folder goes; what the instances logged (warnings and errors) is shown first.
+    for (const i of this.instances) {
+      const lines = fs.existsSync(i.log) ? fs.readFileSync(i.log, 'utf8').trim() : '';
+      if (lines) console.error(`instance ${i.index + 1} logged (last lines):\n${tail(i.log, 10)}`);
+    }
     this.sqlite?.close();
     await this.pgPool?.end();
     if (this.opts.databaseUrl && this.schema) {

@@ -59,8 +59,3 @@ export function readMemory(pid: number): Memory {
 export function readCpuMs(pid: number): number {
   return (parseStatTicks(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')) * 1000) / clockTicks();
 }
-
-/** Open file descriptors (sockets included) of the process. */
-export function countFds(pid: number): number {
-  return fs.readdirSync(`/proc/${pid}/fd`).length;
-}
