@@ -11,6 +11,7 @@ import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
 import { createServices, type Services } from './services';
 import { createApp } from './app';
+import { createHttpServer } from './http/server';
 import { PgOrderEventBridge } from './orders/pg-event-bridge';
 import { startExpiryWorker } from './workers/expiry';
 import { startHousekeeping } from './workers/housekeeping';
@@ -78,11 +79,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
 
   const self = { url: '' };
   const app = createApp(config, services, log, state, self);
-  const server = http.createServer(app);
-  // Held detail calls last up to 55 s; keep sockets open a little longer than that.
-  server.requestTimeout = 70_000;
-  server.headersTimeout = 75_000;
-  server.keepAliveTimeout = 65_000;
+  const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);

@@ -1,93 +1,122 @@
 /**
- * `npm run bench [-- name-filter]`: starts the service on a fresh SQLite data folder (or DATABASE_URL),
- * then every scenario between two measurements of a bare Express route, and prints one table of
- * ratios (each scenario against the mean of the baselines around it).
+ * `npm run bench [-- <filter>]`: measures the service as it runs in production. The service runs
+ * in its own process(es), started as `npm start` starts it, on a fresh SQLite folder or (with
+ * BENCH_DATABASE_URL) a fresh PostgreSQL schema, BENCH_INSTANCES of them on the same database.
+ * Load comes from separate processes; memory and CPU are read from the service's processes. Writes
+ * one table for the run into docs/performance.md (and prints it).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { KitClient } from '@kit/shared';
-import { startRuntime } from '../../server/src/runtime';
-import { load, startBaseline, round, type BenchContext, type BenchRow, type LoadResult } from './harness';
-import { scenarios } from './scenarios';
+import { Bench, type Demo } from './lib/bench';
+import { Fleet, REPO, SERVICE_SETTINGS } from './lib/fleet';
+import { describeMachine, loadAverage } from './lib/machine';
+import { configurationKey, OptionsError, parseOptions } from './lib/options';
+import { renderTable, updateDocument, type Row } from './lib/report';
+import { mean, round } from './lib/stats';
+import { choose } from './scenarios';
+
+const INTRO = `# Performance
+
+Measured by \`npm run bench\`; see "How to run the bench" below. The tables are written by the bench.
+`;
 
 async function main() {
-  const filter = process.argv[2];
-  const duration = Number(process.env.BENCH_DURATION ?? 10);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-bench-'));
-  const runtime = await startRuntime({
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    WAIT_FOR_FINISH_HOLD: '55s',
-  });
-  const creds = await runtime.services.apps.create('bench');
-  const client = new KitClient({ baseUrl: runtime.url, ...creds });
-  const pw = 'bench-password';
-  const pm = await client.createMerchant({ type: 'merchant', parameters: { displayName: 'Bench Parent', pw, appId: creds.appId } });
-  const sm = await client.createMerchant({ type: 'subMerchant', parameters: { displayName: 'Bench Shop', pw, appId: creds.appId, parentMerchantId: pm.data.id } });
+  const opts = parseOptions(process.argv.slice(2), process.env);
+  const chosen = choose(opts.filter);
+  if (chosen.length === 0) throw new OptionsError(`no scenario matches "${opts.filter}"`);
+  const started = Date.now();
+  const loadAtStart = loadAverage();
+  const backend = opts.databaseUrl ? 'PostgreSQL' : 'SQLite';
+  console.log(`bench: ${chosen.length} scenario(s), ${backend}, ${opts.instances} instance(s), ${opts.duration} s per load run`);
 
-  const rows: BenchRow[] = [];
-  const ctx: BenchContext = {
-    url: runtime.url,
-    runtime,
-    app: { ...creds, client },
-    merchants: { parentId: pm.data.id, subId: sm.data.id, pw },
-    baseline: { rps: NaN, p99: NaN },
-    duration,
-    report(row) {
-      rows.push(row);
-      console.log(`${row.scenario}: ${JSON.stringify({ ...row, scenario: undefined, ratio: undefined })}`);
-    },
+  const fleet = await Fleet.start(opts);
+  let bench: Bench | undefined;
+  let logged = 0;
+  const interrupted = () => {
+    console.error('interrupted: stopping the service processes');
+    void Promise.allSettled([bench?.close(), fleet.close()]).then(() => process.exit(130));
   };
-  const run = async (s: (typeof scenarios)[number]) => {
-    try {
-      await s.run(ctx);
-    } catch (e) {
-      ctx.report({ scenario: s.name, extra: { failed: (e as Error).message } });
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    const demo = await fleet.kit<Demo>('demo', 'create', '--password', 'bench-password');
+    bench = new Bench(opts, fleet, demo);
+    await bench.prepare();
+    for (const s of chosen) {
+      console.log(`${s.name}`);
+      try {
+        await bench.withBaseline(() => s.run(bench!));
+      } catch (e) {
+        console.error(e);
+        bench.report({ scenario: s.name, met: false, notes: `failed: ${(e as Error).message.split('\n')[0]}` });
+        await bench.release();
+      }
     }
-  };
-  const chosen = scenarios.filter((s) => !filter || s.name.includes(filter));
-  for (const s of chosen.filter((s) => s.early)) await run(s);
-
-  // The baseline is measured right before and right after each scenario, and its ratios are taken
-  // against the mean of the two: on a shared machine the speed drifts over a run of several minutes.
-  const bare = await startBaseline();
-  const baselines: LoadResult[] = [];
-  const measureBaseline = async () => {
-    const b = await load({ url: bare.url, duration, path: '/bare' });
-    baselines.push(b);
-    console.log(`baseline: ${b.rps} req/s, p99 ${b.p99} ms`);
-    return b;
-  };
-  let before = await measureBaseline();
-  for (const s of chosen.filter((s) => !s.early)) {
-    ctx.baseline = { rps: before.rps, p99: before.p99 };
-    const first = rows.length;
-    await run(s);
-    const after = await measureBaseline();
-    const mean = (before.rps + after.rps) / 2;
-    for (const row of rows.slice(first)) if (row.ratio !== undefined && row.rps !== undefined) row.ratio = row.rps / mean;
-    before = after;
+  } finally {
+    await bench?.close();
+    logged = fleet.logLines();
+    await fleet.close();
   }
-  await bare.close();
-  const avg = (k: 'rps' | 'p50' | 'p99') => Math.round(baselines.reduce((a, b) => a + b[k], 0) / baselines.length);
-  const spread = `${Math.min(...baselines.map((b) => b.rps))}–${Math.max(...baselines.map((b) => b.rps))} req/s over ${baselines.length} runs`;
-  rows.unshift({ scenario: 'bare Express JSON route (baseline, mean)', rps: avg('rps'), p50: avg('p50'), p99: avg('p99'), ratio: 1, extra: { range: spread } });
-  await runtime.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 
-  console.log(`\n| scenario | req/s | p50 ms | p99 ms | ratio to bare | notes |\n|---|---|---|---|---|---|`);
-  for (const r of rows) {
-    const notes = Object.entries(r.extra ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ');
-    console.log(`| ${r.scenario} | ${r.rps ?? ''} | ${r.p50 ?? ''} | ${r.p99 ?? ''} | ${r.ratio === undefined ? '' : round(r.ratio, 2)} | ${notes} |`);
+  const rows: Row[] = [...(bench.baselines.length ? [baselineRow(bench)] : []), ...bench.rows];
+  const serverVersion = opts.databaseUrl ? await postgresVersion(opts.databaseUrl) : '';
+  const table = renderTable(
+    {
+      date: new Date(started).toISOString().replace(/\.\d+Z$/, 'Z'),
+      machine: describeMachine(),
+      node: process.version,
+      backend: `${backend}${serverVersion ? ` ${serverVersion}` : ''}`,
+      instances: opts.instances,
+      duration: opts.duration,
+      elapsed: (Date.now() - started) / 1000,
+      filter: opts.filter,
+      service:
+        `\`node --import tsx server/src/main.ts\` per instance with ` +
+        Object.entries(SERVICE_SETTINGS).map(([k, v]) => `${k}=${k === 'CALLBACK_RETRY_SCHEDULE' ? '2s,…' : v}`).join(', ') +
+        `; ${logged} log lines written`,
+      loadAverage: `${loadAtStart} at the start, ${loadAverage()} at the end`,
+    },
+    rows,
+  );
+  console.log(`\n${table}\n`);
+  if (opts.output !== '-') {
+    const file = path.resolve(REPO, opts.output);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    fs.writeFileSync(file, updateDocument(existing, configurationKey(opts), table, INTRO));
+    console.log(`written to ${path.relative(process.cwd(), file)}`);
   }
-  console.log(`\nnode ${process.version}, ${os.cpus().length} cores, ${duration} s per run, ${runtime.db.dialect}`);
+}
+
+function baselineRow(b: Bench): Row {
+  const runs = b.baselines;
+  const rates = runs.map((r) => r.rate);
+  return {
+    scenario: `bare Express 5 JSON route (yardstick, mean of ${runs.length} runs)`,
+    rate: { value: mean(rates), unit: 'req/s' },
+    p50: mean(runs.map((r) => r.p50)),
+    p99: mean(runs.map((r) => r.p99)),
+    cpuUs: mean(runs.map((r) => r.cpuUs)),
+    ratio: 1,
+    cpuRatio: 1,
+    notes: `its own process, 50 connections; ${Math.round(Math.min(...rates))}–${Math.round(Math.max(...rates))} req/s (±${round(((Math.max(...rates) - Math.min(...rates)) / 2 / mean(rates)) * 100, 0)} %)`,
+  };
+}
+
+async function postgresVersion(url: string): Promise<string> {
+  const pg = await import('pg');
+  const c = new pg.default.Client({ connectionString: url });
+  try {
+    await c.connect();
+    return String((await c.query('show server_version')).rows[0].server_version).split(' ')[0];
+  } catch {
+    return '';
+  } finally {
+    await c.end().catch(() => undefined);
+  }
 }
 
 main().catch((e) => {
-  console.error(e);
+  console.error(e instanceof OptionsError ? `bench: ${e.message}` : e);
   process.exit(1);
 });

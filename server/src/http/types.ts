@@ -1,5 +1,6 @@
 import type { ApiVersion } from '@kit/shared';
 import type { Logger } from 'pino';
+import type { CallerGone } from './caller-gone';
 
 /** What the HTTP plumbing leaves on `res.locals` for handlers and the error middleware. */
 export interface KitLocals {
@@ -9,6 +10,8 @@ export interface KitLocals {
   apiVersion: ApiVersion;
   /** The app whose signature was verified (signed routes only). */
   appId?: string;
+  /** Set while a held call waits (4.2 waitForFinish): aborts when the caller hangs up. */
+  gone?: CallerGone;
 }
 
 declare global {

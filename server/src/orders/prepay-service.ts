@@ -14,7 +14,7 @@ import {
 } from '@kit/shared';
 import { randomAlnum } from '../security/ids';
 import { isUniqueViolation } from '../db/errors';
-import type { OrderEvents } from './order-events';
+import type { OrderEvents, WaitSignal } from './order-events';
 import type { Executor } from '../db/schema';
 import type { OrderStatus, PrepayStore } from './prepay-store';
 import type { MerchantFacts } from '../merchants/merchant-facts';
@@ -102,7 +102,7 @@ export class PrepayService {
    * expires or the caller goes away. Readable by the creating app and the owners of the
    * sub-merchant and its parent; anyone else gets "not found".
    */
-  async detail(appId: string, prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<PrepayDetail> {
+  async detail(appId: string, prepayId: string, opts: { wait?: boolean; signal?: WaitSignal } = {}): Promise<PrepayDetail> {
     if (!opts.wait) return toDetail(await this.readVisible(appId, prepayId));
     // Subscribe before the first read so that a change between the read and the wait is not missed.
     const holdUntil = Date.now() + this.opts.holdMs;

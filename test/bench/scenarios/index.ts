@@ -1,7 +1,15 @@
-/** Every bench scenario, in the order they run; each feature adds its list here. */
-import type { BenchScenario } from '../harness';
-import { coreScenarios } from './core';
+/** Every bench scenario, in the order they run: the memory one first, while the instances are fresh. */
+import type { Scenario } from '../lib/bench';
+import { holds } from './holds';
+import { apiScenarios } from './api';
 import { chainScenarios } from './chain';
 import { paymentScenarios } from './payments';
 
-export const scenarios: BenchScenario[] = [...coreScenarios, ...chainScenarios, ...paymentScenarios];
+export const scenarios: Scenario[] = [holds, ...apiScenarios, ...chainScenarios, ...paymentScenarios];
+
+/** Scenarios whose id or name contains the filter (case-insensitive); all without one. */
+export function choose(filter: string | undefined): Scenario[] {
+  if (!filter) return scenarios;
+  const f = filter.toLowerCase();
+  return scenarios.filter((s) => s.id.includes(f) || s.name.toLowerCase().includes(f));
+}

@@ -1,215 +1,168 @@
 /**
- * Issue 3 scenarios: channel payment notifications processed per second, callbacks delivered per
- * second to a local receiver, and the time from a payment in the sandbox to a held detail call
- * (4.2, waitForFinish=1) answering `finish`.
+ * Payments: the platform's notifications processed per second (`POST /pay-notify/social/pay`),
+ * callbacks delivered per second to the merchant's receiver, and a payer paying in the sandbox
+ * while the merchant's held detail call waits for it.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { encodeQuery, signRequest } from '@kit/shared';
-import { signFields } from '../../../server/src/payments/protocol/sign';
-import { toXml } from '../../../server/src/payments/protocol/xml';
-import { formatChinaTime } from '../../../server/src/payments/protocol/time';
-import { percentile, round, type BenchContext, type BenchScenario } from '../harness';
+import { Driver, now, sleep } from '../lib/rpc';
+import { latency, round } from '../lib/stats';
+import { PLATFORM_KEY } from '../lib/fleet';
+import { channelOrders, finishedCount, payableOrders } from '../lib/orders';
+import type { Bench, Scenario } from '../lib/bench';
+import type { NotifyAnswer } from '../drivers/notify';
+import type { HoldAnswer } from '../drivers/holds';
 
-const SOCIAL = { socialAppId: 'wxbenchapp000001', socialMchId: '1230000999' };
+const count = (key: string, fallback: number) => Number(process.env[key] ?? fallback);
 
-/** A receiver answering `OK`, counting what arrives. */
-async function startReceiver() {
-  const arrivals: Array<{ at: number; prepayId: string }> = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      try {
-        arrivals.push({ at: performance.now(), prepayId: JSON.parse(Buffer.concat(chunks).toString()).prepayId });
-      } catch {
-        // counted as nothing
-      }
-      res.end('OK');
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+/**
+ * A receiver process and a sub-merchant of its own whose callback URL points at it, so that only
+ * this scenario's payments make callbacks.
+ */
+async function receiver(b: Bench, mode: 'ok' | 'fail'): Promise<{ receiver: Driver; shop: string }> {
+  const r = b.driver('receiver');
+  const { url } = await r.call<{ url: string }>('start', { creds: b.creds, mode });
+  const m = Driver.start('merchant');
+  try {
+    const shop = await m.call<string>('subMerchant', { url: b.fleet.urls[0], creds: b.creds, parentId: b.demo.parentMerchantId, displayName: 'Bench callbacks' });
+    await m.call('callbackUrl', { url: b.fleet.urls[0], creds: b.creds, merchantId: shop, notifyCallbackUrl: url });
+    return { receiver: r, shop };
+  } finally {
+    await m.stop();
+  }
 }
 
-/** Runs `tasks` with at most `concurrency` at once; returns each task's duration (ms). */
-async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number[]> {
-  const took = new Array<number>(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const t = performance.now();
-        await task(i);
-        took[i] = performance.now() - t;
-      }
-    }),
-  );
-  return took;
+/** Waits until the receiver has `count` callbacks (or a minute passed). */
+async function delivered(r: Driver, count: number): Promise<number> {
+  let got = 0;
+  for (const deadline = now() + 60_000; now() < deadline; await sleep(50)) {
+    got = (await r.call<{ delivered: number }>('counts')).delivered;
+    if (got >= count) break;
+  }
+  return got;
 }
 
-async function preparedOrders(ctx: BenchContext, n: number, notifyCallbackUrl?: string) {
-  const { services } = ctx.runtime;
-  await ctx.app.client.setPaymentParams(ctx.merchants.parentId, 'SocialNative', { ...SOCIAL, ...(notifyCallbackUrl ? { notifyCallbackUrl } : {}) });
-  const ids: string[] = [];
-  await pool(n, 8, async () => {
-    const { prepayId } = await services.prepay.create(ctx.app.appId, { subMerchantId: ctx.merchants.subId, totalAmount: '1.00' });
-    await services.payments.args.native(ctx.app.appId, prepayId);
-    ids.push(prepayId);
-  });
-  return ids;
+/** Sends notifications for `orders`, spread over the instances, `concurrency` in flight in all. */
+async function notifyAll(b: Bench, orders: Awaited<ReturnType<typeof channelOrders>>, concurrency: number) {
+  const urls = b.fleet.urls;
+  const drivers = urls.map(() => Driver.start('notify'));
+  try {
+    const parts = await Promise.all(
+      drivers.map((d, i) =>
+        d.call<NotifyAnswer>('send', { url: urls[i], key: PLATFORM_KEY, orders: orders.filter((_, k) => k % urls.length === i), concurrency: Math.ceil(concurrency / urls.length) }),
+      ),
+    );
+    return parts;
+  } finally {
+    await Promise.all(drivers.map((d) => d.stop()));
+  }
 }
 
-const notifications: BenchScenario = {
+const notifications: Scenario = {
+  id: 'notifications',
   name: 'payment notifications processed (POST /pay-notify/social/pay)',
-  async run(ctx) {
-    const n = Number(process.env.BENCH_NOTIFICATIONS ?? 1000);
-    const receiver = await startReceiver();
-    try {
-      const ids = await preparedOrders(ctx, n, `${receiver.url}/cb`);
-      const { services, config } = ctx.runtime;
-      const key = config.PAY_SP_KEY!;
-      // Notifications as the platform signs them, built before the clock starts.
-      const bodies = await Promise.all(
-        ids.map(async (prepayId, i) => {
-          const co = (await services.payments.state(prepayId)).channelOrders[0];
-          const m = JSON.parse(co.merchant_json);
-          const f: Record<string, string> = {
-            return_code: 'SUCCESS', appid: m.appid, mch_id: m.mch_id, sub_mch_id: m.sub_mch_id, nonce_str: `n${i}`, result_code: 'SUCCESS',
-            openid: 'obench', trade_type: 'NATIVE', bank_type: 'OTHERS', total_fee: String(co.total_cents), cash_fee: String(co.total_cents),
-            fee_type: 'CNY', transaction_id: `4200bench${i}`, out_trade_no: co.out_trade_no, time_end: formatChinaTime(Date.now()),
-          };
-          f.sign = signFields(f, key, co.sign_type as 'MD5');
-          return toXml(f);
-        }),
-      );
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-      const target = new URL(`${ctx.url}/pay-notify/social/pay`);
-      let failed = 0;
-      const started = performance.now();
-      const took = await pool(n, 32, (i) =>
-        new Promise<void>((resolve, reject) => {
-          const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'text/xml' } }, (res) => {
-            if (res.statusCode !== 200) failed++;
-            res.resume();
-            res.on('end', resolve);
-          });
-          req.on('error', reject);
-          req.end(bodies[i]);
-        }),
-      );
-      const elapsed = performance.now() - started;
-      agent.destroy();
-      const sorted = took.sort((a, b) => a - b);
-      const finished = await ctx.runtime.db.db.selectFrom('prepay_orders').select((eb) => eb.fn.countAll<number>().as('n')).where('prepay_id', 'in', ids).where('status', '=', 'finish').executeTakeFirst();
-      ctx.report({
-        scenario: this.name,
-        rps: Math.round((n / elapsed) * 1000),
-        p50: round(percentile(sorted, 50)),
-        p99: round(percentile(sorted, 99)),
-        extra: { notifications: n, refused: failed, 'orders finished': Number(finished?.n ?? 0), concurrency: 32, note: 'each one: verify, 2 updates + outbox row in one transaction' },
-      });
-    } finally {
-      await receiver.close();
-    }
-  },
-};
-
-const callbacks: BenchScenario = {
-  name: 'callbacks delivered to a local receiver',
-  async run(ctx) {
-    const n = Number(process.env.BENCH_CALLBACKS ?? 2000);
-    const receiver = await startReceiver();
-    try {
-      await ctx.app.client.setPaymentParams(ctx.merchants.parentId, 'SocialNative', { ...SOCIAL, notifyCallbackUrl: `${receiver.url}/cb` });
-      const { services } = ctx.runtime;
-      const run = `b${Date.now().toString(36)}`;
-      // N committed state changes at once, as after a burst of payments.
-      await ctx.runtime.db.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < n; i++) {
-          await services.callbacks.enqueue(trx, {
-            prepayId: `${run}${i}`,
-            status: 'finish',
-            subMerchantId: ctx.merchants.subId,
-            merchantId: ctx.merchants.parentId,
-            ownerAppId: ctx.app.appId,
-            channel: 'SocialNative',
-          });
-        }
-      });
-      const started = performance.now();
-      services.callbacks.committed();
-      const deadline = Date.now() + 120_000;
-      while (receiver.arrivals.filter((a) => a.prepayId.startsWith(run)).length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      const mine = receiver.arrivals.filter((a) => a.prepayId.startsWith(run));
-      const elapsed = (mine.at(-1)?.at ?? performance.now()) - started;
-      const lat = mine.map((a) => a.at - started).sort((a, b) => a - b);
-      ctx.report({
-        scenario: this.name,
-        rps: Math.round((mine.length / elapsed) * 1000),
-        p50: round(percentile(lat, 50)),
-        p99: round(percentile(lat, 99)),
-        extra: { callbacks: n, delivered: mine.length, 'latency from': 'commit of all rows', concurrency: 64 },
-      });
-    } finally {
-      await receiver.close();
-    }
-  },
-};
-
-const wakeLatency: BenchScenario = {
-  name: 'sandbox payment → held 4.2 call answers finish',
-  async run(ctx) {
-    const n = Number(process.env.BENCH_WAKES ?? 200);
-    const { services } = ctx.runtime;
-    await ctx.app.client.setPaymentParams(ctx.merchants.parentId, 'SocialNative', SOCIAL);
-    const orders: Array<{ prepayId: string; codeUrl: string }> = [];
-    for (let i = 0; i < n; i++) {
-      const { prepayId } = await services.prepay.create(ctx.app.appId, { subMerchantId: ctx.merchants.subId, totalAmount: '2.00' });
-      orders.push({ prepayId, codeUrl: (await services.payments.args.native(ctx.app.appId, prepayId)).args.code_url });
-    }
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-    const base = new URL(ctx.url);
-    const waits: number[] = [];
-    let notFinish = 0;
-    for (const o of orders) {
-      const path = `/submerchant-pay/prePay/${o.prepayId}`;
-      const q = signRequest({ method: 'GET', path, query: { waitForFinish: '1' } }, ctx.app);
-      const before = services.events.waiting;
-      let paidAt = 0;
-      const answered = new Promise<number>((resolve, reject) => {
-        http
-          .get({ host: base.hostname, port: base.port, path: `${base.pathname.replace(/\/$/, '')}${path}?${encodeQuery(q)}`, agent }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c) => chunks.push(c));
-            res.on('end', () => {
-              if (JSON.parse(Buffer.concat(chunks).toString()).status !== 'finish') notFinish++;
-              resolve(performance.now());
-            });
-          })
-          .on('error', reject);
-      });
-      while (services.events.waiting <= before) await new Promise((r) => setImmediate(r));
-      paidAt = performance.now();
-      const pay = await fetch(`${ctx.url}/sandbox/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codeUrl: o.codeUrl }) });
-      await pay.text();
-      waits.push((await answered) - paidAt);
-    }
-    agent.destroy();
-    waits.sort((a, b) => a - b);
-    ctx.report({
+  async run(b) {
+    const n = count('BENCH_NOTIFICATIONS', 2000);
+    const min = b.postgres ? 1000 : 2000;
+    const { receiver: rcv, shop } = await receiver(b, 'ok');
+    const orders = await channelOrders(b, (await payableOrders(b, n, shop)).map((o) => o.prepayId));
+    await b.fleet.settle();
+    const cpuBefore = b.fleet.cpuMs();
+    const started = now();
+    const parts = await notifyAll(b, orders, 32);
+    const elapsed = Math.max(...parts.map((p) => p.answered.reduce((m, x) => Math.max(m, x), 0))) - started;
+    const cpuMs = b.fleet.cpuMs() - cpuBefore;
+    const lat = latency(parts.map((p) => p.answered.map((a, i) => a - p.sent[i])));
+    const acked = parts.reduce((s, p) => s + p.acked.reduce((x, y) => x + y, 0), 0);
+    const finished = await finishedCount(b, orders.map((o) => o.prepayId));
+    const rate = (n / elapsed) * 1000;
+    // Their callbacks reach the receiver before the next scenario starts.
+    const callbacksDelivered = await delivered(rcv, finished);
+    b.report({
       scenario: this.name,
-      p50: round(percentile(waits, 50)),
-      p99: round(percentile(waits, 99)),
-      extra: { payments: n, 'answers not finish': notFinish, measured: 'from POST /sandbox/pay (before its notification) to the held answer', target: 'p99 ≤ 100 ms' },
+      rate: { value: rate, unit: 'notifications/s' },
+      p50: lat.p50,
+      p99: lat.p99,
+      cpuUs: (cpuMs * 1000) / n,
+      target: `≥ ${min.toLocaleString('en-US')}/s`,
+      met: rate >= min && finished === n,
+      notes: `${n} notifications of distinct orders, 32 in flight${b.fleet.instances.length > 1 ? ' over both instances' : ''}; ${acked} acknowledged, ${finished} orders finish; their callbacks flowing meanwhile (${callbacksDelivered} delivered)`,
     });
+    await b.release();
   },
 };
 
-export const paymentScenarios: BenchScenario[] = [notifications, callbacks, wakeLatency];
+const callbacks: Scenario = {
+  id: 'callbacks',
+  name: 'callbacks delivered to a local receiver',
+  async run(b) {
+    const n = count('BENCH_CALLBACKS', 2000);
+    const min = 2000;
+    // A backlog due at once: the receiver is down while the payments come in (every callback fails
+    // once and is due again 2 s later); the service is paused (SIGSTOP) until all are due and the
+    // receiver is back, then resumed.
+    const { receiver: rcv, shop } = await receiver(b, 'fail');
+    const orders = await channelOrders(b, (await payableOrders(b, n, shop)).map((o) => o.prepayId));
+    await notifyAll(b, orders, 32);
+    for (const deadline = now() + 60_000; now() < deadline; await sleep(50)) {
+      if ((await rcv.call<{ refusedOrders: number }>('counts')).refusedOrders >= n) break;
+    }
+    b.fleet.pause(true);
+    await rcv.call('mode', { mode: 'ok' });
+    await sleep(2_500);
+    const cpuBefore = b.fleet.cpuMs();
+    const resumed = now();
+    b.fleet.pause(false);
+    await delivered(rcv, n);
+    const arrivals = await rcv.call<{ delivered: Array<[string, number, string]> }>('arrivals');
+    const cpuMs = b.fleet.cpuMs() - cpuBefore;
+    const mine = new Set(orders.map((o) => o.prepayId));
+    const times = arrivals.delivered.filter(([id]) => mine.has(id)).map(([, at]) => at - resumed);
+    const distinct = new Set(arrivals.delivered.filter(([id]) => mine.has(id)).map(([id]) => id)).size;
+    const lat = latency(Float64Array.from(times));
+    const last = Math.max(...times);
+    const rate = (distinct / last) * 1000;
+    b.report({
+      scenario: this.name,
+      rate: { value: rate, unit: 'callbacks/s' },
+      p50: lat.p50,
+      p99: lat.p99,
+      cpuUs: (cpuMs * 1000) / Math.max(1, times.length),
+      target: `≥ ${min.toLocaleString('en-US')}/s`,
+      met: rate >= min && distinct === n,
+      notes: `${n} callbacks due at once (latency from the moment they were), signed and verified by the receiver; ${distinct} delivered, ${times.length - distinct} duplicates${b.fleet.instances.length > 1 ? '; delivered by both instances' : ''}`,
+    });
+    await b.release();
+  },
+};
+
+const sandboxPay: Scenario = {
+  id: 'sandbox',
+  name: 'sandbox payment → held 4.2 call answers finish',
+  async run(b) {
+    const n = count('BENCH_WAKES', 200);
+    const holdAt = b.fleet.instances.length - 1;
+    const orders = await payableOrders(b, n);
+    const holder = b.driver('holds');
+    await holder.call('open', { url: b.fleet.urls[holdAt], creds: b.creds, ids: orders.map((o) => o.prepayId) });
+    await b.fleet.settle();
+    const paid = await b.driver('payer').call<Array<[string, number, boolean]>>('pay', { url: b.fleet.urls[0], orders, gapMs: 5 });
+    const got = (await holder.call<{ answers: HoldAnswer[] }>('answers', { atLeast: n, timeoutMs: 30_000 })).answers;
+    const at = new Map(got.map((a) => [a.prepayId, a]));
+    const samples = paid.flatMap(([id, t]) => (at.has(id) ? [at.get(id)!.at - t] : []));
+    const lat = latency(Float64Array.from(samples));
+    const notFinish = got.filter((a) => a.status !== 'finish').length;
+    b.report({
+      scenario: this.name,
+      p50: lat.p50,
+      p99: lat.p99,
+      target: 'p99 ≤ 100 ms',
+      met: lat.p99 <= 100 && samples.length === n && notFinish === 0,
+      notes:
+        `${n} payments one after another, from POST /sandbox/pay (before its notification) to the held answer` +
+        (holdAt ? '; held on instance 2, paid on instance 1' : '') +
+        `; ${n - samples.length} missing, ${notFinish} not finish; paid ${paid.filter(([, , ok]) => ok).length}; took ${round((now() - paid[0][1]) / 1000, 1)} s`,
+    });
+    await b.release();
+  },
+};
+
+export const paymentScenarios: Scenario[] = [notifications, callbacks, sandboxPay];
