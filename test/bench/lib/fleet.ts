@@ -210,12 +210,13 @@ export class Fleet {
 }
 
 /**
- * The service's command line as `npm run server` has it (`node --import tsx server/src/main.ts`,
+ * The service's command line as `npm run server` has it (`exec node --import tsx server/src/main.ts`,
  * what `npm start` runs after building the front ends), so a flag added there is measured too.
+ * `exec` only makes the shell give way to node (signals reach the service); it is left out here.
  */
 export function serviceArgs(): string[] {
   const scripts = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).scripts as Record<string, string>;
-  const words = scripts.server.trim().split(/\s+/);
+  const words = scripts.server.trim().split(/\s+/).filter((w, i) => !(i === 0 && w === 'exec'));
   if (words[0] !== 'node' || words.some((w) => /[&|;<>$`]/.test(w))) throw new Error(`cannot run the "server" script "${scripts.server}" without a shell`);
   return words.slice(1);
 }
