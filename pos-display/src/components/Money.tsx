@@ -1,0 +1,31 @@
+/**
+ * An amount written the one shared way (`¥1,234,567.80`, `1,234.50000 points`), with the currency
+ * sign and the unit in their own spans so they can be set smaller. Never wraps.
+ */
+import { joinParts, moneyTextParts, pointsTextParts } from '@kit/shared/money-format';
+import { useT } from '../i18n/use-t';
+
+export interface MoneyProps {
+  /** A decimal as the service sends it ("12.3", "100.00000"). */
+  value: string;
+  kind?: 'money' | 'points';
+  className?: string;
+  testId?: string;
+}
+
+export function Money({ value, kind = 'money', className, testId }: MoneyProps) {
+  const t = useT();
+  const parts = kind === 'money' ? moneyTextParts(value) : pointsTextParts(value, t.lang);
+  const cls = `money${className ? ` ${className}` : ''}`;
+  if (!parts) return <span className={cls} data-testid={testId}>{kind === 'money' ? t.money(value) : t.points(value)}</span>;
+  const number = `${parts.whole}.${parts.fraction}`;
+  const unit = parts.unit ? joinParts(parts).slice(joinParts({ ...parts, unit: '' }).length) : '';
+  return (
+    <span className={cls} data-testid={testId}>
+      {parts.sign}
+      {parts.currency && <span className="currency">{parts.currency}</span>}
+      {number}
+      {unit && <span className="unit">{unit}</span>}
+    </span>
+  );
+}
