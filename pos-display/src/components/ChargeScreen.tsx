@@ -1,11 +1,12 @@
 /** Amount entry: keypad (or keyboard), checked with the service's own rule before anything is sent. */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { CURRENCY_SIGN } from '@kit/shared/money-format';
 import { usePosApp } from '../state/app';
 import { useStore } from '../state/use-store';
 import { checkAmount, type KeypadKey } from '../state/amount-input';
 import { useT } from '../i18n/use-t';
 import { Keypad } from './Keypad';
+import { useFit } from './use-fit';
 
 const KEYBOARD: Record<string, KeypadKey> = {
   Backspace: 'back', Delete: 'clear', Escape: 'clear', '.': '.', ',': '.',
@@ -19,6 +20,8 @@ export function ChargeScreen() {
   const error = useStore(sale, (s) => s.error);
   const t = useT();
   const check = checkAmount(text);
+  const entry = useRef<HTMLOutputElement>(null);
+  useFit(entry, true, [text, t.lang]);
 
   const submit = async () => {
     const id = await sale.getState().submit();
@@ -49,10 +52,12 @@ export function ChargeScreen() {
     <main className="charge">
       <section className="amount-panel">
         <div className="amount-label">{t('charge.label')}</div>
-        <output className={`amount-entry${text ? '' : ' empty'}`} data-testid="amount-entry" aria-live="polite">
-          <span className="currency">{CURRENCY_SIGN}</span>
-          {text ? t.typing(text) : '0.00'}
-        </output>
+        <div className="amount-entry-box">
+          <output ref={entry} className={`amount-entry${text ? '' : ' empty'}`} data-testid="amount-entry" aria-live="polite">
+            <span className="currency">{CURRENCY_SIGN}</span>
+            {text ? t.typing(text) : '0.00'}
+          </output>
+        </div>
         <p className={`message ${tone}`} data-testid="amount-message" data-tone={tone} role={tone === 'error' ? 'alert' : undefined}>
           {check.ok ? t('charge.customerPays', { amount: t.money(check.display) }) : t(check.message ?? 'charge.idle')}
         </p>

@@ -68,7 +68,7 @@ export function OrdersScreen() {
           const status = busy ? 'refunding' : o.status;
           const paid = (o.status === 'finish' || o.status === 'refunded' || busy) && o.paymentTime;
           return (
-            <li key={o.prepayId} className={`order-line status-${status}`} data-testid={`order-${o.prepayId}`}>
+            <li key={o.prepayId} className="order-line" data-status={status} data-testid={`order-${o.prepayId}`}>
               <span className="when">
                 <span className="time">{clockTime(o.createTime)}</span>
                 <span className="ref">{o.prepayId}</span>
@@ -78,7 +78,11 @@ export function OrdersScreen() {
                 <span className={`chip status-${status}`} data-testid={`order-status-${o.prepayId}`} data-status={status}>
                   {t(`status.${status}`)}
                 </span>
-                {paid && <span className="paid-at" data-testid={`order-paid-${o.prepayId}`}>{t('orders.paidAt', { time: clockTime(o.paymentTime) })}</span>}
+                {paid && (
+                  <span className="paid-at" data-testid={`order-paid-${o.prepayId}`}>
+                    {t(status === 'finish' ? 'orders.paidAtShort' : 'orders.paidAt', { time: clockTime(o.paymentTime) })}
+                  </span>
+                )}
               </span>
               <span className="actions">
                 {o.status === 'active' && (
@@ -100,7 +104,11 @@ export function OrdersScreen() {
         <div className="dialog-backdrop">
           <div className="dialog card" role="alertdialog" aria-modal="true" aria-labelledby="refund-title" data-testid="refund-dialog">
             <h2 id="refund-title">{t('refund.title')}</h2>
-            {target && <Money value={target.amount} className="dialog-amount" testId="refund-amount" />}
+            {target && (
+              <div className="dialog-amount-box">
+                <Money value={target.amount} className="dialog-amount" testId="refund-amount" fit />
+              </div>
+            )}
             <p className="order-ref">{t('pay.orderRef', { id: confirming })}</p>
             <p>{t('refund.body')}</p>
             <div className="row">

@@ -94,7 +94,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
       <section className="pay-info">
         <div className="merchant-name" data-testid="pay-merchant">{order.merchantName}</div>
         <div className="pay-amount-box">
-          <Money value={order.amount} className="pay-amount" testId="pay-amount" />
+          <Money value={order.amount} className="pay-amount" testId="pay-amount" fit />
         </div>
         <div className={`order-status chip-big status-${status}`} data-testid="order-status" data-status={status} role="status" aria-live="assertive">
           {status === 'finish' ? t('pay.paidAt', { time: clockTime(order.paymentTime) }) : t(`status.${status}`)}
@@ -104,7 +104,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
         {status === 'refunded' && order.paymentTime && <p className="message hint">{t('pay.refundedNote', { time: clockTime(order.paymentTime) })}</p>}
         {network && (
           <p className="message warn" role="alert" data-testid="pay-network">
-            {t(network)} {t('pay.stillWaiting')}
+            {t('pay.offline', { problem: network })}
           </p>
         )}
         {error && (

@@ -56,12 +56,12 @@ export function PointsScreen() {
           </dl>
           <div className="points-balance-label">{t('points.balanceLabel')}</div>
           <div className="points-balance-box">
-            {balance === null ? <span className="points-balance">—</span> : <Money value={balance} kind="points" className="points-balance" testId="points-balance" />}
+            {balance === null ? <span className="points-balance">—</span> : <Money value={balance} kind="points" className="points-balance" testId="points-balance" fit />}
           </div>
           <p className="message hint">{t('points.upTo', { max: t.points(session?.maxAmount ?? '0') })}</p>
           {over && balance !== null && (
             <p className="message warn" data-testid="points-over-balance">
-              {t('points.overBalance', { balance: t.points(balance), max: t.points(session!.maxAmount) })}
+              {t('points.overBalance', { balance: t.points(balance) })}
             </p>
           )}
           {network && (
@@ -86,9 +86,12 @@ export function PointsScreen() {
           {phase === 'done' ? (
             <>
               <h1 data-testid="points-done">{t('points.done')}</h1>
-              <p className="big-text" data-testid="points-done-balance">
-                {t('points.doneBalance', { before: t.points(startBalance ?? '0'), after: t.points(balance ?? '0') })}
-              </p>
+              <dl className="points-after">
+                <dt>{t('points.balanceBefore')}</dt>
+                <dd>{startBalance !== null && <Money value={startBalance} kind="points" className="before" testId="points-before" fit />}</dd>
+                <dt>{t('points.balanceNow')}</dt>
+                <dd>{balance !== null && <Money value={balance} kind="points" className="after" testId="points-after" fit />}</dd>
+              </dl>
             </>
           ) : (
             <>
@@ -144,7 +147,7 @@ export function PointsScreen() {
         )}
         {over && balance !== null && (
           <p className="message warn" data-testid="points-over-balance">
-            {t('points.overBalance', { balance: t.points(balance), max: t.points(form.maxAmount.trim()) })}
+            {t('points.overBalance', { balance: t.points(balance) })}
           </p>
         )}
         {formError && (
