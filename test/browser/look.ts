@@ -17,6 +17,8 @@ export interface LookOptions {
   scrollAreas?: string;
   /** Also require every button to be inside the viewport (a kiosk screen with no scrolling). */
   actionsInView?: boolean;
+  /** Save a screenshot (default true). */
+  save?: boolean;
 }
 
 export interface Problem {
@@ -51,7 +53,7 @@ async function settle(page: Page): Promise<void> {
 export async function look(page: Page, name: string, opts: LookOptions): Promise<Problem[]> {
   await settle(page);
   const found = await page.evaluate(measure, opts);
-  fs.writeFileSync(path.join(screenshotDir(), `${name}.png`), await page.screenshot({ fullPage: false }));
+  if (opts.save !== false) fs.writeFileSync(path.join(screenshotDir(), `${name}.png`), await page.screenshot({ fullPage: false }));
   return found.map((what) => ({ screen: name, what }));
 }
 

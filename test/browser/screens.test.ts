@@ -5,6 +5,7 @@
  * wrapped or clipped button, amount or chip, primary buttons with text contrast ≥ 4.5:1, no action
  * below the fold) and saved as a PNG in the folder this test prints.
  */
+import { execFileSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { buildScene } from '@kit/shared/scene';
 import type { Lang } from '@kit/shared/i18n';
@@ -50,6 +51,9 @@ let f: PayFixture;
 let dir: string;
 
 beforeAll(async () => {
+  // Without CJK fonts Chromium draws the Chinese screens as empty boxes: nothing worth measuring.
+  const cjk = execFileSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' }).trim();
+  if (!cjk) throw new Error('No Chinese font is installed: apt-get install fonts-noto-cjk (.ci/run does it)');
   ensurePosBuilt();
   dir = resetScreenshotDir();
   process.stdout.write(`Screenshots of every screen: ${dir}\n`);
@@ -69,6 +73,29 @@ const label = (size: { width: number; height: number }) => `${size.width}x${size
 function expectNoProblems(problems: Problem[]): void {
   expect(problems.map((p) => `${p.screen}: ${p.what}`)).toEqual([]);
 }
+
+describe('the looking itself', () => {
+  it('catches a page wider than the screen, wrapped or clipped buttons and amounts, low contrast and actions below the fold', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 667 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.setContent(`<!doctype html><html><body style="margin:0;font:16px sans-serif">
+      <button class="primary" id="pale" style="background:#07c160;color:rgba(255,255,255,.6);white-space:nowrap">Pay</button>
+      <button class="primary" id="narrow" style="width:60px;background:#067a43;color:#fff">Show deduction code</button>
+      <div style="width:200px;overflow:hidden"><span class="money" style="display:inline-block;white-space:nowrap;font-size:40px">¥1,000,000.00</span></div>
+      <div style="width:900px">wide</div>
+      <button class="primary" style="position:absolute;top:900px;background:#067a43;color:#fff">Later</button>
+    </body></html>`);
+    const found = (await look(page, 'self-test', { oneLine: 'button, .money', primary: 'button.primary', actionsInView: true, save: false })).map((p) => p.what);
+    await context.close();
+    const expectOne = (re: RegExp) => expect(found.filter((w) => re.test(w))).not.toHaveLength(0);
+    expectOne(/the page is \d+px wide on a 375px screen/);
+    expectOne(/#pale|"Pay" has text contrast [0-9.]+:1/);
+    expectOne(/"Show deduction code" wraps onto [2-9] lines/);
+    expectOne(/"¥1,000,000.00" is cut off/);
+    expectOne(/"Later" is below the fold/);
+    expect(found.some((w) => /"Pay" wraps/.test(w))).toBe(false);
+  });
+});
 
 describe('POS display screens', () => {
   let context: BrowserContext;
