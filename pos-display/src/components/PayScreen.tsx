@@ -87,7 +87,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
           </>
         ) : (
           <div className={`result-mark mark-${status}`} aria-hidden="true">
-            {status === 'finish' ? '✓' : status === 'refunded' ? '↩' : '⌛'}
+            <ResultIcon status={status} />
           </div>
         )}
       </section>
@@ -127,3 +127,26 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
     </main>
   );
 }
+
+/** Drawn, not a font glyph: the same on every counter screen, whatever fonts it has. */
+function ResultIcon({ status }: { status: string }) {
+  const line = { fill: 'none', stroke: 'currentColor', strokeWidth: 2.2, strokeLinecap: 'round', strokeLinejoin: 'round' } as const;
+  return (
+    <svg viewBox="0 0 24 24" className="result-icon">
+      {status === 'finish' && <path d="M5 12.5l4.5 4.5L19 7.5" {...line} />}
+      {status === 'refunded' && (
+        <>
+          <path d="M9 13L4.5 8.5 9 4" {...line} />
+          <path d="M4.5 8.5H14a5.5 5.5 0 010 11h-3" {...line} />
+        </>
+      )}
+      {status === 'cancel' && (
+        <>
+          <circle cx="12" cy="12" r="8.5" {...line} />
+          <path d="M12 7.5V12l3 2.5" {...line} />
+        </>
+      )}
+    </svg>
+  );
+}
+
