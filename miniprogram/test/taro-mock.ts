@@ -29,6 +29,8 @@ export function createTaroMock() {
     login: jest.fn(async () => ({ code: 'wx-code-1', errMsg: 'login:ok' })),
     requestPayment: jest.fn(async () => ({ errMsg: 'requestPayment:ok' })),
     getStorageSync: jest.fn((key: string) => storage.get(key) ?? ''),
+    getSystemInfoSync: jest.fn(() => ({ language: 'en' })),
+    setNavigationBarTitle: jest.fn(async () => ({ errMsg: 'setNavigationBarTitle:ok' })),
     setStorageSync: jest.fn((key: string, value: unknown) => void storage.set(key, value)),
   };
   return {
@@ -43,6 +45,7 @@ export function createTaroMock() {
 export const activeOrder = (over: Record<string, unknown> = {}) => ({
   version: 1,
   status: 'active',
+  prepayId: 'ABC123def456',
   merchantDisplayName: 'Corner Shop',
   totalAmount: '12.34',
   disconut: '0.00',

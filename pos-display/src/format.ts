@@ -1,8 +1,4 @@
-/** What the screen says about times and order states. */
-import type { OrderStatus } from '@kit/shared/api/prepay';
-
-export const CURRENCY = '¥';
-
+/** Times on the counter screen: the display's local clock, the same in both languages. */
 export function clockTime(iso: string | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);
@@ -10,10 +6,3 @@ export function clockTime(iso: string | undefined): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
-
-export const STATUS_LABEL: Record<OrderStatus, string> = {
-  active: 'Waiting for payment',
-  finish: 'Paid',
-  cancel: 'Expired',
-  refunded: 'Refunded',
-};

@@ -17,3 +17,6 @@ export * from './donation-crypto';
 export * from './api/chain';
 export * from './api/donation';
 export * from './api/points';
+export * from './money-format';
+export * from './i18n';
+export * from './order-items';

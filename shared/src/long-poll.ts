@@ -2,10 +2,10 @@
 import { KitApiError } from './errors';
 import type { PrepayDetail } from './api/prepay';
 
-export interface WaitOptions {
+export interface WaitOptions<T extends PrepayDetail = PrepayDetail> {
   signal?: AbortSignal;
   /** Called with every answer, `active` ones included (for a live status display). */
-  onUpdate?: (detail: PrepayDetail) => void;
+  onUpdate?: (detail: T) => void;
   /** Called with every transient failure before the immediate retry. */
   onError?: (error: unknown) => void;
 }
@@ -15,7 +15,7 @@ export interface WaitOptions {
  * immediate, as the specification asks; only a run of back-to-back failures (the network is down
  * and each call fails at once) is spaced out, so that a dead network does not become a busy loop.
  */
-export async function waitLoop(fetchDetail: () => Promise<PrepayDetail>, opts: WaitOptions = {}): Promise<PrepayDetail> {
+export async function waitLoop<T extends PrepayDetail = PrepayDetail>(fetchDetail: () => Promise<T>, opts: WaitOptions<T> = {}): Promise<T> {
   let failures = 0;
   for (;;) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');

@@ -3,8 +3,14 @@
  * Nothing here ever goes through a JavaScript float.
  */
 
+/** Why an amount was refused, for screens that say it in the reader's language. */
+export type AmountProblem = 'type' | 'empty' | 'format' | 'tooManyDecimals' | 'tooFewDecimals' | 'aboveMax' | 'zero';
+
 export class AmountError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly problem: AmountProblem = 'format',
+  ) {
     super(message);
     this.name = 'AmountError';
   }
@@ -27,33 +33,33 @@ const DECIMAL = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
 
 /** Parses a non-negative decimal string into integer minor units, or throws AmountError saying why. */
 export function parseDecimal(input: unknown, rule: DecimalRule): number {
-  if (typeof input !== 'string') throw new AmountError(`amount must be a decimal string, got ${describe(input)}`);
-  if (input.length === 0) throw new AmountError('amount must not be empty');
+  if (typeof input !== 'string') throw new AmountError(`amount must be a decimal string, got ${describe(input)}`, 'type');
+  if (input.length === 0) throw new AmountError('amount must not be empty', 'empty');
   const m = DECIMAL.exec(input);
   if (!m) throw new AmountError(`amount "${clip(input)}" is not a plain decimal such as "12.34"`);
   const [, whole, frac = ''] = m;
   const maxDecimals = rule.maxDecimals ?? rule.scale;
   if (frac.length > maxDecimals) {
-    throw new AmountError(`amount "${clip(input)}" has ${frac.length} decimals; at most ${maxDecimals} allowed`);
+    throw new AmountError(`amount "${clip(input)}" has ${frac.length} decimals; at most ${maxDecimals} allowed`, 'tooManyDecimals');
   }
   if (rule.minDecimals !== undefined && frac.length < rule.minDecimals) {
-    throw new AmountError(`amount "${clip(input)}" needs at least ${rule.minDecimals} decimals`);
+    throw new AmountError(`amount "${clip(input)}" needs at least ${rule.minDecimals} decimals`, 'tooFewDecimals');
   }
-  if (whole.length > 15) throw new AmountError(`amount "${clip(input)}" is above the maximum ${formatDecimal(rule.max, rule.scale)}`);
+  if (whole.length > 15) throw new AmountError(`amount "${clip(input)}" is above the maximum ${formatDecimal(rule.max, rule.scale)}`, 'aboveMax');
   // Extra decimals beyond the scale are only allowed when they are zeros (e.g. "1.500" for scale 2 with maxDecimals 3).
   const significant = frac.slice(0, rule.scale).padEnd(rule.scale, '0');
-  if (/[1-9]/.test(frac.slice(rule.scale))) throw new AmountError(`amount "${clip(input)}" is finer than one minor unit`);
+  if (/[1-9]/.test(frac.slice(rule.scale))) throw new AmountError(`amount "${clip(input)}" is finer than one minor unit`, 'tooManyDecimals');
   const units = Number(whole) * 10 ** rule.scale + Number(significant || '0');
   if (!Number.isSafeInteger(units) || units > rule.max) {
-    throw new AmountError(`amount "${clip(input)}" is above the maximum ${formatDecimal(rule.max, rule.scale)}`);
+    throw new AmountError(`amount "${clip(input)}" is above the maximum ${formatDecimal(rule.max, rule.scale)}`, 'aboveMax');
   }
-  if (units === 0 && !rule.allowZero) throw new AmountError('amount must be greater than zero');
+  if (units === 0 && !rule.allowZero) throw new AmountError('amount must be greater than zero', 'zero');
   return units;
 }
 
 /** Formats integer minor units as a decimal string with exactly `scale` decimals. */
 export function formatDecimal(units: number, scale: number): string {
-  if (!Number.isSafeInteger(units)) throw new AmountError(`not an integer amount: ${units}`);
+  if (!Number.isSafeInteger(units)) throw new AmountError(`not an integer amount: ${units}`, 'type');
   const negative = units < 0;
   const digits = String(Math.abs(units)).padStart(scale + 1, '0');
   const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
@@ -84,13 +90,13 @@ export const formatPoints = (units: number): string => formatDecimal(units, POIN
  */
 export function parsePointsNumber(input: unknown): number {
   if (typeof input === 'number') {
-    if (!Number.isFinite(input)) throw new AmountError('amount must be a finite number');
+    if (!Number.isFinite(input)) throw new AmountError('amount must be a finite number', 'type');
     const text = String(input);
-    if (/e/i.test(text)) throw new AmountError(`amount ${text} is out of range`);
+    if (/e/i.test(text)) throw new AmountError(`amount ${text} is out of range`, 'aboveMax');
     return parsePoints(text);
   }
   if (typeof input === 'string' && input.trim() === input) return parsePoints(input);
-  throw new AmountError(`amount must be a number, got ${describe(input)}`);
+  throw new AmountError(`amount must be a number, got ${describe(input)}`, 'type');
 }
 
 /**
@@ -100,7 +106,7 @@ export function parsePointsNumber(input: unknown): number {
  */
 const RMB = /^(0|[1-9][0-9]{0,17})\.([0-9]{2,18}) RMB$/;
 export function parseRmb(input: unknown): string {
-  if (typeof input !== 'string') throw new AmountError(`amount must be a string like "12.00 RMB", got ${describe(input)}`);
+  if (typeof input !== 'string') throw new AmountError(`amount must be a string like "12.00 RMB", got ${describe(input)}`, 'type');
   const m = RMB.exec(input);
   if (m) return `${m[1]}.${m[2]}`;
   if (!/ RMB$/.test(input)) throw new AmountError(`amount "${clip(input)}" must end with " RMB", like "12.00 RMB"`);

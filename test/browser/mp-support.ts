@@ -26,7 +26,7 @@ export function ensureMpBuilt(): void {
     newestMtime(path.join(MP_DIR, 'src')),
     newestMtime(path.join(MP_DIR, 'config')),
     // The browser-safe shared modules the page imports.
-    ...['scene.ts', 'long-poll.ts', 'money.ts', 'errors.ts'].map((f) => newestMtime(path.join(SHARED_SRC, f))),
+    ...['scene.ts', 'long-poll.ts', 'money.ts', 'money-format.ts', 'i18n.ts', 'errors.ts'].map((f) => newestMtime(path.join(SHARED_SRC, f))),
   );
   if (fs.existsSync(H5_INDEX) && fs.statSync(H5_INDEX).mtimeMs >= sources) return;
   const taro = [MP_DIR, path.dirname(MP_DIR)].map((d) => path.join(d, 'node_modules', '@tarojs', 'cli', 'bin', 'taro')).find((p) => fs.existsSync(p));

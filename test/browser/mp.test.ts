@@ -132,11 +132,15 @@ describe('mini-program H5 page in Chromium', () => {
     await page.waitForURL(/sandboxResult=paid/);
     await expectState(page, 'success');
     expect(await textOf(page, 'mp-amount')).toBe('¥23.45');
+    // The receipt: merchant, amount, time and order number.
+    expect(await textOf(page, 'mp-merchant')).toBe('Corner Shop');
+    expect(await textOf(page, 'mp-order-number')).toBe(id);
+    expect(await textOf(page, 'mp-paid-at')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect((await kit.runtime.services.prepay.find(id))!.status).toBe('finish');
 
-    // Scanning the same code again: the order is no longer usable.
+    // Scanning the same code again: the order is paid, there is nothing more to pay.
     await open(url);
-    await expectState(page, 'expired');
+    await expectState(page, 'paid');
     expect(await page.getByTestId('mp-pay').count()).toBe(0);
   });
 });
@@ -162,7 +166,8 @@ describe('mini-program H5 page with a short order lifetime', () => {
     const page = await context.newPage();
     await page.goto(sceneUrl(kit.url, buildScene(id, { f: '2' })));
     await expectState(page, 'expired');
-    expect(await textOf(page, 'mp-status')).toMatch(/expired/i);
+    expect(await textOf(page, 'mp-status')).toBe('This order is no longer valid');
+    expect(await textOf(page, 'mp-detail')).toMatch(/expired/);
     expect(await textOf(page, 'mp-amount')).toBe('¥9.99');
     expect(await page.getByTestId('mp-pay').count()).toBe(0);
   });
@@ -175,7 +180,7 @@ describe('mini-program H5 page with a short order lifetime', () => {
     await new Promise((r) => setTimeout(r, 1_300));
     await page.getByTestId('mp-pay').click();
     await expectState(page, 'rescan');
-    expect(await textOf(page, 'mp-status')).toMatch(/scan the code again/);
+    expect(await textOf(page, 'mp-detail')).toMatch(/scan the code at the counter again/);
     expect(await page.getByTestId('mp-pay').count()).toBe(0);
   });
 });

@@ -76,11 +76,11 @@ it('shows the balance and a deduction code that changes every 5 s; an earlier co
   await page.getByTestId('points-token').fill('PTS');
   await page.getByTestId('points-check').click();
   await page.getByTestId('points-form-balance').waitFor();
-  expect(await page.getByTestId('points-form-balance').textContent()).toBe('Balance: 100.00000 points');
+  expect(await page.getByTestId('points-form-balance').textContent()).toBe('Balance: 100.00000\u00a0points');
 
   await startPoints('30');
   const c1 = await codeNumber(1);
-  expect(await balanceShown()).toBe('100.00000 points');
+  expect(await balanceShown()).toBe('100.00000\u00a0points');
   expect(await page.getByTestId('points-countdown').textContent()).toMatch(/^Valid for (20|19) s$/);
   const c2 = await codeNumber(2);
   const c3 = await codeNumber(3);
@@ -100,7 +100,8 @@ it('shows the balance and a deduction code that changes every 5 s; an earlier co
   expect(result.id).not.toBe('');
   // The display notices the deduction and stops.
   await page.getByTestId('points-done').waitFor({ timeout: 10_000 });
-  expect(await page.locator('.big-text').textContent()).toBe('Balance 100.00000 → 87.50000');
+  expect(await page.getByTestId('points-before').textContent()).toBe('100.00000\u00a0points');
+  expect(await page.getByTestId('points-after').textContent()).toBe('87.50000\u00a0points');
 });
 
 it('a new customer session gets a new uuid: its newest code redeems too', async () => {
@@ -111,7 +112,8 @@ it('a new customer session gets a new uuid: its newest code redeems too', async 
   expect(d2.content).not.toBe(d1.content);
   expect((await redeem('pay-d2', d2.content, '10')).id).not.toBe('');
   await page.getByTestId('points-done').waitFor({ timeout: 10_000 });
-  expect(await page.locator('.big-text').textContent()).toBe('Balance 87.50000 → 77.50000');
+  expect(await page.getByTestId('points-before').textContent()).toBe('87.50000\u00a0points');
+  expect(await page.getByTestId('points-after').textContent()).toBe('77.50000\u00a0points');
   // Same session, so the same (now spent) uuid: the earlier code is refused.
   expect(await redeem('pay-d1', d1.content, '1')).toEqual({});
 });

@@ -19,7 +19,12 @@ function newestMtime(dir: string): number {
 
 /** Builds pos-display/dist when it is missing or older than its sources (`npm run build` normally did it). */
 export function ensurePosBuilt(): void {
-  const sources = Math.max(newestMtime(path.join(POS_DIR, 'src')), fs.statSync(path.join(POS_DIR, 'index.html')).mtimeMs);
+  const sources = Math.max(
+    newestMtime(path.join(POS_DIR, 'src')),
+    fs.statSync(path.join(POS_DIR, 'index.html')).mtimeMs,
+    // The shared modules the display imports (money format, languages, errors…).
+    newestMtime(path.resolve(POS_DIR, '../shared/src')),
+  );
   if (fs.existsSync(DIST_INDEX) && fs.statSync(DIST_INDEX).mtimeMs >= sources) return;
   const vite = [POS_DIR, path.dirname(POS_DIR)].map((d) => path.join(d, 'node_modules', 'vite', 'bin', 'vite.js')).find((p) => fs.existsSync(p));
   if (!vite) throw new Error('vite is not installed; run npm install');

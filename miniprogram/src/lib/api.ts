@@ -6,9 +6,8 @@
  */
 import Taro from '@tarojs/taro';
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
-import type { PrepayDetail } from '@kit/shared/api/prepay';
 import type { MiniProgramPayArgs } from '@kit/shared/api/payment';
-import type { MpPayResponse } from '@kit/shared/api/mp';
+import type { MpOrder, MpPayResponse } from '@kit/shared/api/mp';
 
 /** Build-time constant (config/index.ts) for the weapp build; H5 derives the base from its own URL. */
 declare const KIT_API_BASE: string;
@@ -83,9 +82,9 @@ function parseBody(data: unknown): Record<string, unknown> | undefined {
 
 const mpApi = (path: string) => `${serviceBase()}/mp/api${path}`;
 
-/** The order's 4.2 detail through the router; `wait` holds until it leaves `active` or the hold ends. */
-export function getOrder(prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<PrepayDetail> {
-  return call<PrepayDetail>(mpApi(`/orders/${encodeURIComponent(prepayId)}?wait=${opts.wait ? 1 : 0}`), {
+/** The order's 4.2 detail (plus number and items) through the router; `wait` holds until it leaves `active` or the hold ends. */
+export function getOrder(prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<MpOrder> {
+  return call<MpOrder>(mpApi(`/orders/${encodeURIComponent(prepayId)}?wait=${opts.wait ? 1 : 0}`), {
     timeout: opts.wait ? WAIT_TIMEOUT_MS : CALL_TIMEOUT_MS,
     signal: opts.signal,
   });

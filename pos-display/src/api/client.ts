@@ -112,15 +112,3 @@ function anySignal(signals: AbortSignal[]): AbortSignal {
   }
   return ctl.signal;
 }
-
-/** One line a cashier can act on, for any failure. */
-export function describeFailure(e: unknown): string {
-  if (e instanceof KitNetworkError) return `Network problem: ${e.message}. Check the connection; retrying helps once it is back.`;
-  if (e instanceof KitApiError) {
-    if (e.httpStatus === 401 && e.error !== 'login_failed') return 'Your login has expired. Please log in again.';
-    const msg = typeof e.body.msg === 'string' ? e.body.msg : e.message;
-    return msg;
-  }
-  if (e instanceof Error) return e.message;
-  return String(e);
-}

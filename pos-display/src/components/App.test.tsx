@@ -54,6 +54,7 @@ beforeEach(() => {
 afterEach(() => {
   mounted?.unmount();
   mounted = null;
+  window.localStorage.clear();
   jest.useRealTimers();
 });
 
@@ -80,7 +81,7 @@ describe('POS display', () => {
     expect(screen.getByTestId('amount-message').textContent).toMatch(/greater than zero/);
     await typeKeys('12.345');
     expect(screen.getByTestId('amount-entry').textContent).toBe('¥12.34');
-    expect(screen.getByTestId('amount-message').textContent).toBe('Customer pays ¥ 12.34');
+    expect(screen.getByTestId('amount-message').textContent).toBe('Customer pays ¥12.34');
     await click(screen.getByTestId('charge-submit'));
     expect(api.createOrder).toHaveBeenCalledWith('12.34');
     expect(window.location.hash).toBe('#/pay/P1abc');
@@ -95,12 +96,12 @@ describe('POS display', () => {
 
   it('explains a missing scan-code QR and keeps the mini-program code usable', async () => {
     const api = fakeApi();
-    api.createOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ codeUrl: null, codeUrlError: 'The merchant has no payment parameters for this channel' }) });
+    api.createOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ codeUrl: null, codeUrlError: 'The merchant has no payment parameters for this channel', codeUrlErrorId: 'payment_params_missing' }) });
     await start(api);
     await typeKeys('5');
     await click(screen.getByTestId('charge-submit'));
     await click(screen.getByTestId('view-scancode'));
-    expect(screen.getByTestId('codeurl-error').textContent).toMatch(/no payment parameters/);
+    expect(screen.getByTestId('codeurl-error').textContent).toBe('The scan-code QR is not available. This shop has no payment settings for this kind of code yet. Use the mini-program code.');
     await click(screen.getByTestId('view-miniprogram'));
     expect(screen.getByTestId('pay-qr')).toBeTruthy();
   });
@@ -182,7 +183,7 @@ describe('POS display', () => {
     expect(screen.queryByTestId('refund-Pexp')).toBeNull();
     await click(screen.getByTestId('refund-Ppaid'));
     const dialog = screen.getByTestId('refund-dialog');
-    expect(within(dialog).getByText(/¥ 8.00/, { selector: 'p' })).toBeTruthy();
+    expect(within(dialog).getByTestId('refund-amount').textContent).toBe('¥8.00');
     await click(screen.getByTestId('refund-cancel'));
     expect(api.refund).not.toHaveBeenCalled();
     await click(screen.getByTestId('refund-Ppaid'));
@@ -190,6 +191,51 @@ describe('POS display', () => {
     expect(api.refund).toHaveBeenCalledWith('Ppaid');
     expect(screen.getByTestId('order-status-Ppaid').dataset.status).toBe('refunded');
     expect(screen.getByTestId('order-status-Ppaid').textContent).toBe('Refunded');
+  });
+
+  it('says in words why a parent merchant cannot log in, in the language chosen with the header switch', async () => {
+    const api = fakeApi();
+    api.session.mockResolvedValue({ version: 1, status: 'success', session: null });
+    api.login.mockRejectedValue(new KitApiError(403, { status: 'fail', error: 'pos_not_sub_merchant', code: 'E0070', msg: 'Only a sub-merchant can use the POS display' }));
+    await start(api);
+    await change('login-user', 'PMparent');
+    await change('login-pw', 'pw');
+    await click(screen.getByTestId('login-submit'));
+    expect(screen.getByTestId('login-message').textContent).toMatch(/^This is a parent merchant id\. Only a shop/);
+    await click(screen.getByTestId('lang-zh-CN'));
+    expect(screen.getByTestId('login-message').textContent).toMatch(/^这是总商户号/);
+    expect(screen.getByRole('heading').textContent).toBe('收银员登录');
+    expect(document.documentElement.lang).toBe('zh-CN');
+  });
+
+  it('follows the browser language, lets ?lang= override it, and remembers the header switch', async () => {
+    const language = jest.spyOn(window.navigator, 'language', 'get').mockReturnValue('zh-TW');
+    try {
+      await start(fakeApi());
+      expect(screen.getByTestId('tab-orders').textContent).toBe('今日订单');
+      expect(screen.getByTestId('charge-submit').textContent).toBe('生成收款码');
+      mounted!.unmount();
+
+      window.history.replaceState(null, '', '/pos/?lang=en');
+      await start(fakeApi());
+      expect(screen.getByTestId('tab-orders').textContent).toBe('Today’s orders');
+      // The switch wins from now on: remembered, and the URL no longer says otherwise.
+      await click(screen.getByTestId('lang-zh-CN'));
+      expect(screen.getByTestId('tab-orders').textContent).toBe('今日订单');
+      expect(window.location.search).toBe('');
+      expect(screen.getByTestId('lang-zh-CN').getAttribute('aria-pressed')).toBe('true');
+      mounted!.unmount();
+
+      language.mockReturnValue('en-US');
+      await start(fakeApi());
+      expect(screen.getByTestId('tab-orders').textContent).toBe('今日订单');
+      await click(screen.getByTestId('lang-en'));
+      expect(screen.getByTestId('tab-orders').textContent).toBe('Today’s orders');
+    } finally {
+      language.mockRestore();
+      window.localStorage.clear();
+      window.history.replaceState(null, '', '/');
+    }
   });
 
   it('shows the points balance and a code that is replaced every 5 s with a countdown, and stops when left', async () => {

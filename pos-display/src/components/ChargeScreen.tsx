@@ -1,10 +1,12 @@
 /** Amount entry: keypad (or keyboard), checked with the service's own rule before anything is sent. */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
+import { CURRENCY_SIGN } from '@kit/shared/money-format';
 import { usePosApp } from '../state/app';
 import { useStore } from '../state/use-store';
 import { checkAmount, type KeypadKey } from '../state/amount-input';
-import { CURRENCY } from '../format';
+import { useT } from '../i18n/use-t';
 import { Keypad } from './Keypad';
+import { useFit } from './use-fit';
 
 const KEYBOARD: Record<string, KeypadKey> = {
   Backspace: 'back', Delete: 'clear', Escape: 'clear', '.': '.', ',': '.',
@@ -16,7 +18,10 @@ export function ChargeScreen() {
   const text = useStore(sale, (s) => s.amountText);
   const creating = useStore(sale, (s) => s.creating);
   const error = useStore(sale, (s) => s.error);
+  const t = useT();
   const check = checkAmount(text);
+  const entry = useRef<HTMLOutputElement>(null);
+  useFit(entry, true, [text, t.lang]);
 
   const submit = async () => {
     const id = await sale.getState().submit();
@@ -41,28 +46,32 @@ export function ChargeScreen() {
     return () => window.removeEventListener('keydown', onKey);
   });
 
+  // Nothing typed yet is not a mistake: a calm hint, not an error.
+  const tone = check.ok || !check.message ? 'hint' : 'error';
   return (
     <main className="charge">
       <section className="amount-panel">
-        <div className="amount-label">Amount to charge</div>
-        <output className={`amount-entry${text ? '' : ' empty'}`} data-testid="amount-entry" aria-live="polite">
-          <span className="currency">{CURRENCY}</span>
-          {text || '0.00'}
-        </output>
-        <p className={`message ${check.ok ? 'hint' : 'error'}`} data-testid="amount-message" role={check.ok || !check.message ? undefined : 'alert'}>
-          {check.ok ? `Customer pays ${CURRENCY} ${check.display}` : (check.message ?? 'Type the amount on the keypad.')}
+        <div className="amount-label">{t('charge.label')}</div>
+        <div className="amount-entry-box">
+          <output ref={entry} className={`amount-entry${text ? '' : ' empty'}`} data-testid="amount-entry" aria-live="polite">
+            <span className="currency">{CURRENCY_SIGN}</span>
+            {text ? t.typing(text) : '0.00'}
+          </output>
+        </div>
+        <p className={`message ${tone}`} data-testid="amount-message" data-tone={tone} role={tone === 'error' ? 'alert' : undefined}>
+          {check.ok ? t('charge.customerPays', { amount: t.money(check.display) }) : t(check.message ?? 'charge.idle')}
         </p>
         {error && (
           <p className="message error" role="alert" data-testid="charge-error">
-            {error}
+            {t(error)}
           </p>
         )}
         <div className="charge-actions">
           <button type="button" className="secondary big" onClick={() => sale.getState().press('clear')} data-testid="key-clear" disabled={!text}>
-            Clear
+            {t('charge.clear')}
           </button>
           <button type="button" className="primary big" onClick={() => void submit()} data-testid="charge-submit" disabled={!check.ok || creating}>
-            {creating ? 'Creating code…' : 'Show payment code'}
+            {creating ? t('charge.creating') : t('charge.submit')}
           </button>
         </div>
       </section>

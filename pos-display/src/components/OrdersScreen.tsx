@@ -1,8 +1,14 @@
-/** Today's orders with their state; a paid one can be refunded after a confirmation. */
+/**
+ * Today's orders with their state; a paid one can be refunded after a confirmation. Each line has
+ * a row of chips (today: the order's state) with room for more, and the payment time beside them,
+ * never inside a chip.
+ */
 import { useEffect } from 'react';
 import { usePosApp } from '../state/app';
 import { useStore } from '../state/use-store';
-import { CURRENCY, STATUS_LABEL, clockTime } from '../format';
+import { clockTime } from '../format';
+import { useT } from '../i18n/use-t';
+import { Money } from './Money';
 
 export function OrdersScreen() {
   const { orders, route, sale } = usePosApp();
@@ -13,6 +19,7 @@ export function OrdersScreen() {
   const notice = useStore(orders, (s) => s.notice);
   const confirming = useStore(orders, (s) => s.confirming);
   const refunding = useStore(orders, (s) => s.refunding);
+  const t = useT();
 
   useEffect(() => {
     void orders.getState().load();
@@ -20,51 +27,72 @@ export function OrdersScreen() {
   }, [orders]);
 
   const target = confirming ? list.find((o) => o.prepayId === confirming) : undefined;
-  const paidTotal = list.filter((o) => o.status === 'finish').length;
+  const paidCount = list.filter((o) => o.status === 'finish').length;
 
   return (
     <main className="orders">
       <div className="orders-head">
-        <h1>Today’s orders</h1>
-        <span className="hint">{loaded ? `${list.length} orders, ${paidTotal} paid` : ''}</span>
-        <button type="button" className="secondary" data-testid="orders-reload" onClick={() => void orders.getState().load()} disabled={loading}>
-          {loading ? 'Loading…' : 'Reload'}
-        </button>
+        <h1>{t('orders.title')}</h1>
+        <span className="hint orders-summary">{loaded ? t('orders.summary', { count: list.length, paid: paidCount }) : ''}</span>
+        <div className="orders-actions">
+          <button type="button" className="secondary" data-testid="orders-reload" onClick={() => void orders.getState().load()} disabled={loading}>
+            {loading ? t('orders.loading') : t('orders.reload')}
+          </button>
+          <button
+            type="button"
+            className="primary"
+            data-testid="orders-new-sale"
+            onClick={() => {
+              sale.getState().reset();
+              route.getState().go({ name: 'charge' });
+            }}
+          >
+            {t('orders.newSale')}
+          </button>
+        </div>
       </div>
       {error && (
         <p className="message error" role="alert" data-testid="orders-error">
-          {error}
+          {t(error)}
         </p>
       )}
       {notice && (
         <p className="message ok" role="status" data-testid="orders-notice">
-          {notice}
+          {t(notice)}
         </p>
       )}
-      {loaded && list.length === 0 && <p className="message hint">No orders yet today.</p>}
-      <ul className="order-list" data-testid="order-list">
+      {loaded && list.length === 0 && <p className="message hint">{t('orders.empty')}</p>}
+      <ul className="order-list" data-testid="order-list" data-scroll-list="">
         {list.map((o) => {
           const busy = refunding.includes(o.prepayId);
           const status = busy ? 'refunding' : o.status;
+          const paid = (o.status === 'finish' || o.status === 'refunded' || busy) && o.paymentTime;
           return (
-            <li key={o.prepayId} className={`order-line status-${status}`} data-testid={`order-${o.prepayId}`}>
-              <span className="time">{clockTime(o.createTime)}</span>
-              <span className="amount">
-                {CURRENCY} {o.amount}
+            <li key={o.prepayId} className="order-line" data-status={status} data-testid={`order-${o.prepayId}`}>
+              <span className="when">
+                <span className="time">{clockTime(o.createTime)}</span>
+                <span className="ref">{o.prepayId}</span>
               </span>
-              <span className="state" data-testid={`order-status-${o.prepayId}`} data-status={status}>
-                {busy ? 'Refunding…' : STATUS_LABEL[o.status]}
-                {o.status === 'finish' && o.paymentTime ? ` ${clockTime(o.paymentTime)}` : ''}
+              <Money value={o.amount} className="amount" />
+              <span className="chips">
+                <span className={`chip status-${status}`} data-testid={`order-status-${o.prepayId}`} data-status={status}>
+                  {t(`status.${status}`)}
+                </span>
+                {paid && (
+                  <span className="paid-at" data-testid={`order-paid-${o.prepayId}`}>
+                    {t(status === 'finish' ? 'orders.paidAtShort' : 'orders.paidAt', { time: clockTime(o.paymentTime) })}
+                  </span>
+                )}
               </span>
               <span className="actions">
                 {o.status === 'active' && (
                   <button type="button" className="secondary" onClick={() => route.getState().go({ name: 'pay', prepayId: o.prepayId })}>
-                    Show code
+                    {t('orders.showCode')}
                   </button>
                 )}
                 {o.status === 'finish' && (
                   <button type="button" className="danger" data-testid={`refund-${o.prepayId}`} disabled={busy} onClick={() => orders.getState().askRefund(o.prepayId)}>
-                    Refund
+                    {t('orders.refund')}
                   </button>
                 )}
               </span>
@@ -75,34 +103,25 @@ export function OrdersScreen() {
       {confirming && (
         <div className="dialog-backdrop">
           <div className="dialog card" role="alertdialog" aria-modal="true" aria-labelledby="refund-title" data-testid="refund-dialog">
-            <h2 id="refund-title">Refund this order?</h2>
-            <p>
-              The full amount{target ? ` of ${CURRENCY} ${target.amount}` : ''} goes back to the customer. This cannot be undone.
-            </p>
-            <p className="order-ref">Order {confirming}</p>
+            <h2 id="refund-title">{t('refund.title')}</h2>
+            {target && (
+              <div className="dialog-amount-box">
+                <Money value={target.amount} className="dialog-amount" testId="refund-amount" fit />
+              </div>
+            )}
+            <p className="order-ref">{t('pay.orderRef', { id: confirming })}</p>
+            <p>{t('refund.body')}</p>
             <div className="row">
               <button type="button" className="secondary big" data-testid="refund-cancel" onClick={() => orders.getState().cancelRefund()}>
-                Keep payment
+                {t('refund.keep')}
               </button>
               <button type="button" className="danger big" data-testid="refund-confirm" onClick={() => void orders.getState().confirmRefund()}>
-                Refund {target ? `${CURRENCY} ${target.amount}` : ''}
+                {t('refund.confirm')}
               </button>
             </div>
           </div>
         </div>
       )}
-      <div className="row">
-        <button
-          type="button"
-          className="primary big"
-          onClick={() => {
-            sale.getState().reset();
-            route.getState().go({ name: 'charge' });
-          }}
-        >
-          New sale
-        </button>
-      </div>
     </main>
   );
 }

@@ -5,7 +5,10 @@
 import { useEffect } from 'react';
 import { usePosApp } from '../state/app';
 import { useStore } from '../state/use-store';
-import { CURRENCY, STATUS_LABEL, clockTime } from '../format';
+import { clockTime } from '../format';
+import { useT } from '../i18n/use-t';
+import { serviceError } from '../i18n/failure';
+import { Money } from './Money';
 import { QrCode } from './QrCode';
 
 export function PayScreen({ prepayId }: { prepayId: string }) {
@@ -16,6 +19,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
   const view = useStore(sale, (s) => s.view);
   const network = useStore(sale, (s) => s.network);
   const creating = useStore(sale, (s) => s.creating);
+  const t = useT();
 
   useEffect(() => {
     void sale.getState().open(prepayId);
@@ -35,18 +39,18 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
   if (!order || order.prepayId !== prepayId) {
     return (
       <main className="pay pay-loading">
-        {loading && <p className="message hint">Loading the order…</p>}
+        {loading && <p className="message hint">{t('pay.loading')}</p>}
         {error && (
           <div className="card">
             <p className="message error" role="alert" data-testid="pay-error">
-              {error}
+              {t(error)}
             </p>
             <div className="row">
               <button type="button" className="secondary big" onClick={() => void sale.getState().open(prepayId)}>
-                Try again
+                {t('pay.retry')}
               </button>
               <button type="button" className="primary big" onClick={newSale}>
-                New sale
+                {t('pay.newSale')}
               </button>
             </div>
           </div>
@@ -56,70 +60,93 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
   }
 
   const status = order.status;
+  const amount = t.money(order.amount);
   return (
     <main className={`pay pay-${status}`}>
       <section className="pay-code">
         {status === 'active' ? (
           <>
-            <div className="switch" role="tablist" aria-label="Kind of code">
+            <div className="switch" role="tablist" aria-label={t('pay.viewLabel')}>
               <button type="button" role="tab" aria-selected={view === 'miniProgram'} className={view === 'miniProgram' ? 'on' : ''} data-testid="view-miniprogram" onClick={() => sale.getState().setView('miniProgram')}>
-                Mini-program code
+                {t('pay.viewMini')}
               </button>
               <button type="button" role="tab" aria-selected={view === 'scanCode'} className={view === 'scanCode' ? 'on' : ''} data-testid="view-scancode" onClick={() => sale.getState().setView('scanCode')}>
-                Scan-code QR
+                {t('pay.viewScan')}
               </button>
             </div>
             {view === 'miniProgram' ? (
-              <QrCode content={order.miniProgramLink} testId="pay-qr" label={`Mini-program payment code for ${CURRENCY} ${order.amount}`} />
+              <QrCode content={order.miniProgramLink} testId="pay-qr" label={t('pay.qrMini', { amount })} />
             ) : order.codeUrl ? (
-              <QrCode content={order.codeUrl} testId="pay-qr" label={`Scan-code payment QR for ${CURRENCY} ${order.amount}`} />
+              <QrCode content={order.codeUrl} testId="pay-qr" label={t('pay.qrScan', { amount })} />
             ) : (
               <p className="message error qr-missing" role="alert" data-testid="codeurl-error">
-                The scan-code QR is not available: {order.codeUrlError ?? 'the payment channel gave none'}. Use the mini-program code.
+                {t('pay.codeUrlMissing', { reason: serviceError(order.codeUrlErrorId ?? 'channel_error', 'E0033') })}
               </p>
             )}
-            <p className="scan-hint">{view === 'miniProgram' ? 'Scan with the social app to pay' : 'Scan with the social app’s scanner to pay'}</p>
+            <p className="scan-hint">{view === 'miniProgram' ? t('pay.hintMini') : t('pay.hintScan')}</p>
           </>
         ) : (
           <div className={`result-mark mark-${status}`} aria-hidden="true">
-            {status === 'finish' ? '✓' : status === 'refunded' ? '↩' : '⌛'}
+            <ResultIcon status={status} />
           </div>
         )}
       </section>
       <section className="pay-info">
         <div className="merchant-name" data-testid="pay-merchant">{order.merchantName}</div>
-        <div className="pay-amount" data-testid="pay-amount">
-          <span className="currency">{CURRENCY}</span>
-          {order.amount}
+        <div className="pay-amount-box">
+          <Money value={order.amount} className="pay-amount" testId="pay-amount" fit />
         </div>
-        <div className={`order-status status-${status}`} data-testid="order-status" data-status={status} role="status" aria-live="assertive">
-          {status === 'finish' ? `Paid at ${clockTime(order.paymentTime)}` : STATUS_LABEL[status]}
+        <div className={`order-status chip-big status-${status}`} data-testid="order-status" data-status={status} role="status" aria-live="assertive">
+          {status === 'finish' ? t('pay.paidAt', { time: clockTime(order.paymentTime) }) : t(`status.${status}`)}
           {status === 'active' && <span className="dots" aria-hidden="true" />}
         </div>
-        {status === 'cancel' && <p className="message error">This code has expired and can no longer be paid. Create a new code to charge again.</p>}
-        {status === 'refunded' && order.paymentTime && <p className="message hint">Paid at {clockTime(order.paymentTime)}, refunded since.</p>}
+        {status === 'cancel' && <p className="message warn">{t('pay.expiredNote')}</p>}
+        {status === 'refunded' && order.paymentTime && <p className="message hint">{t('pay.refundedNote', { time: clockTime(order.paymentTime) })}</p>}
         {network && (
           <p className="message warn" role="alert" data-testid="pay-network">
-            {network} Still waiting for the payment.
+            {t('pay.offline', { problem: network })}
           </p>
         )}
         {error && (
           <p className="message error" role="alert" data-testid="pay-error">
-            {error}
+            {t(error)}
           </p>
         )}
-        <p className="order-ref">Order {order.prepayId}</p>
+        <p className="order-ref">{t('pay.orderRef', { id: order.prepayId })}</p>
         <div className="row">
           {status === 'cancel' && (
             <button type="button" className="primary big" data-testid="new-code" disabled={creating} onClick={() => void newCode()}>
-              {creating ? 'Creating…' : 'New code'}
+              {creating ? t('pay.creating') : t('pay.newCode')}
             </button>
           )}
           <button type="button" className={status === 'active' || status === 'cancel' ? 'secondary big' : 'primary big'} data-testid="new-sale" onClick={newSale}>
-            {status === 'active' ? 'Back to keypad' : 'New sale'}
+            {status === 'active' ? t('pay.back') : t('pay.newSale')}
           </button>
         </div>
       </section>
     </main>
   );
 }
+
+/** Drawn, not a font glyph: the same on every counter screen, whatever fonts it has. */
+function ResultIcon({ status }: { status: string }) {
+  const line = { fill: 'none', stroke: 'currentColor', strokeWidth: 2.2, strokeLinecap: 'round', strokeLinejoin: 'round' } as const;
+  return (
+    <svg viewBox="0 0 24 24" className="result-icon">
+      {status === 'finish' && <path d="M5 12.5l4.5 4.5L19 7.5" {...line} />}
+      {status === 'refunded' && (
+        <>
+          <path d="M9 13L4.5 8.5 9 4" {...line} />
+          <path d="M4.5 8.5H14a5.5 5.5 0 010 11h-3" {...line} />
+        </>
+      )}
+      {status === 'cancel' && (
+        <>
+          <circle cx="12" cy="12" r="8.5" {...line} />
+          <path d="M12 7.5V12l3 2.5" {...line} />
+        </>
+      )}
+    </svg>
+  );
+}
+

@@ -2,7 +2,9 @@
 import { useEffect, type FormEvent } from 'react';
 import { usePosApp } from '../state/app';
 import { useStore } from '../state/use-store';
-import { secondsLeft } from '../state/points-store';
+import { maxAboveBalance, secondsLeft } from '../state/points-store';
+import { useT } from '../i18n/use-t';
+import { Money } from './Money';
 import { QrCode } from './QrCode';
 
 export function PointsScreen() {
@@ -17,6 +19,7 @@ export function PointsScreen() {
   const network = useStore(points, (s) => s.network);
   const message = useStore(points, (s) => s.message);
   const session = useStore(points, (s) => s.session);
+  const t = useT();
 
   // Leaving the screen stops the refresh and the countdown.
   useEffect(() => () => points.getState().stop(), [points]);
@@ -28,38 +31,47 @@ export function PointsScreen() {
 
   if (phase === 'running' || (phase === 'starting' && session)) {
     const left = secondsLeft(code, now);
+    const over = session !== null && maxAboveBalance(session.maxAmount, balance);
     return (
       <main className="points points-running">
         <section className="pay-code">
           {code && left > 0 ? (
-            <QrCode content={code.content} testId="points-qr" label="Points deduction code" />
+            <QrCode content={code.content} testId="points-qr" label={t('points.codeLabel')} />
           ) : (
             <div className="qr qr-expired" data-testid="points-qr-expired">
-              {code ? 'Code expired — getting a new one…' : 'Getting the code…'}
+              {code ? t('points.codeExpired') : t('points.gettingCode')}
             </div>
           )}
           <div className={`countdown${left <= 5 ? ' low' : ''}`} data-testid="points-countdown" data-seconds={left} data-serial={code?.serial ?? 0}>
-            {code ? `Valid for ${left} s` : ''}
+            {code ? t('points.validFor', { seconds: left }) : ''}
           </div>
         </section>
         <section className="pay-info">
-          <div className="merchant-name">Points payment</div>
-          <div className="points-who">
-            User <b>{session?.userId}</b>, point type <b>{session?.tokenId}</b>
+          <div className="merchant-name">{t('points.heading')}</div>
+          <dl className="points-who">
+            <dt>{t('points.userLabel')}</dt>
+            <dd data-testid="points-who-user">{session?.userId}</dd>
+            <dt>{t('points.tokenLabel')}</dt>
+            <dd data-testid="points-who-token">{session?.tokenId}</dd>
+          </dl>
+          <div className="points-balance-label">{t('points.balanceLabel')}</div>
+          <div className="points-balance-box">
+            {balance === null ? <span className="points-balance">—</span> : <Money value={balance} kind="points" className="points-balance" testId="points-balance" fit />}
           </div>
-          <div className="points-balance-label">Balance</div>
-          <div className="points-balance" data-testid="points-balance">
-            {balance ?? '—'} <span className="unit">points</span>
-          </div>
-          <p className="message hint">Up to {session?.maxAmount} points can be deducted with this code. A new code appears every 5 s.</p>
+          <p className="message hint">{t('points.upTo', { max: t.points(session?.maxAmount ?? '0') })}</p>
+          {over && balance !== null && (
+            <p className="message warn" data-testid="points-over-balance">
+              {t('points.overBalance', { balance: t.points(balance) })}
+            </p>
+          )}
           {network && (
             <p className="message warn" role="alert" data-testid="points-network">
-              {network}
+              {t(network)}
             </p>
           )}
           <div className="row">
             <button type="button" className="secondary big" data-testid="points-stop" onClick={() => points.getState().stop()}>
-              Stop
+              {t('points.stop')}
             </button>
           </div>
         </section>
@@ -70,25 +82,28 @@ export function PointsScreen() {
   if (phase === 'done' || phase === 'ended') {
     return (
       <main className="points">
-        <div className="card">
+        <div className="card points-result">
           {phase === 'done' ? (
             <>
-              <h1 data-testid="points-done">Points deducted</h1>
-              <p className="big-text">
-                Balance {startBalance} → <b>{balance}</b>
-              </p>
+              <h1 data-testid="points-done">{t('points.done')}</h1>
+              <dl className="points-after">
+                <dt>{t('points.balanceBefore')}</dt>
+                <dd>{startBalance !== null && <Money value={startBalance} kind="points" className="before" testId="points-before" fit />}</dd>
+                <dt>{t('points.balanceNow')}</dt>
+                <dd>{balance !== null && <Money value={balance} kind="points" className="after" testId="points-after" fit />}</dd>
+              </dl>
             </>
           ) : (
             <>
-              <h1>The points code stopped</h1>
+              <h1>{t('points.stopped')}</h1>
               <p className="message error" role="alert" data-testid="points-ended">
-                {message}
+                {message && t(message)}
               </p>
             </>
           )}
           <div className="row">
-            <button type="button" className="primary big" onClick={() => points.getState().stop()}>
-              Next customer
+            <button type="button" className="primary big" data-testid="points-next" onClick={() => points.getState().stop()}>
+              {t('points.next')}
             </button>
           </div>
         </div>
@@ -96,42 +111,56 @@ export function PointsScreen() {
     );
   }
 
+  const over = maxAboveBalance(form.maxAmount, balance);
   return (
     <main className="points">
       <form className="card points-form" onSubmit={start}>
-        <h1>Pay with points</h1>
-        <label>
-          Customer user id
-          <input data-testid="points-user" value={form.userId} onChange={(e) => points.getState().setForm({ userId: e.target.value })} autoComplete="off" />
-        </label>
-        <label>
-          Point type
-          <input data-testid="points-token" value={form.tokenId} onChange={(e) => points.getState().setForm({ tokenId: e.target.value })} autoComplete="off" />
-        </label>
-        <label>
-          Issuing app <span className="hint">(leave empty for this shop’s app)</span>
-          <input data-testid="points-token-app" value={form.tokenAppId} onChange={(e) => points.getState().setForm({ tokenAppId: e.target.value })} autoComplete="off" />
-        </label>
-        <label>
-          Points to deduct at most
-          <input data-testid="points-max" inputMode="decimal" value={form.maxAmount} onChange={(e) => points.getState().setForm({ maxAmount: e.target.value })} autoComplete="off" />
-        </label>
+        <h1>{t('points.title')}</h1>
+        <div className="fields">
+          <label>
+            {t('points.user')}
+            <input data-testid="points-user" value={form.userId} onChange={(e) => points.getState().setForm({ userId: e.target.value })} autoComplete="off" />
+          </label>
+          <label>
+            {t('points.token')}
+            <input data-testid="points-token" value={form.tokenId} onChange={(e) => points.getState().setForm({ tokenId: e.target.value })} autoComplete="off" />
+          </label>
+          <label>
+            {t('points.tokenApp')}
+            <input
+              data-testid="points-token-app"
+              value={form.tokenAppId}
+              placeholder={t('points.tokenAppHint')}
+              onChange={(e) => points.getState().setForm({ tokenAppId: e.target.value })}
+              autoComplete="off"
+            />
+          </label>
+          <label>
+            {t('points.max')}
+            <input data-testid="points-max" inputMode="decimal" value={form.maxAmount} onChange={(e) => points.getState().setForm({ maxAmount: e.target.value })} autoComplete="off" />
+          </label>
+        </div>
         {balance !== null && (
           <p className="message hint" data-testid="points-form-balance">
-            Balance: {balance} points
+            {t('points.balance', { amount: t.points(balance) })}
+          </p>
+        )}
+        {over && balance !== null && (
+          <p className="message warn" data-testid="points-over-balance">
+            {t('points.overBalance', { balance: t.points(balance) })}
           </p>
         )}
         {formError && (
           <p className="message error" role="alert" data-testid="points-error">
-            {formError}
+            {t(formError)}
           </p>
         )}
         <div className="row">
           <button type="button" className="secondary big" data-testid="points-check" onClick={() => void points.getState().checkBalance()}>
-            Check balance
+            {t('points.check')}
           </button>
           <button type="submit" className="primary big" data-testid="points-start" disabled={phase === 'starting'}>
-            {phase === 'starting' ? 'Starting…' : 'Show deduction code'}
+            {phase === 'starting' ? t('points.starting') : t('points.start')}
           </button>
         </div>
       </form>

@@ -1,6 +1,7 @@
 /** A QR code drawn by `qrcode` as an SVG image: sharp at any size, easy to decode from a screenshot. */
 import { useEffect, useState } from 'react';
 import QRCode from 'qrcode';
+import { useT } from '../i18n/use-t';
 
 export interface QrCodeProps {
   content: string;
@@ -11,6 +12,7 @@ export interface QrCodeProps {
 export function QrCode({ content, testId, label }: QrCodeProps) {
   const [src, setSrc] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
+  const t = useT();
 
   useEffect(() => {
     let live = true;
@@ -29,7 +31,7 @@ export function QrCode({ content, testId, label }: QrCodeProps) {
     };
   }, [content]);
 
-  if (failed) return <div className="qr qr-failed" role="alert">This code could not be drawn.</div>;
+  if (failed) return <div className="qr qr-failed" role="alert">{t('pay.qrFailed')}</div>;
   return (
     <div className="qr">
       {src ? <img data-testid={testId} src={src} alt={label} draggable={false} /> : <div className="qr-placeholder" aria-busy="true" />}

@@ -1,46 +1,51 @@
-/** The logged-in frame: merchant name, the three modes, logout; and the screen of the current route. */
+/** The logged-in frame: merchant name, the three modes, the language switch, logout; and the screen of the current route. */
 import { usePosApp } from '../state/app';
 import { useStore } from '../state/use-store';
+import { useT } from '../i18n/use-t';
+import type { MessageKey } from '../i18n/i18n';
 import type { Route } from '../state/route';
 import { ChargeScreen } from './ChargeScreen';
 import { PayScreen } from './PayScreen';
 import { OrdersScreen } from './OrdersScreen';
 import { PointsScreen } from './PointsScreen';
+import { LangSwitch } from './LangSwitch';
 
-const TABS: Array<{ label: string; route: Route; active: Route['name'][] }> = [
-  { label: 'Charge', route: { name: 'charge' }, active: ['charge', 'pay'] },
-  { label: 'Today’s orders', route: { name: 'orders' }, active: ['orders'] },
-  { label: 'Points', route: { name: 'points' }, active: ['points'] },
+const TABS: Array<{ label: MessageKey; route: Route; active: Route['name'][] }> = [
+  { label: 'tab.charge', route: { name: 'charge' }, active: ['charge', 'pay'] },
+  { label: 'tab.orders', route: { name: 'orders' }, active: ['orders'] },
+  { label: 'tab.points', route: { name: 'points' }, active: ['points'] },
 ];
 
 export function Shell() {
   const { route, session } = usePosApp();
   const current = useStore(route, (s) => s.route);
   const who = useStore(session, (s) => s.session);
+  const t = useT();
 
   return (
     <div className="shell">
       <header className="topbar">
-        <div className="shop" data-testid="shop-name">
-          {who?.displayName}
+        <div className="shop" data-testid="shop-name" title={who?.displayName}>
+          <span className="shop-name">{who?.displayName}</span>
           <span className="shop-id">{who?.merchantId}</span>
         </div>
-        <nav className="tabs">
-          {TABS.map((t) => (
+        <nav className="tabs" aria-label={t('shell.nav')}>
+          {TABS.map((tab) => (
             <button
-              key={t.label}
+              key={tab.label}
               type="button"
-              data-testid={`tab-${t.route.name}`}
-              className={t.active.includes(current.name) ? 'on' : ''}
-              aria-current={t.active.includes(current.name) ? 'page' : undefined}
-              onClick={() => route.getState().go(t.route)}
+              data-testid={`tab-${tab.route.name}`}
+              className={tab.active.includes(current.name) ? 'on' : ''}
+              aria-current={tab.active.includes(current.name) ? 'page' : undefined}
+              onClick={() => route.getState().go(tab.route)}
             >
-              {t.label}
+              {t(tab.label)}
             </button>
           ))}
         </nav>
+        <LangSwitch />
         <button type="button" className="logout" data-testid="logout" onClick={() => void session.getState().logout()}>
-          Log out
+          {t('shell.logout')}
         </button>
       </header>
       {current.name === 'charge' && <ChargeScreen />}

@@ -1,4 +1,8 @@
 import { checkAmount, pressKey, type KeypadKey } from './amount-input';
+import { translator } from '../i18n/i18n';
+
+const en = translator('en');
+const zh = translator('zh-CN');
 
 const type = (keys: string, start = '') => [...keys].reduce((t, k) => pressKey(t, (k === '<' ? 'back' : k) as KeypadKey), start);
 
@@ -18,9 +22,10 @@ describe('keypad text', () => {
     expect(checkAmount('12.')).toEqual({ ok: true, cents: 1200, display: '12.00' });
     const zero = checkAmount('0.00');
     expect(zero.ok).toBe(false);
-    expect(!zero.ok && zero.message).toMatch(/greater than zero/);
+    expect(!zero.ok && zero.message && en(zero.message)).toBe('The amount must be greater than zero.');
+    expect(!zero.ok && zero.message && zh(zero.message)).toBe('金额必须大于零。');
     const big = checkAmount('1000000.01');
-    expect(!big.ok && big.message).toMatch(/maximum/);
+    expect(!big.ok && big.message && en(big.message)).toBe('The largest amount is ¥1,000,000.00.');
     expect(checkAmount('1000000').ok).toBe(true);
   });
 });

@@ -3,6 +3,8 @@
  * decimals); whether it is an acceptable amount is decided by `parseCents`, the service's own rule.
  */
 import { AmountError, formatCents, parseCents } from '@kit/shared/money';
+import { amountProblem } from '../i18n/failure';
+import type { Msg } from '../i18n/i18n';
 
 export type KeypadKey = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9' | '.' | 'back' | 'clear';
 
@@ -24,7 +26,7 @@ export function pressKey(text: string, key: KeypadKey): string {
   return text + key;
 }
 
-export type AmountCheck = { ok: true; cents: number; display: string } | { ok: false; message: string | null };
+export type AmountCheck = { ok: true; cents: number; display: string } | { ok: false; message: Msg | null };
 
 /** `message` is null for an empty entry (nothing to complain about yet). */
 export function checkAmount(text: string): AmountCheck {
@@ -35,7 +37,7 @@ export function checkAmount(text: string): AmountCheck {
     const cents = parseCents(candidate);
     return { ok: true, cents, display: formatCents(cents) };
   } catch (e) {
-    if (e instanceof AmountError) return { ok: false, message: e.message };
+    if (e instanceof AmountError) return { ok: false, message: amountProblem(e.problem, 'money') };
     throw e;
   }
 }

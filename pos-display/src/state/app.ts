@@ -6,6 +6,7 @@ import { createSaleStore } from './sale-store';
 import { createOrdersStore, type OrdersOptions } from './orders-store';
 import { createPointsStore, type PointsOptions } from './points-store';
 import { createRouteStore } from './route';
+import { createLangStore } from '../i18n/i18n';
 
 export interface PosAppOptions {
   /** The router API; by default the real one, whose 401s end the session. */
@@ -19,6 +20,7 @@ export function createPosApp(opts: PosAppOptions = {}) {
   let onUnauthorized = () => {};
   const api = (opts.api ?? ((hook) => createHttpApi({ onUnauthorized: hook })))(() => onUnauthorized());
   const route = createRouteStore(opts.win ?? window);
+  const lang = createLangStore(opts.win ?? window);
   const sale = createSaleStore(api);
   const orders = createOrdersStore(api, opts.orders);
   const points = createPointsStore(api, opts.points);
@@ -29,7 +31,7 @@ export function createPosApp(opts: PosAppOptions = {}) {
     points.getState().stop();
   });
   onUnauthorized = () => session.getState().expired();
-  return { api, route, session, sale, orders, points };
+  return { api, route, lang, session, sale, orders, points };
 }
 
 export type PosApp = ReturnType<typeof createPosApp>;

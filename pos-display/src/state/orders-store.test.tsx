@@ -2,6 +2,10 @@
 import { createOrdersStore, startOfToday } from './orders-store';
 import { detail, fakeApi, order } from '../test/fake-api';
 import { KitApiError } from '@kit/shared/errors';
+import { translator } from '../i18n/i18n';
+
+const en = translator('en');
+const zh = translator('zh-CN');
 
 const paid = { prepayId: 'Ppaid', amount: '8.00', status: 'finish' as const, createTime: '2024-05-01T10:00:00.000Z', paymentTime: '2024-05-01T10:00:30.000Z' };
 
@@ -40,7 +44,8 @@ describe('orders store', () => {
     await jest.advanceTimersByTimeAsync(500);
     expect(store.getState().refunding).toEqual([]);
     expect(store.getState().orders[0].status).toBe('refunded');
-    expect(store.getState().notice).toMatch(/refunded/);
+    expect(en(store.getState().notice!)).toBe('Order Ppaid refunded (¥8.00).');
+    expect(zh(store.getState().notice!)).toBe('订单 Ppaid 已退款（¥8.00）。');
   });
 
   it('says why a refund was refused and leaves the line as it was', async () => {
@@ -51,7 +56,9 @@ describe('orders store', () => {
     await store.getState().load();
     store.getState().askRefund('Ppaid');
     await store.getState().confirmRefund();
-    expect(store.getState().error).toMatch(/already refunded/);
+    // The catalogue's words for the error id, not the service's developer message.
+    expect(en(store.getState().error!)).toBe('Refund of order Ppaid failed. This order was already refunded.');
+    expect(zh(store.getState().error!)).toBe('订单 Ppaid 退款失败。该订单已经退款。');
     expect(store.getState().orders[0].status).toBe('finish');
     expect(store.getState().refunding).toEqual([]);
   });

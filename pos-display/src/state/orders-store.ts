@@ -1,18 +1,21 @@
 /** Today's orders of the sub-merchant, and refunds (asked for confirmation first). */
 import { createStore } from 'zustand/vanilla';
 import type { PosOrderSummary } from '@kit/shared/api/pos';
-import { describeFailure, type PosApi } from '../api/client';
+import { formatMoneyText } from '@kit/shared/money-format';
+import type { PosApi } from '../api/client';
+import { describeFailure } from '../i18n/failure';
+import { msg, type Msg } from '../i18n/i18n';
 
 export interface OrdersState {
   orders: PosOrderSummary[];
   loading: boolean;
   loaded: boolean;
-  error: string | null;
+  error: Msg | null;
   /** The order the confirmation dialog is about. */
   confirming: string | null;
   /** Orders with a refund under way. */
   refunding: string[];
-  notice: string | null;
+  notice: Msg | null;
   load(): Promise<void>;
   askRefund(prepayId: string): void;
   cancelRefund(): void;
@@ -57,7 +60,7 @@ export function createOrdersStore(api: PosApi, opts: OrdersOptions = {}) {
           patch(prepayId, { status: order.status });
           if (order.status === 'refunded') {
             done(prepayId);
-            set({ notice: `Order ${prepayId} refunded (${order.amount}).` });
+            set({ notice: msg('refund.done', { id: prepayId, amount: formatMoneyText(order.amount) }) });
             return;
           }
         } catch {
@@ -66,7 +69,7 @@ export function createOrdersStore(api: PosApi, opts: OrdersOptions = {}) {
       }
       if (gen === generation) {
         done(prepayId);
-        set({ notice: `The refund of ${prepayId} was accepted but has not completed yet; reload the list later.` });
+        set({ notice: msg('refund.pending', { id: prepayId }) });
       }
     }
 
@@ -103,13 +106,13 @@ export function createOrdersStore(api: PosApi, opts: OrdersOptions = {}) {
           patch(prepayId, { status: detail.status });
           if (detail.status === 'refunded') {
             done(prepayId);
-            set({ notice: `Order ${prepayId} refunded (${detail.totalAmount}).` });
+            set({ notice: msg('refund.done', { id: prepayId, amount: formatMoneyText(detail.totalAmount) }) });
           } else {
             void followRefund(prepayId, generation);
           }
         } catch (e) {
           done(prepayId);
-          set({ error: `Refund of ${prepayId} failed: ${describeFailure(e)}` });
+          set({ error: msg('refund.failed', { id: prepayId, reason: describeFailure(e) }) });
         }
       },
       stop() {

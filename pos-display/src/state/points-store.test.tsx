@@ -2,6 +2,9 @@
 import { createPointsStore, secondsLeft } from './points-store';
 import { fakeApi, offline } from '../test/fake-api';
 import { KitApiError } from '@kit/shared/errors';
+import { translator } from '../i18n/i18n';
+
+const en = translator('en');
 
 const FORM = { userId: 'alice', tokenId: 'PTS', tokenAppId: '', maxAmount: '5' };
 
@@ -26,10 +29,10 @@ describe('points store', () => {
     const points = createPointsStore(api);
     points.getState().setForm({ ...FORM, maxAmount: '1.234567' });
     await points.getState().start();
-    expect(points.getState().formError).toMatch(/at most 5 allowed/);
+    expect(en(points.getState().formError!)).toBe('Points to deduct: At most 5 decimals.');
     points.getState().setForm({ ...FORM, userId: ' ' });
     await points.getState().start();
-    expect(points.getState().formError).toMatch(/user id/);
+    expect(en(points.getState().formError!)).toMatch(/user id/);
     expect(api.startPoints).not.toHaveBeenCalled();
   });
 
@@ -61,7 +64,7 @@ describe('points store', () => {
     await points.getState().start();
     api.pointsCode.mockRejectedValue(offline());
     await jest.advanceTimersByTimeAsync(5_000);
-    expect(points.getState().network).toMatch(/Network problem/);
+    expect(en(points.getState().network!)).toMatch(/Network problem/);
     expect(points.getState().code?.content).toBe('KP1.code-1');
     expect(secondsLeft(points.getState().code, points.getState().now)).toBe(15);
     await jest.advanceTimersByTimeAsync(15_000);
@@ -91,7 +94,7 @@ describe('points store', () => {
     api.pointsCode.mockRejectedValueOnce(new KitApiError(400, { status: 'fail', error: 'pos_points_session_invalid', msg: 'The points session is unknown or has ended; start it again' }));
     await jest.advanceTimersByTimeAsync(5_000);
     expect(points.getState().phase).toBe('ended');
-    expect(points.getState().message).toMatch(/start it again/);
+    expect(en(points.getState().message!)).toBe('This points code session has ended. Start it again.');
     expect(jest.getTimerCount()).toBe(0);
 
     await points.getState().start();

@@ -7,7 +7,9 @@ import { createStore } from 'zustand/vanilla';
 import { AmountError, MAX_POINT_UNITS, POINT_SCALE, parseDecimal, parsePoints } from '@kit/shared/money';
 import { KitApiError } from '@kit/shared/errors';
 import { POINTS_CODE_REFRESH_MS, POINTS_CODE_VALID_MS, type PosPointsSession } from '@kit/shared/api/pos';
-import { describeFailure, type PosApi } from '../api/client';
+import type { PosApi } from '../api/client';
+import { amountProblem, describeFailure } from '../i18n/failure';
+import { msg, type Msg } from '../i18n/i18n';
 
 export interface PointsForm {
   userId: string;
@@ -29,7 +31,7 @@ export interface PointsCodeShown {
 export interface PointsState {
   phase: 'form' | 'starting' | 'running' | 'done' | 'ended';
   form: PointsForm;
-  formError: string | null;
+  formError: Msg | null;
   session: PosPointsSession | null;
   code: PointsCodeShown | null;
   balance: string | null;
@@ -37,8 +39,8 @@ export interface PointsState {
   /** The clock the countdown is drawn from (updated a few times a second while running). */
   now: number;
   /** A refresh failed; the code on screen stays until it runs out. */
-  network: string | null;
-  message: string | null;
+  network: Msg | null;
+  message: Msg | null;
   setForm(change: Partial<PointsForm>): void;
   checkBalance(): Promise<void>;
   start(): Promise<void>;
@@ -52,16 +54,29 @@ export interface PointsOptions {
   tickMs?: number;
 }
 
-export function validatePointsForm(form: PointsForm): string | null {
-  if (!form.userId.trim()) return 'Enter the customer’s user id.';
-  if (!form.tokenId.trim()) return 'Enter the point type.';
+export function validatePointsForm(form: PointsForm): Msg | null {
+  if (!form.userId.trim()) return msg('points.enterUser');
+  if (!form.tokenId.trim()) return msg('points.enterToken');
   try {
     parsePoints(form.maxAmount.trim());
   } catch (e) {
-    if (e instanceof AmountError) return `Points to deduct: ${e.message}`;
+    if (e instanceof AmountError) return msg('points.maxProblem', { problem: amountProblem(e.problem, 'points') });
     throw e;
   }
   return null;
+}
+
+/**
+ * The maximum the cashier typed is more than the balance: the code will offer it, but a
+ * deduction can never take more than the customer has. Null when it fits or cannot be compared.
+ */
+export function maxAboveBalance(maxAmount: string, balance: string | null): boolean {
+  if (balance === null) return false;
+  try {
+    return parsePoints(maxAmount.trim()) > balanceUnits(balance);
+  } catch {
+    return false;
+  }
 }
 
 /** Seconds left, rounded up; 0 once expired. */
@@ -152,12 +167,16 @@ export function createPointsStore(api: PosApi, opts: PointsOptions = {}) {
       network: null,
       message: null,
       setForm(change) {
-        set({ form: { ...get().form, ...change }, formError: null });
+        const form = { ...get().form, ...change };
+        const before = get().form;
+        // A balance read for another customer or point type says nothing about this one.
+        const sameWho = form.userId === before.userId && form.tokenId === before.tokenId && form.tokenAppId === before.tokenAppId;
+        set({ form, formError: null, ...(sameWho ? {} : { balance: null }) });
       },
       async checkBalance() {
         const f = get().form;
         if (!f.userId.trim() || !f.tokenId.trim()) {
-          set({ formError: 'Enter the customer’s user id and the point type.' });
+          set({ formError: msg('points.enterBoth') });
           return;
         }
         try {

@@ -2,6 +2,9 @@
 import { createSaleStore } from './sale-store';
 import { deferred, detail, fakeApi, notFound, offline, order } from '../test/fake-api';
 import type { PrepayDetail } from '@kit/shared/api/prepay';
+import { translator } from '../i18n/i18n';
+
+const en = translator('en');
 
 const settle = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
@@ -56,7 +59,7 @@ describe('sale store', () => {
     });
     const sale = createSaleStore(api);
     const seen: Array<string | null> = [];
-    sale.subscribe((s) => seen.push(s.network));
+    sale.subscribe((s) => seen.push(s.network && en(s.network)));
     await sale.getState().open('P1abc');
     await settle();
     expect(n).toBe(3);
@@ -90,7 +93,7 @@ describe('sale store', () => {
     api.getOrder.mockRejectedValue(notFound());
     const sale = createSaleStore(api);
     await sale.getState().open('Pmissing');
-    expect(sale.getState().error).toBe('This order does not exist.');
+    expect(en(sale.getState().error!)).toBe('This order does not exist.');
   });
 
   it('stops the held call when the screen is left', async () => {

@@ -4,9 +4,10 @@
  */
 import { createStore } from 'zustand/vanilla';
 import { waitLoop } from '@kit/shared/long-poll';
-import { KitApiError } from '@kit/shared/errors';
 import type { PosOrder } from '@kit/shared/api/pos';
-import { describeFailure, type PosApi } from '../api/client';
+import type { PosApi } from '../api/client';
+import { describeFailure } from '../i18n/failure';
+import type { Msg } from '../i18n/i18n';
 import { checkAmount, pressKey, type KeypadKey } from './amount-input';
 
 export type CodeView = 'miniProgram' | 'scanCode';
@@ -15,13 +16,13 @@ export interface SaleState {
   amountText: string;
   creating: boolean;
   /** Failure of the last create or load. */
-  error: string | null;
+  error: Msg | null;
   order: PosOrder | null;
   loading: boolean;
   view: CodeView;
   waiting: boolean;
   /** Set while the wait loop is retrying after a failure; cleared by the next answer. */
-  network: string | null;
+  network: Msg | null;
   press(key: KeypadKey): void;
   setAmount(text: string): void;
   /** Creates the order; resolves with its id (for the route), or null when refused. */
@@ -65,7 +66,7 @@ export function createSaleStore(api: PosApi) {
         (e) => {
           if (!mine()) return;
           // 4xx: the order is unknown to this cashier, or the login is gone (handled by the API hook).
-          set({ waiting: false, network: null, error: e instanceof KitApiError && e.httpStatus === 404 ? 'This order does not exist.' : describeFailure(e) });
+          set({ waiting: false, network: null, error: describeFailure(e) });
         },
       );
     }
@@ -112,7 +113,7 @@ export function createSaleStore(api: PosApi) {
           set({ order, loading: false, amountText: order.amount });
           if (order.status === 'active') startWaiting(prepayId);
         } catch (e) {
-          set({ loading: false, error: e instanceof KitApiError && e.httpStatus === 404 ? 'This order does not exist.' : describeFailure(e) });
+          set({ loading: false, error: describeFailure(e) });
         }
       },
       setView(view) {

@@ -2,14 +2,16 @@
 import { createStore } from 'zustand/vanilla';
 import { KitApiError } from '@kit/shared/errors';
 import type { PosSession } from '@kit/shared/api/pos';
-import { describeFailure, type PosApi } from '../api/client';
+import type { PosApi } from '../api/client';
+import { describeFailure } from '../i18n/failure';
+import { msg, type Msg } from '../i18n/i18n';
 
 export interface SessionState {
   phase: 'checking' | 'loggedOut' | 'loggedIn';
   session: PosSession | null;
   busy: boolean;
   /** Why the cashier is looking at the login screen, or why the login failed. */
-  message: string | null;
+  message: Msg | null;
   restore(): Promise<void>;
   login(userId: string, pw: string): Promise<boolean>;
   logout(): Promise<void>;
@@ -28,7 +30,7 @@ export function createSessionStore(api: PosApi, onLeave: () => void = () => {}) 
       try {
         const { session, expired } = await api.session();
         if (session) set({ phase: 'loggedIn', session, message: null });
-        else set({ phase: 'loggedOut', session: null, message: expired ? 'Your login has expired. Please log in again.' : null });
+        else set({ phase: 'loggedOut', session: null, message: expired ? msg('error.login_invalid') : null });
       } catch (e) {
         const lost = e instanceof KitApiError && e.httpStatus === 401;
         set({ phase: 'loggedOut', session: null, message: lost ? null : describeFailure(e) });
@@ -41,7 +43,7 @@ export function createSessionStore(api: PosApi, onLeave: () => void = () => {}) 
         set({ phase: 'loggedIn', session, busy: false, message: null });
         return true;
       } catch (e) {
-        const message = e instanceof KitApiError && e.error === 'login_failed' ? 'Wrong merchant id or password.' : describeFailure(e);
+        const message = describeFailure(e);
         set({ busy: false, message });
         return false;
       }
@@ -54,7 +56,7 @@ export function createSessionStore(api: PosApi, onLeave: () => void = () => {}) 
     expired() {
       if (get().phase !== 'loggedIn') return;
       onLeave();
-      set({ phase: 'loggedOut', session: null, message: 'Your login has expired. Please log in again.' });
+      set({ phase: 'loggedOut', session: null, message: msg('error.login_invalid') });
     },
   }));
 }

@@ -2,7 +2,7 @@
  * The sandbox cashier: a small page where a person or a browser test "pays" a mini-program or app
  * payment (the H5 build of the mini-program hands its arguments here instead of paying).
  */
-import { formatCents } from '@kit/shared';
+import { formatMoney } from '@kit/shared';
 import type { SandboxOrder } from './sandbox-store';
 
 /** Adds `sandboxResult=<result>` to a return URL's query; for a hash URL, to the part after `#`. */
@@ -35,7 +35,7 @@ export function cashierPage(order: SandboxOrder | undefined, returnUrl: string |
   const cancelUrl = returnUrl ? withResult(returnUrl, 'cancel') : null;
   return `${head}<div class="card">
 <div class="merchant" id="sandbox-merchant">${esc(order.body)}</div>
-<div class="amount" id="sandbox-amount">¥${formatCents(order.total_fee)}</div>
+<div class="amount" id="sandbox-amount">${formatMoney(order.total_fee)}</div>
 <div id="sandbox-state" data-state="${state}">${state === 'NOTPAY' ? 'Waiting for payment' : esc(state)}</div>
 <p id="sandbox-message"></p>
 <button id="sandbox-pay" ${payable ? '' : 'disabled'}>Pay</button>

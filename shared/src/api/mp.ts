@@ -6,12 +6,27 @@
  */
 import { z } from 'zod';
 import type { MiniProgramPayArgs } from './payment';
+import type { PrepayDetail } from './prepay';
+import type { OrderItem } from '../order-items';
 
 const prepayId = z.string().regex(/^[0-9A-Za-z]{1,64}$/, 'must be a prepay id (letters and digits)');
 
 export const mpOrderParamsSchema = z.object({ prepayId });
 /** `wait=1` holds the answer like 4.2 `waitForFinish=1`. */
 export const mpOrderQuerySchema = z.object({ wait: z.enum(['0', '1']).optional().default('0') }).strict();
+
+/**
+ * An order as the payer page shows it: the 4.2 detail as it came, plus what the page needs to be
+ * trusted at a glance: the order number and, when `extraInfo` carries a recognisable list
+ * (`order-items.ts`), what was bought.
+ */
+export type MpOrder = PrepayDetail & {
+  prepayId: string;
+  items?: OrderItem[];
+  /** Recognised items beyond those listed. */
+  itemsMore?: number;
+  note?: string;
+};
 
 /** "Pay": the login code of `wx.login` (or the sandbox's stand-in) and the order. */
 export const mpPayRequestSchema = z

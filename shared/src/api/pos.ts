@@ -6,6 +6,10 @@ import type { OrderStatus, PrepayDetail } from './prepay';
 
 export type { PosBalanceQuery, PosCreateOrderRequest, PosLoginRequest, PosPointsSessionRequest } from './pos-schemas';
 
+/** The ids that can log in at the display: sub-merchants (`SM…`). A parent merchant (`PM…`) takes no payments. */
+export const POS_LOGIN_ID = /^SM[0-9A-Za-z]{1,30}$/;
+export const PARENT_MERCHANT_ID = /^PM[0-9A-Za-z]{1,30}$/;
+
 export interface PosSession {
   merchantId: string;
   displayName: string;
@@ -27,6 +31,8 @@ export interface PosOrder {
   /** The scan-code QR content (4.3), or null when the channel could not give one (see `codeUrlError`). */
   codeUrl: string | null;
   codeUrlError?: string;
+  /** The service's error id of that refusal (`ERROR_CATALOGUE`), for a screen to say in its language. */
+  codeUrlErrorId?: string;
 }
 
 /** A line of today's order list. */

@@ -6,30 +6,36 @@
 import Taro from '@tarojs/taro';
 import { parseScene } from '@kit/shared/scene';
 import { waitLoop } from '@kit/shared/long-poll';
-import { KitApiError } from '@kit/shared/errors';
-import { formatCents, parseCents } from '@kit/shared/money';
-import type { PrepayDetail } from '@kit/shared/api/prepay';
+import { KitApiError, KitNetworkError } from '@kit/shared/errors';
+import { formatMoneyText } from '@kit/shared/money-format';
+import type { MpOrder } from '@kit/shared/api/mp';
 import * as api from '../../lib/api';
+import type { Problem } from '../../i18n/i18n';
 
-export type Notice = { kind: 'cancelled' } | { kind: 'failed'; msg: string };
+export type Notice = { kind: 'cancelled' } | { kind: 'failed'; problem: Problem };
 
-/** What the page shows. Only `ready` has a pay button. */
+/** What the page shows. Only `ready` has an enabled pay button. */
 export type PayView =
   | { kind: 'loading' }
   /** No prepay id in the code, or the order does not exist (4.2 not found). */
   | { kind: 'missing' }
-  /** The order is not `active` (expired, closed or already used): it must not be used. */
-  | { kind: 'expired'; order: PrepayDetail }
-  | { kind: 'ready'; order: PrepayDetail; notice?: Notice }
+  /** The order is `cancel`: it expired (or was closed) unpaid and must not be used. */
+  | { kind: 'expired'; order: MpOrder }
+  /** Opened an order that was paid before: nothing more to pay. */
+  | { kind: 'paid'; order: MpOrder }
+  /** Opened an order that was paid and then refunded. */
+  | { kind: 'refunded'; order: MpOrder }
+  | { kind: 'ready'; order: MpOrder; notice?: Notice }
   /** Getting the login code and the payment arguments, then paying (or leaving for the cashier). */
-  | { kind: 'paying'; order: PrepayDetail }
+  | { kind: 'paying'; order: MpOrder }
   /** Paid on the phone; waiting for the service to confirm (4.2 waitForFinish loop). */
-  | { kind: 'waiting'; order: PrepayDetail }
-  | { kind: 'success'; order: PrepayDetail }
+  | { kind: 'waiting'; order: MpOrder }
+  /** Paid in this visit: the receipt. */
+  | { kind: 'success'; order: MpOrder }
   /** 4.4 did not answer `success`: the payment expired, the payer must scan again. */
-  | { kind: 'rescan'; order: PrepayDetail; msg?: string }
+  | { kind: 'rescan'; order: MpOrder }
   /** The order could not be read (network or server failure); a retry is offered. */
-  | { kind: 'error'; msg: string };
+  | { kind: 'error'; problem: Problem };
 
 export type LaunchOptions = Record<string, string | undefined>;
 
@@ -52,13 +58,9 @@ function safeDecode(s: string): string {
   }
 }
 
-/** "12.34" → "¥12.34"; an amount that does not parse is shown as received. */
+/** "1000000" → "¥1,000,000.00": the shared money format; text that is no amount is shown as received. */
 export function displayAmount(totalAmount: string): string {
-  try {
-    return `¥${formatCents(parseCents(totalAmount))}`;
-  } catch {
-    return `¥${totalAmount}`;
-  }
+  return formatMoneyText(totalAmount);
 }
 
 /** The URL the cashier returns to: this page without a previous `sandboxResult`. */
@@ -74,30 +76,11 @@ export function returnUrl(href: string): string {
   return hash ? `${base}${strip(hash)}` : strip(base);
 }
 
-/** The status line of each view. */
-export function statusText(view: PayView): string {
-  switch (view.kind) {
-    case 'loading':
-      return 'Loading the order…';
-    case 'missing':
-      return 'This order does not exist. Please check the code you scanned.';
-    case 'expired':
-      return view.order.status === 'cancel'
-        ? 'This order has expired. Ask the cashier for a new code.'
-        : 'This order has already been paid and can no longer be used.';
-    case 'ready':
-      return 'Waiting for payment';
-    case 'paying':
-      return 'Starting the payment…';
-    case 'waiting':
-      return 'Confirming the payment…';
-    case 'success':
-      return 'Payment successful';
-    case 'rescan':
-      return 'This payment has expired. Please scan the code again.';
-    case 'error':
-      return `The order could not be loaded: ${view.msg}`;
-  }
+/** The page for an order that is not `active` when opened or when the wait ends. */
+function closedView(order: MpOrder, justPaid: boolean): PayView {
+  if (order.status === 'finish') return { kind: justPaid ? 'success' : 'paid', order };
+  if (order.status === 'refunded') return { kind: 'refunded', order };
+  return { kind: 'expired', order };
 }
 
 const USER_KEY = 'kit-payer-user';
@@ -140,17 +123,17 @@ export class PayFlow {
     if (!order) return;
     const result = options.sandboxResult;
     if (result === 'paid' && (order.status === 'active' || order.status === 'finish')) return this.waitForResult(order);
-    if (order.status !== 'active') return this.show({ kind: 'expired', order });
+    if (order.status !== 'active') return this.show(closedView(order, false));
     this.show({ kind: 'ready', order, notice: result === 'cancel' ? { kind: 'cancelled' } : undefined });
   }
 
   /** Reads the order once; shows `missing` or `error` and returns undefined when it cannot. */
-  private async load(): Promise<PrepayDetail | undefined> {
+  private async load(): Promise<MpOrder | undefined> {
     try {
       return await api.getOrder(this.prepayId!, { signal: this.stopped.signal });
     } catch (e) {
       if (e instanceof KitApiError && e.httpStatus >= 400 && e.httpStatus < 500) this.show({ kind: 'missing' });
-      else this.show({ kind: 'error', msg: messageOf(e) });
+      else this.show({ kind: 'error', problem: problemOf(e) });
       return undefined;
     }
   }
@@ -170,11 +153,9 @@ export class PayFlow {
       const code = await this.loginCode();
       answer = await api.requestPayArgs(this.prepayId, code);
     } catch (e) {
-      return this.show({ kind: 'ready', order, notice: { kind: 'failed', msg: messageOf(e) } });
+      return this.show({ kind: 'ready', order, notice: { kind: 'failed', problem: problemOf(e) } });
     }
-    if (answer.status !== 'success' || !('args' in answer)) {
-      return this.show({ kind: 'rescan', order, msg: 'msg' in answer ? answer.msg : undefined });
-    }
+    if (answer.status !== 'success' || !('args' in answer)) return this.show({ kind: 'rescan', order });
     const { args } = answer;
     if (this.isH5) {
       // On H5 Taro.requestPayment resolves without paying (DESIGN 2.4): the sandbox cashier stands in.
@@ -192,17 +173,18 @@ export class PayFlow {
         paySign: args.paySign,
       });
     } catch (e) {
-      const msg = (e as { errMsg?: string })?.errMsg ?? messageOf(e);
-      const notice: Notice = /cancel/i.test(msg) ? { kind: 'cancelled' } : { kind: 'failed', msg };
+      // The platform's errMsg ("requestPayment:fail …") is for developers; the payer is told plainly.
+      const errMsg = (e as { errMsg?: string })?.errMsg ?? '';
+      const notice: Notice = /cancel/i.test(errMsg) ? { kind: 'cancelled' } : { kind: 'failed', problem: {} };
       return this.show({ kind: 'ready', order, notice });
     }
     return this.waitForResult(order);
   }
 
   /** The 4.2 client loop through the router: immediate re-call until the order leaves `active`. */
-  private async waitForResult(order: PrepayDetail): Promise<void> {
+  private async waitForResult(order: MpOrder): Promise<void> {
     this.show({ kind: 'waiting', order });
-    let final: PrepayDetail;
+    let final: MpOrder;
     try {
       final = await waitLoop(() => api.getOrder(this.prepayId!, { wait: true, signal: this.stopped.signal }), {
         signal: this.stopped.signal,
@@ -210,10 +192,9 @@ export class PayFlow {
     } catch (e) {
       if (this.stopped.signal.aborted) return;
       if (e instanceof KitApiError && e.httpStatus < 500) return this.show({ kind: 'missing' });
-      return this.show({ kind: 'error', msg: messageOf(e) });
+      return this.show({ kind: 'error', problem: problemOf(e) });
     }
-    if (final.status === 'finish') return this.show({ kind: 'success', order: final });
-    this.show({ kind: 'expired', order: final });
+    this.show(closedView({ ...order, ...final }, true));
   }
 
   private async loginCode(): Promise<string> {
@@ -248,7 +229,9 @@ function payerId(): string {
   return id;
 }
 
-function messageOf(e: unknown): string {
-  if (e instanceof KitApiError) return e.body.msg ?? e.message;
-  return (e as { errMsg?: string })?.errMsg ?? (e as Error)?.message ?? String(e);
+/** What went wrong, as the page can say it: the router's error id and code, or "no network". */
+function problemOf(e: unknown): Problem {
+  if (e instanceof KitApiError) return { error: e.error, code: typeof e.body.code === 'string' ? e.body.code : String(e.httpStatus) };
+  if (e instanceof KitNetworkError) return { network: true };
+  return {};
 }

@@ -3,8 +3,8 @@
  * public API over HTTP (4.2 detail, 4.4 mini-program payment arguments), signed as the app that
  * owns the order's sub-merchant. The only direct read is which app that is.
  */
-import { KitApiError, KitError, KitNetworkError, PAY_VERSION, type KitClient, type PrepayDetail } from '@kit/shared';
-import type { MpPayResponse } from '@kit/shared/api/mp';
+import { KitApiError, KitError, KitNetworkError, PAY_VERSION, readOrderItems, type KitClient, type PrepayDetail } from '@kit/shared';
+import type { MpOrder, MpPayResponse } from '@kit/shared/api/mp';
 import type { Services } from '../../services';
 import type { SelfClients } from '../self-client';
 import type { PayerLogin } from './payer-login';
@@ -16,14 +16,26 @@ export class MpGateway {
     private readonly login: PayerLogin,
   ) {}
 
-  /** 4.2 for the page; `not_found` (404) when there is no such order. */
-  async detail(prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<PrepayDetail> {
+  /**
+   * 4.2 for the page, with the order number and what `extraInfo` says was bought (a direct read:
+   * 4.2 does not carry `extraInfo`); `not_found` (404) when there is no such order.
+   */
+  async detail(prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<MpOrder> {
     const client = await this.clientFor(prepayId);
+    let detail: PrepayDetail;
     try {
-      return await client.prepayDetail(prepayId, opts);
+      detail = await client.prepayDetail(prepayId, opts);
     } catch (e) {
       throw upstream(e, prepayId);
     }
+    const order: MpOrder = { ...detail, prepayId };
+    const bought = readOrderItems(parseStored((await this.services.prepay.find(prepayId))?.extra_info));
+    if (bought) {
+      if (bought.items.length) order.items = bought.items;
+      if (bought.more) order.itemsMore = bought.more;
+      if (bought.note) order.note = bought.note;
+    }
+    return order;
   }
 
   /** Code → open id → 4.4. A refusal by 4.4 is an answer (the page asks to scan again), not an error. */
@@ -67,4 +79,14 @@ function upstream(e: unknown, prepayId: string): Error {
   }
   if (e instanceof KitNetworkError) return new KitError('mp_upstream_unreachable');
   return e instanceof Error ? e : new Error(String(e));
+}
+
+/** `extra_info` is stored as the JSON text of what the merchant sent. */
+function parseStored(text: string | null | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

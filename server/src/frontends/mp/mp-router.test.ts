@@ -60,6 +60,27 @@ describeEachBackend('mini-program router', (backend) => {
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ version: 1, status: 'active', merchantDisplayName: 'Corner Shop', totalAmount: '12.30', disconut: '0.00' });
     expect(a.headers.get('cache-control')).toBe('no-store');
+    // The order number for the payer's receipt; no item list when extraInfo carries none.
+    expect(a.body.prepayId).toBe(id);
+    expect(a.body.items).toBeUndefined();
+  });
+
+  it("adds what extraInfo says was bought, in the one shape the page understands, and nothing else of it", async () => {
+    const extraInfo = { items: [{ name: 'Latte', quantity: 2, amount: '36.00' }, { name: 'Croissant', price: '8.50' }, { sku: 'hidden' }], note: 'Table 4', secret: 'merchant-only' };
+    const { prepayId } = await f.client.createPrepay({ subMerchantId: f.subId, totalAmount: '44.50', extraInfo });
+    const a = await call(kit.url, 'GET', `/mp/api/orders/${prepayId}`);
+    expect(a.status).toBe(200);
+    expect(a.body).toMatchObject({
+      prepayId,
+      totalAmount: '44.50',
+      items: [{ name: 'Latte', quantity: 2, amount: '36.00' }, { name: 'Croissant', amount: '8.50' }],
+      note: 'Table 4',
+    });
+    expect(a.text).not.toContain('merchant-only');
+    expect(a.body.itemsMore).toBeUndefined();
+    // Free extraInfo of another shape shows nothing.
+    const plain = await f.client.createPrepay({ subMerchantId: f.subId, totalAmount: '1.00', extraInfo: 'order 17' });
+    expect((await call(kit.url, 'GET', `/mp/api/orders/${plain.prepayId}`)).body.items).toBeUndefined();
   });
 
   it('answers 404 for an order that does not exist, whatever the id length, and 400 for a malformed id', async () => {

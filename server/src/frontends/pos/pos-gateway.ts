@@ -226,9 +226,13 @@ export class PosGateway {
       try {
         const native = await client.expect<{ args: { code_url?: unknown } }>('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId } });
         if (typeof native.args?.code_url === 'string' && native.args.code_url) view.codeUrl = native.args.code_url;
-        else view.codeUrlError = 'the payment channel gave no code_url';
+        else {
+          view.codeUrlError = 'the payment channel gave no code_url';
+          view.codeUrlErrorId = 'channel_error';
+        }
       } catch (e) {
         view.codeUrlError = e instanceof KitApiError ? (e.body.msg ?? e.message) : 'the payment channel could not be reached';
+        view.codeUrlErrorId = e instanceof KitApiError && e.error ? e.error : 'channel_unavailable';
       }
     }
     return view;

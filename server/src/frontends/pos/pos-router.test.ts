@@ -5,6 +5,7 @@
  */
 import { createMerchants, startTestKit, type TestKit } from '../../../test/support/kit';
 import fs from 'node:fs';
+import { ERROR_CATALOGUE } from '@kit/shared';
 import os from 'node:os';
 import path from 'node:path';
 import { backends, describeEachBackend } from '../../../test/support/backends';
@@ -88,9 +89,15 @@ describeEachBackend('POS router', (backend) => {
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ status: 'fail', error: 'login_failed' });
     expect(wrong.setCookie).toHaveLength(0);
+    // A parent merchant and an id of no merchant's shape get error ids the display can put in words.
     const parent = await c.call('POST', '/login', { userId: parentId, pw });
-    expect(parent.status).toBe(400);
+    expect(parent.status).toBe(403);
+    expect(parent.body).toMatchObject({ status: 'fail', error: 'pos_not_sub_merchant' });
     expect(parent.body.msg).toMatch(/sub-merchant/);
+    expect(parent.setCookie).toHaveLength(0);
+    const odd = await c.call('POST', '/login', { userId: 'shop 1', pw });
+    expect(odd.status).toBe(401);
+    expect(odd.body).toMatchObject({ status: 'fail', error: 'login_failed' });
     const bad = await c.call('POST', '/login', { userId: subId });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('invalid_request');
@@ -124,8 +131,11 @@ describeEachBackend('POS router', (backend) => {
     expect(order.scene).toBe(`sm.pay?prepayid=${order.prepayId}`);
     expect(order.miniProgramLink).toBe(`https://m.example/mp/#/pages/pay/index?scene=${encodeURIComponent(order.scene)}`);
     // The scan-code content comes from 4.3; when the channel cannot give one, the display is told why.
-    if (order.codeUrl === null) expect(typeof order.codeUrlError).toBe('string');
-    else expect(typeof order.codeUrl).toBe('string');
+    // The error id lets the display say it in the cashier's language.
+    if (order.codeUrl === null) {
+      expect(typeof order.codeUrlError).toBe('string');
+      expect(Object.keys(ERROR_CATALOGUE)).toContain(order.codeUrlErrorId);
+    } else expect(typeof order.codeUrl).toBe('string');
     const again = await c.call('GET', `/orders/${order.prepayId}`);
     expect(again.status).toBe(200);
     expect(again.body.order).toMatchObject({ prepayId: order.prepayId, amount: '12.30', status: 'active', miniProgramLink: order.miniProgramLink });

@@ -14,6 +14,7 @@ import {
   posPointsCodeSchema,
   posPointsSessionSchema,
 } from '@kit/shared/api/pos-schemas';
+import { PARENT_MERCHANT_ID, POS_LOGIN_ID } from '@kit/shared/api/pos';
 import { apiGroup } from '../../http/api-group';
 import { validate } from '../../http/validate';
 import { isSecure } from '../../http/secure-connection';
@@ -62,6 +63,10 @@ export function posApiRoutes({ config, services, selfClients }: RouteDeps): Rout
       throw new KitError('secure_connection_required', 'log in over HTTPS (passwords never travel in plain text)');
     }
     const body = validate(posLoginSchema, req.body);
+    // Said in words the display can translate, not as a field path: a parent merchant cannot take
+    // payments, and an id of no other shape belongs to nobody (the same answer as a wrong password).
+    if (PARENT_MERCHANT_ID.test(body.userId)) throw new KitError('pos_not_sub_merchant');
+    if (!POS_LOGIN_ID.test(body.userId)) throw new KitError('login_failed');
     const { token, session } = await gw.login(body.userId, body.pw);
     setLoginCookie(req, res, token, scope);
     res.json(ok({ session }));
