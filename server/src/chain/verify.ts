@@ -94,6 +94,8 @@ export async function verifyLedger(
     const snapshot = await db
       .transaction()
       .setIsolationLevel('repeatable read')
+      // A snapshot that takes no write lock: the service keeps writing while it is read.
+      .setAccessMode('read only')
       .execute(async (trx) => {
         if (((await ledger.latestBlock(trx))?.number ?? 0) >= expected) return null;
         return {

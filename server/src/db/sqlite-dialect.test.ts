@@ -122,4 +122,24 @@ describe('BetterSqliteDialect', () => {
     const ids = (observer.prepare('select id from t order by id').all() as Array<{ id: string }>).map((r) => r.id);
     expect(ids).toEqual(['after', 'before']);
   });
+
+  it('reads a read-only transaction as a snapshot that holds no write lock', async () => {
+    await db.insertInto('t').values({ id: 'seen', n: 1 }).execute();
+    const writer = new SQLite(file); // another process would be the same: no busy wait allowed here
+    try {
+      await db
+        .transaction()
+        .setAccessMode('read only')
+        .execute(async (trx) => {
+          expect(await trx.selectFrom('t').selectAll().execute()).toHaveLength(1);
+          // A writer elsewhere gets through at once while the snapshot is open...
+          writer.prepare("insert into t (id, n) values ('meanwhile', 2)").run();
+          // ...and the snapshot does not see it.
+          expect(await trx.selectFrom('t').selectAll().execute()).toHaveLength(1);
+        });
+    } finally {
+      writer.close();
+    }
+    expect(committed()).toBe(2);
+  });
 });

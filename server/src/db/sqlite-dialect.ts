@@ -24,6 +24,7 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 
 const STATEMENT_CACHE = 512;
@@ -40,6 +41,8 @@ class SharedDatabase {
   private readonly waiting: Waiter[] = [];
   /** A flush came while a transaction was open: the group commits as soon as it ends. */
   private flushWhenFree = false;
+  /** The owner's transaction is a read-only snapshot of its own (BEGIN DEFERRED), outside any group. */
+  private reading = false;
 
   constructor(readonly db: SQLite.Database) {}
 
@@ -126,10 +129,20 @@ class SharedDatabase {
     return new Promise((resolve) => this.waiting.push({ kind: 'statement', resolve }));
   }
 
-  async begin(lease: Lease): Promise<void> {
+  /**
+   * Starts the lease's transaction once no other is open. A read-only one with no group open reads
+   * a snapshot in a deferred transaction of its own: it takes no write lock, so a long read (the
+   * ledger check of `kit chain verify`) never holds up writers in this or another process.
+   */
+  async begin(lease: Lease, readOnly = false): Promise<void> {
     if (this.owner) await new Promise<void>((resolve) => this.waiting.push({ kind: 'transaction', lease, resolve }));
     else this.owner = lease;
     try {
+      if (readOnly && !this.group) {
+        this.prepare('begin deferred').run();
+        this.reading = true;
+        return;
+      }
       this.openGroup();
       this.prepare(`savepoint ${SAVEPOINT}`).run();
     } catch (e) {
@@ -143,6 +156,15 @@ class SharedDatabase {
    * the group has committed; a rollback undoes the savepoint alone.
    */
   async end(how: 'commit' | 'rollback'): Promise<void> {
+    if (this.reading) {
+      this.reading = false;
+      try {
+        if (this.db.inTransaction) this.prepare(how).run();
+      } finally {
+        this.release();
+      }
+      return;
+    }
     let done: Promise<void> | undefined;
     try {
       // SQLite may have rolled the whole group back (e.g. disk full): then nothing is left to end.
@@ -217,8 +239,8 @@ class LeaseDriver implements Driver {
 
   async releaseConnection(): Promise<void> {}
 
-  beginTransaction(conn: DatabaseConnection): Promise<void> {
-    return this.shared.begin(conn as Lease);
+  beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.shared.begin(conn as Lease, settings.accessMode === 'read only');
   }
 
   commitTransaction(): Promise<void> {
