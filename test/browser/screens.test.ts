@@ -31,6 +31,7 @@ const MP_SIZES = [
   { width: 390, height: 844 },
 ];
 const LARGEST = '1000000.00';
+const PARTNER = { type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
 
 const POS_LOOK: LookOptions = {
   oneLine: 'button, .money, .chip, .chip-big, .countdown, .paid-at, .amount-entry',
@@ -60,6 +61,10 @@ beforeAll(async () => {
   browser = await launchChromium();
   kit = await startTestKit(backend, { SANDBOX_REFUND_DELAY: '8s', WAIT_FOR_FINISH_HOLD: '3s', POS_POINTS_SESSION_TTL: '15s' });
   f = await payFixture(kit);
+  // Orders of this shop are placed with profit sharing, so the orders list shows its chip.
+  await kit.runtime.services.merchants.setContracted(f.parentId, true);
+  await f.client.setPaymentParams(f.parentId, 'SocialNative', { profitSharing: true });
+  await f.client.addProfitSharingReceiver({ merchantId: f.parentId, ...PARTNER });
 });
 afterAll(async () => {
   await browser?.close();
@@ -194,13 +199,22 @@ describe('POS display screens', () => {
   });
 
   it('today’s orders, the refund dialog, and a refunded order', async () => {
+    // The largest order shared to its limit (30 %), in one split that finishes its sharing.
+    const split = { prepayId: ids.paid, outOrderNo: 'screens1', receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '300000.00', description: 'partner share' }], finish: true };
+    await f.client.shareProfit(split);
+    await f.client.waitForProfitSharing(ids.paid, split.outOrderNo, { intervalMs: 200, timeoutMs: 30_000 });
     await page.getByTestId('tab-orders').click();
+    await page.getByTestId(`order-sharing-${ids.paid}`).waitFor();
+    expect(await page.getByTestId(`order-sharing-${ids.paid}`).textContent()).toBe('Sharing done: ¥300,000.00');
+    expect(await page.getByTestId(`order-sharing-${ids.toRefund}`).textContent()).toBe('Shared ¥0.00 of ¥300,000.00');
+    expect(await page.getByTestId(`order-sharing-${ids.active}`).count()).toBe(0);
     await page.getByTestId(`refund-${ids.toRefund}`).click();
     await page.getByTestId('refund-dialog').waitFor();
     expect(await page.getByTestId('refund-amount').textContent()).toBe('¥1,000,000.00');
     await screens('orders-refund-dialog');
     await page.getByTestId('refund-confirm').click();
     await page.locator(`[data-testid="order-status-${ids.toRefund}"][data-status="refunded"]`).waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId(`order-sharing-${ids.toRefund}`).count()).toBe(0); // refunded before any share
 
     await page.getByTestId(`refund-${ids.refunding}`).click();
     await page.getByTestId('refund-confirm').click();

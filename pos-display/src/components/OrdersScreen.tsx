@@ -1,7 +1,7 @@
 /**
  * Today's orders with their state; a paid one can be refunded after a confirmation. Each line has
- * a row of chips (today: the order's state) with room for more, and the payment time beside them,
- * never inside a chip.
+ * a row of chips (the order's state and, for an order placed with profit sharing, how much of it
+ * was shared: read-only, the back office splits) and the payment time beside them, never inside a chip.
  */
 import { useEffect } from 'react';
 import { usePosApp } from '../state/app';
@@ -78,6 +78,16 @@ export function OrdersScreen() {
                 <span className={`chip status-${status}`} data-testid={`order-status-${o.prepayId}`} data-status={status}>
                   {t(`status.${status}`)}
                 </span>
+                {o.profitSharing && (
+                  <span
+                    className={`chip sharing sharing-${o.profitSharing.state}`}
+                    data-testid={`order-sharing-${o.prepayId}`}
+                    data-state={o.profitSharing.state}
+                    title={t('orders.sharing.title', { max: t.money(o.profitSharing.maxShareAmount) })}
+                  >
+                    {t(`orders.sharing.${o.profitSharing.state}`, { amount: t.money(o.profitSharing.sharedAmount), max: t.money(o.profitSharing.maxShareAmount) })}
+                  </span>
+                )}
                 {paid && (
                   <span className="paid-at" data-testid={`order-paid-${o.prepayId}`}>
                     {t(status === 'finish' ? 'orders.paidAtShort' : 'orders.paidAt', { time: clockTime(o.paymentTime) })}

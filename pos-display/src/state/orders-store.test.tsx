@@ -25,7 +25,10 @@ describe('orders store', () => {
 
   it('refunds only after confirmation and follows the order until it reads refunded', async () => {
     const api = fakeApi();
-    api.listOrders.mockResolvedValue({ version: 1, status: 'success', orders: [paid] });
+    const shared = { ...paid, profitSharing: { state: 'open' as const, sharedAmount: '0.00', maxShareAmount: '2.40' } };
+    api.listOrders
+      .mockResolvedValueOnce({ version: 1, status: 'success', orders: [shared] })
+      .mockResolvedValue({ version: 1, status: 'success', orders: [{ ...paid, status: 'refunded' }] });
     api.refund.mockResolvedValue({ version: 1, status: 'success', detail: detail({ status: 'finish' }) });
     api.getOrder
       .mockResolvedValueOnce({ version: 1, status: 'success', order: order({ prepayId: 'Ppaid', status: 'finish' }) })
@@ -44,6 +47,9 @@ describe('orders store', () => {
     await jest.advanceTimersByTimeAsync(500);
     expect(store.getState().refunding).toEqual([]);
     expect(store.getState().orders[0].status).toBe('refunded');
+    // The list is read again once the refund completed: a refunded order can share no more.
+    expect(api.listOrders).toHaveBeenCalledTimes(2);
+    expect(store.getState().orders[0].profitSharing).toBeUndefined();
     expect(en(store.getState().notice!)).toBe('Order Ppaid refunded (¥8.00).');
     expect(zh(store.getState().notice!)).toBe('订单 Ppaid 已退款（¥8.00）。');
   });

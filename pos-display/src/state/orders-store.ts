@@ -48,6 +48,14 @@ export function createOrdersStore(api: PosApi, opts: OrdersOptions = {}) {
     const patch = (prepayId: string, change: Partial<PosOrderSummary>) =>
       set({ orders: get().orders.map((o) => (o.prepayId === prepayId ? { ...o, ...change } : o)) });
     const done = (prepayId: string) => set({ refunding: get().refunding.filter((id) => id !== prepayId) });
+    /** Re-reads the list quietly: a completed refund changes more of its line than the status (profit sharing). */
+    async function refresh() {
+      try {
+        set({ orders: (await api.listOrders(startOfToday(now()))).orders });
+      } catch {
+        // The line already reads `refunded`; the next load brings the rest.
+      }
+    }
 
     /** The refund is accepted; the order reads `refunded` once the channel has completed it. */
     async function followRefund(prepayId: string, gen: number) {
@@ -61,6 +69,7 @@ export function createOrdersStore(api: PosApi, opts: OrdersOptions = {}) {
           if (order.status === 'refunded') {
             done(prepayId);
             set({ notice: msg('refund.done', { id: prepayId, amount: formatMoneyText(order.amount) }) });
+            await refresh();
             return;
           }
         } catch {
@@ -107,6 +116,7 @@ export function createOrdersStore(api: PosApi, opts: OrdersOptions = {}) {
           if (detail.status === 'refunded') {
             done(prepayId);
             set({ notice: msg('refund.done', { id: prepayId, amount: formatMoneyText(detail.totalAmount) }) });
+            await refresh();
           } else {
             void followRefund(prepayId, generation);
           }

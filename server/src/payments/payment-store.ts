@@ -45,6 +45,20 @@ export class PaymentStore {
     return on.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo).executeTakeFirst();
   }
 
+  /** Of the given orders, those paid through a channel order placed with profit sharing. */
+  async paidWithProfitSharing(prepayIds: string[]): Promise<string[]> {
+    if (prepayIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('pay_channel_orders')
+      .select('prepay_id')
+      .distinct()
+      .where('prepay_id', 'in', prepayIds)
+      .where('state', '=', 'paid')
+      .where('profit_sharing', '=', 1)
+      .execute();
+    return rows.map((r) => r.prepay_id);
+  }
+
   paidChannelOrder(prepayId: string, on: Executor = this.db) {
     return on
       .selectFrom('pay_channel_orders')

@@ -13,6 +13,7 @@ import {
   parseCents,
   type FinishSharingRequest,
   type PaySuccess,
+  type ProfitSharingSummary,
   type RemoveReceiverRequest,
   type SharingAmountsResponse,
   type SplitAcceptedResponse,
@@ -161,6 +162,29 @@ export class ProfitSharingService {
         unfrozen: sharing?.unfrozen_at !== null && sharing?.unfrozen_at !== undefined,
       },
     };
+  }
+
+  /**
+   * Where each paid order placed with profit sharing stands, for screens (the POS orders list);
+   * orders without it are left out. Three queries, whatever the number of orders.
+   */
+  async summaries(orders: { prepayId: string; totalCents: number }[]): Promise<Map<string, ProfitSharingSummary>> {
+    const shared = await this.payments.paidWithProfitSharing(orders.map((o) => o.prepayId));
+    const out = new Map<string, ProfitSharingSummary>();
+    if (shared.length === 0) return out;
+    const [sharing, requests] = await Promise.all([this.store.ordersOf(shared), this.store.requestsOf(shared)]);
+    const rows = new Map(sharing.map((r) => [r.prepay_id, r]));
+    const busy = new Set(requests.filter((r) => r.state === 'requesting' || r.state === 'processing').map((r) => r.prepay_id));
+    const totals = new Map(orders.map((o) => [o.prepayId, o.totalCents]));
+    for (const id of shared) {
+      const row = rows.get(id);
+      out.set(id, {
+        state: busy.has(id) ? 'processing' : (row?.state ?? 'open'),
+        sharedAmount: formatCents(row?.shared_cents ?? 0),
+        maxShareAmount: formatCents(row?.max_share_cents ?? maxShareCents(totals.get(id) ?? 0)),
+      });
+    }
+    return out;
   }
 
   // ---- the rules ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
  * Free of zod so the display can import it; the request schemas are in `pos-schemas.ts`.
  */
 import type { OrderStatus, PrepayDetail } from './prepay';
+import type { ProfitSharingSummary } from './profit-sharing';
 
 export type { PosBalanceQuery, PosCreateOrderRequest, PosLoginRequest, PosPointsSessionRequest } from './pos-schemas';
 
@@ -42,6 +43,8 @@ export interface PosOrderSummary {
   status: OrderStatus;
   createTime: string;
   paymentTime?: string;
+  /** Only for a paid order placed with profit sharing (4.8); the display shows it, the cashier does not split. */
+  profitSharing?: ProfitSharingSummary;
 }
 
 export interface PosPointsSession {

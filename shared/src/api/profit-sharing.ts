@@ -22,6 +22,17 @@ export const MAX_SPLIT_RECEIVERS = 50;
 /** The most that may be shared of an order of `totalCents`: 30 %, rounded down to the cent. */
 export const maxShareCents = (totalCents: number): number => Math.floor((totalCents * MAX_SHARE_PERCENT) / 100);
 
+/**
+ * Where an order placed with profit sharing stands, as a screen shows it: `open` while more may be
+ * shared, `processing` while a split or finish is on its way, `finished` once the rest was
+ * released to the merchant. `sharedAmount` counts splits accepted or done (not refused ones).
+ */
+export interface ProfitSharingSummary {
+  state: 'open' | 'processing' | 'finished';
+  sharedAmount: string;
+  maxShareAmount: string;
+}
+
 const account = z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').regex(/^[0-9A-Za-z_-]+$/, 'must be letters, digits, "-" or "_"');
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 

@@ -121,6 +121,8 @@ export class PosGateway {
     midnight.setHours(0, 0, 0, 0);
     const from = Math.min(now, Math.max(now - 2 * DAY_MS, since ?? midnight.getTime()));
     const rows = await this.services.prepay.listForSubMerchant(cashier.merchantId, from);
+    const paid = rows.filter((r) => r.status === 'finish' || r.status === 'refunded');
+    const sharing = await this.services.profitSharing.summaries(paid.map((r) => ({ prepayId: r.prepay_id, totalCents: r.total_cents })));
     return rows.map((r) => {
       // An order past its time that the sweep has not reached yet is already expired.
       const status = r.status === 'active' && r.expire_at <= now ? 'cancel' : r.status;
@@ -131,6 +133,9 @@ export class PosGateway {
         createTime: new Date(r.create_time).toISOString(),
       };
       if (r.payment_time !== null && r.payment_time !== undefined) line.paymentTime = new Date(r.payment_time).toISOString();
+      // A refunded order can share no more: it keeps its line only when something was shared.
+      const shared = sharing.get(r.prepay_id);
+      if (shared && (r.status === 'finish' || shared.sharedAmount !== '0.00')) line.profitSharing = shared;
       return line;
     });
   }

@@ -320,6 +320,7 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
 
     const listed = (await c.call('GET', '/orders')).body.orders.find((o: { prepayId: string }) => o.prepayId === order.prepayId);
     expect(listed).toMatchObject({ status: 'finish', paymentTime: answer.body.paymentTime });
+    expect(listed.profitSharing).toBeUndefined(); // placed without profit sharing
 
     const refund = await c.call('POST', `/orders/${order.prepayId}/refund`);
     expect(refund.status).toBe(200);
@@ -333,6 +334,54 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     expect(twice.status).toBeGreaterThanOrEqual(400);
     expect(twice.status).toBeLessThan(500);
     expect(twice.status).not.toBe(401);
+  });
+});
+
+describeEachBackend('POS router: orders placed with profit sharing', (backend) => {
+  let kit: TestKit;
+  let f: PayFixture;
+  const PARTNER = { type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
+  beforeAll(async () => {
+    kit = await startTestKit(backend, { SANDBOX_PROFIT_SHARING_DELAY: '300ms', PROFIT_SHARING_QUERY_SCHEDULE: '200ms,300ms,500ms', SANDBOX_REFUND_DELAY: '200ms' });
+    f = await payFixture(kit);
+    await kit.runtime.services.merchants.setContracted(f.parentId, true);
+    await f.client.setPaymentParams(f.parentId, 'SocialNative', { profitSharing: true });
+    await f.client.addProfitSharingReceiver({ merchantId: f.parentId, ...PARTNER });
+  });
+  afterAll(() => kit.close());
+
+  it('lists what each paid order shared and where its sharing stands, read-only', async () => {
+    const c = new Counter(kit.url);
+    expect((await c.call('POST', '/login', { userId: f.subId, pw: f.pw })).status).toBe(200);
+    const paidOrder = async (amount: string) => {
+      const order = (await c.call('POST', '/orders', { amount })).body.order;
+      expect((await sandboxPost(kit.url, '/pay', { codeUrl: order.codeUrl })).status).toBe(200);
+      await waitFor(async () => (await f.client.prepayDetail(order.prepayId)).status === 'finish', 10_000, 'the payment');
+      return order.prepayId as string;
+    };
+    const listed = async (id: string) => (await c.call('GET', '/orders')).body.orders.find((o: { prepayId: string }) => o.prepayId === id);
+    const untouched = await paidOrder('10.00');
+    const shared = await paidOrder('100.00');
+    const unpaid = (await c.call('POST', '/orders', { amount: '5.00' })).body.order.prepayId;
+
+    expect((await listed(untouched)).profitSharing).toEqual({ state: 'open', sharedAmount: '0.00', maxShareAmount: '3.00' });
+    expect((await listed(unpaid)).profitSharing).toBeUndefined();
+
+    const body = { prepayId: shared, outOrderNo: 'POS1', receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '12.50', description: 'partner share' }] };
+    await f.client.shareProfit(body);
+    // The split is on its way until the sandbox's results arrive (~300 ms).
+    expect((await listed(shared)).profitSharing).toEqual({ state: 'processing', sharedAmount: '12.50', maxShareAmount: '30.00' });
+    await f.client.waitForProfitSharing(shared, body.outOrderNo, { intervalMs: 100, timeoutMs: 10_000 });
+    expect((await listed(shared)).profitSharing).toEqual({ state: 'open', sharedAmount: '12.50', maxShareAmount: '30.00' });
+    await f.client.finishProfitSharing({ prepayId: shared, outOrderNo: 'POS2', description: 'done' });
+    await waitFor(async () => (await listed(shared)).profitSharing.state === 'finished', 10_000, 'the finish');
+    expect((await listed(shared)).profitSharing).toEqual({ state: 'finished', sharedAmount: '12.50', maxShareAmount: '30.00' });
+
+    // Refunded, an order that shared nothing can share no more and loses its line; one that shared keeps it.
+    for (const id of [untouched, shared]) expect((await c.call('POST', `/orders/${id}/refund`)).status).toBe(200);
+    await waitFor(async () => (await listed(untouched)).status === 'refunded' && (await listed(shared)).status === 'refunded', 10_000, 'the refunds');
+    expect((await listed(untouched)).profitSharing).toBeUndefined();
+    expect((await listed(shared)).profitSharing).toEqual({ state: 'finished', sharedAmount: '12.50', maxShareAmount: '30.00' });
   });
 });
 
