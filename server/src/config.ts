@@ -82,7 +82,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     CALLBACK_TIMEOUT: duration('10s'),
     /** How often each job worker (callbacks, notifications, reconciliation) looks for due work when idle. */
     CALLBACK_POLL_INTERVAL: duration('250ms'),
-    /** Waits between order queries of a placed channel order (DESIGN 4.2); refund queries follow it too. */
+    /** Waits between order queries of a placed channel order; refund queries follow it too. */
     PAYMENT_QUERY_SCHEDULE: durationList('10s,30s,1m,2m,5m,10m,30m,60m'),
     /** Public base URL of this service as the payment channel reaches it (notify URLs); default: the listening URL. */
     PUBLIC_URL: z.string().url().optional(),
