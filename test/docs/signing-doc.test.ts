@@ -12,12 +12,13 @@ import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
 
 const doc = fs.readFileSync(path.join(__dirname, '../../docs/signing.md'), 'utf8');
+const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
 const run = promisify(execFile);
 
 /** The `sh` code block right after `<!-- tested: NAME -->`. */
-function recipe(name: string): string {
-  const m = new RegExp(`<!-- tested: ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(doc);
-  if (!m) throw new Error(`docs/signing.md has no tested block "${name}"`);
+function recipe(name: string, text = doc): string {
+  const m = new RegExp(`<!-- tested: ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(text);
+  if (!m) throw new Error(`no tested block "${name}"`);
   return m[1];
 }
 
@@ -52,6 +53,12 @@ describe('docs/signing.md', () => {
     it('is accepted, and creates the merchant', async () => {
       const { appId, appSecret } = await kit.newApp();
       const answer = JSON.parse(await bash(recipe('signed-call'), { KIT_URL: kit.url, APP_ID: appId, APP_SECRET: appSecret }));
+      expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
+    });
+
+    it('is accepted as the README tour writes it', async () => {
+      const { appId, appSecret } = await kit.newApp();
+      const answer = JSON.parse(await bash(recipe('readme-signed-call', readme), { KIT_URL: kit.url, APP_ID: appId, APP_SECRET: appSecret }));
       expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
     });
 
