@@ -94,8 +94,8 @@ export function verifyCallback(req: CallbackRequest, appSecret: string, opts: Ve
 }
 
 /**
- * Signs a callback for `notifyCallbackUrl` (signed as a call to the service, docs/signing.md: method POST, the URL's path, its query
- * plus `_appid` and `_t`) and returns the URL to POST to. The service uses this for every attempt.
+ * Signs a callback for `notifyCallbackUrl` like a call to the service (docs/signing.md: method POST,
+ * the URL's path, its query plus `_appid` and `_t`) and returns the URL to POST to. The service uses this for every attempt.
  */
 export function signCallbackUrl(notifyCallbackUrl: string, body: string, creds: { appId: string; appSecret: string }, now: number = Date.now()): string {
   const u = new URL(notifyCallbackUrl);
