@@ -1,5 +1,5 @@
 /**
- * The merchant side of the payment-result callback (specification section 6, DESIGN 2.5):
+ * The merchant side of the payment-result callback (specification section 6):
  * verifying `_s` with the shared `verify`, checking that `notifyTime` is recent, and an HTTP handler
  * for Express or plain `node:http` that reads the raw body, verifies it and hands every event to the
  * merchant's code once. The service signs its callbacks with `signCallbackUrl`, from this file too.
@@ -94,8 +94,8 @@ export function verifyCallback(req: CallbackRequest, appSecret: string, opts: Ve
 }
 
 /**
- * Signs a callback for `notifyCallbackUrl` (DESIGN 2.1: method POST, the URL's path, its query
- * plus `_appid` and `_t`) and returns the URL to POST to. The service uses this for every attempt.
+ * Signs a callback for `notifyCallbackUrl` like a call to the service (docs/signing.md: method POST,
+ * the URL's path, its query plus `_appid` and `_t`) and returns the URL to POST to. The service uses this for every attempt.
  */
 export function signCallbackUrl(notifyCallbackUrl: string, body: string, creds: { appId: string; appSecret: string }, now: number = Date.now()): string {
   const u = new URL(notifyCallbackUrl);

@@ -1,5 +1,5 @@
 /**
- * Typed API client for a merchant backend: signs every call (DESIGN 2.1), has one typed method per
+ * Typed API client for a merchant backend: signs every call (docs/signing.md), has one typed method per
  * endpoint whose answer is checked against its zod schema (`api/*.ts`), and implements the
  * specification's long-poll loop for payment results (4.2).
  */

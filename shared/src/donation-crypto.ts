@@ -1,5 +1,5 @@
 /**
- * Donation contents on the chain (DESIGN 2.6): AES-256-GCM under a key derived from the AppSecret
+ * Donation contents on the chain (docs/chain.md): AES-256-GCM under a key derived from the AppSecret
  * with HKDF-SHA256, so that only the AppSecret decrypts them.
  *
  * The encryption is deterministic: the 96-bit IV is HMAC-SHA256(ivKey, plaintext) truncated (a

@@ -1,5 +1,5 @@
 /**
- * The chain ledger's verifiable structures (DESIGN 2.6), shared by the server that builds them and
+ * The chain ledger's verifiable structures (docs/chain.md), shared by the server that builds them and
  * anyone who checks them: canonical JSON, the RFC 6962 Merkle tree (leaf = SHA-256(0x00 || leaf),
  * node = SHA-256(0x01 || left || right)), inclusion proofs and signed block headers.
  *

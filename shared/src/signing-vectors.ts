@@ -1,4 +1,4 @@
-/** The reference vectors of DESIGN 2.1; any implementation of the signature must reproduce them. */
+/** The published reference vectors of the request signature (docs/signing.md); any implementation of the signature must reproduce them. */
 export const SIGNING_VECTORS = [
   {
     name: 'create prepay order',

@@ -1,7 +1,7 @@
 import { SIGNING_VECTORS } from './signing-vectors';
 import { canonicalQuery, encodeQuery, parseQueryString, rfc3986, sign, signRequest, verify, type QueryPairs } from './signing';
 
-describe('signing vectors of DESIGN 2.1', () => {
+describe('the published signing vectors', () => {
   it.each(SIGNING_VECTORS.map((v) => [v.name, v] as const))('%s', (_name, v) => {
     expect(canonicalQuery(v.query)).toBe(v.canonicalQuery);
     expect(sign({ method: v.method, path: v.path, query: v.query, body: v.body }, v.appSecret)).toBe(v.signature);

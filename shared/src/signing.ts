@@ -1,5 +1,5 @@
 /**
- * Request signing of DESIGN 2.1. The client, the server, the callback sender, the callback
+ * Request signing (docs/signing.md). The client, the server, the callback sender, the callback
  * verifier and every test use these functions; there is no other copy.
  *
  *   stringToSign = METHOD \n path \n canonicalQuery \n hex(sha256(body))

@@ -1,6 +1,6 @@
 /**
- * The README's profit-sharing example runs as written against a kit and its sandbox: the kit is
- * set up the way the README says (demo create, merchant contract), then `examples/profit-sharing.ts`
+ * The profit-sharing example of docs/profit-sharing.md runs as written against a kit and its sandbox: the kit is
+ * set up the way that page says (demo create, merchant contract), then `examples/profit-sharing.ts`
  * runs as a separate process and must get to the end.
  */
 import { spawn } from 'node:child_process';

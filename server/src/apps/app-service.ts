@@ -1,5 +1,5 @@
 /**
- * Apps and their secrets (DESIGN 2.2). Secrets are stored sealed under the master key and kept
+ * Apps and their secrets (docs/operations.md, keys). Secrets are stored sealed under the master key and kept
  * decrypted in memory for a short while so that signature checks stay off the database.
  */
 import { KitError } from '@kit/shared';

@@ -1,5 +1,5 @@
 /**
- * Replay refusal (DESIGN 2.1): a state-changing signature is accepted once inside its window. The
+ * Replay refusal (docs/signing.md): a state-changing signature is accepted once inside its window. The
  * guard is a table on both backends, so that a refusal survives a restart (a signed order creation
  * replayed after a restart would otherwise be a second order) and holds across instances.
  */

@@ -1,5 +1,5 @@
 /**
- * The action catalogue (DESIGN 2.6): one zod schema per type for `args`. Rules that depend on the
+ * The action catalogue (docs/chain.md): one zod schema per type for `args`. Rules that depend on the
  * ledger's state (balances, spent codes, expiry) are applied when the item is sealed
  * (`points-rules.ts`); rules about the signer and references are checked at acceptance
  * (`ledger-service.ts`).

@@ -1,5 +1,5 @@
 /**
- * Deduction codes (DESIGN 2.7): a compact server-signed token, the QR content a payer shows.
+ * Deduction codes (docs/chain.md): a compact server-signed token, the QR content a payer shows.
  *
  *   KP1.<base64url(JSON [tokenAppId, tokenId, userAppId, userId, maxUnits, uuid, issuedAt])>.<mac>
  *   mac = base64url(HMAC-SHA256(key, "KP1." + payload)[0..16)),  key = HKDF(master key, "deduction-code")

@@ -41,7 +41,7 @@ export class ApiRoutes {
 
   /**
    * After every route of the application: a known path asked with another method answers 405
-   * with the group's `version` (DESIGN 4.1) instead of falling through to "no such endpoint".
+   * with the group's `version` instead of falling through to "no such endpoint".
    */
   closeMethods(): void {
     for (const [path, methods] of this.methods) this.target.all(this.prefix + path, this.plumbing, methodNotAllowed(methods));

@@ -54,7 +54,7 @@ export function jsonBody(limit: string | number): RequestHandler {
       } catch (e) {
         return next(new KitError('invalid_json', `The body is not valid JSON: ${(e as Error).message}`));
       }
-      // Text that is not well-formed Unicode never reaches a rule, the database or the ledger (DESIGN 4.1).
+      // Text that is not well-formed Unicode never reaches a rule, the database or the ledger.
       if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(req.body)) {
         req.body = undefined;
         return next(new KitError('invalid_request', 'The body holds text that is not well-formed Unicode (a lone UTF-16 surrogate)'));

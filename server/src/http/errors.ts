@@ -36,7 +36,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
 };
 
 /**
- * For a path that exists with other methods (DESIGN 4.1): 405 `method_not_allowed` with `Allow`;
+ * For a path that exists with other methods (docs/api.md): 405 `method_not_allowed` with `Allow`;
  * OPTIONS is answered with the methods, as HTTP expects.
  */
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {

@@ -1,4 +1,4 @@
-/** Passwords travel only over a secure connection (specification 5.7, DESIGN 2.2). */
+/** Passwords travel only over a secure connection (specification 5.7). */
 import type { Request } from 'express';
 
 export function isLoopback(address: string | undefined): boolean {

@@ -1,5 +1,5 @@
 /**
- * Signature check of DESIGN 2.1 for signed routes: raw query and raw body bytes, constant-time
+ * Signature check (docs/signing.md) for signed routes: raw query and raw body bytes, constant-time
  * comparison (in shared/signing), ±tolerance on `_t`, and replay refusal for state-changing calls.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';

@@ -1,7 +1,8 @@
 /**
- * The one delivery mechanism for background work (DESIGN 4.2): services add jobs inside the
- * transactions that make them necessary, and wake this process's worker of the queue once the
- * transaction has committed; workers on any instance claim and run them (`workers/job-worker.ts`).
+ * The one delivery mechanism for background work, so that money paths converge on their own
+ * (docs/architecture.md): services add jobs inside the transactions that make them necessary, and
+ * wake this process's worker of the queue once the transaction has committed; workers on any
+ * instance claim and run them (`workers/job-worker.ts`).
  */
 import type { Executor } from '../db/schema';
 import type { QueueName } from './job-tables';

@@ -103,8 +103,8 @@ export class MerchantService {
   }
 
   /**
-   * 4.7, a merge (DESIGN 4.1): fields sent are set, fields sent as `null` are cleared, the others
-   * stay. Only the owning app may change them; `profitSharing: true` needs a contracted merchant.
+   * 4.7, a merge (a partial update never drops a field): fields sent are set, fields sent as `null`
+   * are cleared, the others stay. Only the owning app may change them; `profitSharing: true` needs a contracted merchant.
    */
   async setPaymentParams(signerAppId: string, id: string, channel: PaymentChannel, parameters: ChannelParamsPatch): Promise<void> {
     const m = await this.store.findWithParent(id);

@@ -15,7 +15,7 @@ export const COUNT_TIMEOUT_MS = 1_000;
 
 /** Outcome of one callback delivery attempt (section 6). */
 export type CallbackOutcome = 'delivered' | 'refused' | 'timeout' | 'network_error' | 'gave_up';
-/** Which convergence path ran (DESIGN 4.2): order query on schedule, close at expiry, refund resumption. */
+/** Which convergence path ran (docs/payments.md): order query on schedule, close at expiry, refund resumption. */
 export type ReconciliationKind = 'payment_query' | 'expiry_close' | 'refund_resume' | 'profit_sharing_follow';
 /** What it found or did. */
 export type ReconciliationOutcome = 'paid' | 'unpaid' | 'closed' | 'refunded' | 'resent' | 'pending' | 'finished' | 'failed';
@@ -181,7 +181,7 @@ export class Metrics {
     this.outbox.read = count;
   }
 
-  /** One reconciliation (DESIGN 4.2) ran. */
+  /** One reconciliation (docs/payments.md) ran. */
   reconciliation(kind: ReconciliationKind, outcome: ReconciliationOutcome): void {
     this.reconciliations.inc({ kind, outcome });
   }

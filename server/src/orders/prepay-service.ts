@@ -29,7 +29,7 @@ export interface PrepayOptions {
 
 /**
  * What must happen before an order may expire: its channel order is closed first, and when the
- * channel says it was paid the order becomes `finish` instead (DESIGN 4.2). Payments provide it.
+ * channel says it was paid the order becomes `finish` instead (docs/payments.md). Payments provide it.
  */
 export interface ExpiryGuard {
   beforeExpiry(prepayId: string): Promise<'paid' | 'unpaid'>;

@@ -168,7 +168,7 @@ export class ChannelOrders implements ExpiryGuard {
   }
 
   /**
-   * Right before an order expires (DESIGN 4.2): close what is still payable at the channel. When
+   * Right before an order expires (docs/payments.md): close what is still payable at the channel. When
    * the channel says it was paid, the payment is recorded and the order must not be cancelled.
    * When the channel cannot be reached, the order expires anyway (the channel order carries the
    * same expiry, so the channel refuses later payments) and reconciliation keeps asking.

@@ -1,5 +1,5 @@
 /**
- * Channel adapters (DESIGN 2.4). Both channels speak protocol v2; they differ in the gateway, the
+ * Channel adapters (docs/payments.md). Both channels speak protocol v2; they differ in the gateway, the
  * key, which merchant parameters they need and how those map onto request fields. The parameters
  * come from the sub-merchant, falling back field by field to its parent.
  */

@@ -78,7 +78,7 @@ export class PaymentArgs {
   /**
    * The payable channel order for this flow. Profit sharing (4.8) is asked of the social channel
    * only for contracted merchants: on 4.5 when the caller asks for it, on 4.3 and 4.4 when the
-   * effective SocialNative parameters say `profitSharing: true` (DESIGN 4.4); otherwise ignored.
+   * effective SocialNative parameters say `profitSharing: true`; otherwise ignored.
    */
   private async channelOrder(order: OrderRow, gateway: ChannelGateway, tradeType: TradeType, openId: string | null, sharing: boolean | 'by-parameters') {
     // Checked first so that a merchant without parameters gets a clear answer and nothing changes.

@@ -1,5 +1,5 @@
 /**
- * Payment reconciliation (DESIGN 4.2), the handler of queue `payment.reconcile`: one job per
+ * Payment reconciliation (docs/payments.md), the handler of queue `payment.reconcile`: one job per
  * channel order asks the channel (order query) on `PAYMENT_QUERY_SCHEDULE` after it was placed, so
  * that a payment whose notification was lost still finishes the order, with its callback. When the
  * prepay order has ended while its channel order may still be payable, the job closes it instead,

@@ -1,5 +1,5 @@
 /**
- * Refund reconciliation (DESIGN 4.2), the handler of queue `refund.follow`: carries every refund
+ * Refund reconciliation (docs/payments.md), the handler of queue `refund.follow`: carries every refund
  * to a definite end without anyone asking again. A refund left `requesting` (a crash, a call lost on
  * the way) is looked up at the channel and sent again under the same refund number when the channel
  * never got it; an accepted refund whose notification does not come is completed from the refund

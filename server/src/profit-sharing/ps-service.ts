@@ -1,5 +1,5 @@
 /**
- * Profit sharing (4.8, DESIGN 4.4), for merchants contracted for it and orders placed with it:
+ * Profit sharing (4.8), for merchants contracted for it and orders placed with it:
  * receivers per merchant, splits of a paid order (all together at most 30 % of it, counted in one
  * conditional update so that racing splits on any instance cannot exceed it), idempotent by the
  * merchant's `outOrderNo`, finishing an order's sharing, and what the merchant reads of it. Every

@@ -7,7 +7,7 @@ import type { SelfClients } from '../frontends/self-client';
 export interface RouteDeps {
   config: Config;
   services: Services;
-  /** Signature check (DESIGN 2.1) to put in front of signed endpoints. */
+  /** Signature check (docs/signing.md) to put in front of signed endpoints. */
   signed: RequestHandler;
   state: { shuttingDown: boolean };
   /** This service's own base URL (set once it listens) and signed clients for its apps. */

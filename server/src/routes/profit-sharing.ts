@@ -1,4 +1,4 @@
-/** Under /submerchant-pay/profitSharing (4.8, DESIGN 4.4): receivers, splits, their results, finish and amounts. Signed, by the owner app. */
+/** Under /submerchant-pay/profitSharing (4.8): receivers, splits, their results, finish and amounts. Signed, by the owner app. */
 import {
   addReceiverRequestSchema,
   finishSharingRequestSchema,

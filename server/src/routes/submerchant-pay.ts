@@ -13,7 +13,7 @@ export function prepayRoutes(r: ApiRoutes, { services, signed }: RouteDeps): voi
     res.json(await services.prepay.create(signer(res), body));
   });
 
-  // An unknown, malformed or invisible id answers HTTP 200 with `status: "fail"` (DESIGN 4.1): the
+  // An unknown, malformed or invisible id answers HTTP 200 with `status: "fail"`: the
   // 4.2 client loop re-calls at once on any non-200, so a 404 would make it spin.
   // Not an async function: a held call keeps one suspended frame, not two (heap per held call 8.6 → 7.6 KB, bench A/B).
   r.get('/prePay/:prepayId', signed, (req, res) => {

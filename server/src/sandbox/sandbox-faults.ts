@@ -1,5 +1,5 @@
 /**
- * How the sandbox platform misbehaves (DESIGN 4.3), so that anyone can watch the kit converge: set
+ * How the sandbox platform misbehaves (docs/sandbox.md), so that anyone can watch the kit converge: set
  * with `POST /sandbox/faults`, shown by `GET /sandbox/faults`, kept in this process's memory until
  * changed or until it restarts. Each post replaces the whole set; `{}` resets it.
  */

@@ -1,5 +1,5 @@
 /**
- * The sandbox's platform side of protocol v2 (DESIGN 2.4), for the social platform and for the card
+ * The sandbox's platform side of protocol v2 (docs/sandbox.md), for the social platform and for the card
  * acquirer: unified order, order query, close, refund and refund query. It checks request
  * signatures and merchant fields, signs its answers, keeps its own orders and refunds, and queues
  * refund notifications; the faults of `sandbox-faults.ts` make it lose calls and notifications.

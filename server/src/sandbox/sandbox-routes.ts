@@ -1,7 +1,7 @@
 /**
  * Mounted at /sandbox when SANDBOX_ENABLED. Protocol endpoints (XML) for the social platform at the
  * root and for the card acquirer under /card; the payer API (JSON, open to any origin); the faults
- * (DESIGN 4.3); the cashier page.
+ * (docs/sandbox.md); the cashier page.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { ZodError } from 'zod';

@@ -1,4 +1,4 @@
-/** The payment sandbox (DESIGN 2.4, 4.3): its parts, built together when SANDBOX_ENABLED. */
+/** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
 import type { Jobs } from '../jobs/jobs';

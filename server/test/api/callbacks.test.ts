@@ -99,7 +99,7 @@ describeEachBackend('payment-result callbacks', (backend) => {
     expect(row.attemptLog[0].error).toMatch(/no notifyCallbackUrl/);
   });
 
-  // Several instances share PostgreSQL (DESIGN 2.8); SQLite is the single-instance default, and two
+  // Several instances share PostgreSQL (docs/operations.md); SQLite is the single-instance default, and two
   // synchronous SQLite connections inside one test process would only block each other.
   const pgOnly = backend.name === 'postgres' ? test : test.skip;
   pgOnly('two service instances on one database never send a callback twice', async () => {

@@ -1,6 +1,6 @@
 /**
  * Helpers for the chain API tests, plus an independent proof verifier: it uses node:crypto only and
- * re-derives every hash from the specification of DESIGN 2.6 / RFC 6962, importing nothing from the
+ * re-derives every hash from docs/chain.md and RFC 6962, importing nothing from the
  * server or from shared/merkle.
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';

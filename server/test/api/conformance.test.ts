@@ -1,5 +1,5 @@
 /**
- * The conformance corrections of DESIGN 4.1 as a client meets them, on every backend: 405 for a
+ * The rules every endpoint follows (docs/api.md) as a client meets them, on every backend: 405 for a
  * known path asked with another method, and text that is not well-formed Unicode refused with 400
  * before it reaches a rule, the database or the ledger.
  */

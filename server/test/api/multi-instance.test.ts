@@ -1,4 +1,4 @@
-/** Several stateless instances on one PostgreSQL database (DESIGN 2.8). */
+/** Several stateless instances on one PostgreSQL database (docs/operations.md). */
 import { signRequest, encodeQuery } from '@kit/shared';
 import { backends } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';

@@ -28,7 +28,7 @@ function servedRoutes(app: Express): Set<string> {
   const out = new Set<string>();
   const walk = (stack: Layer[], prefix: string) => {
     for (const layer of stack) {
-      // The 405 answers of known paths asked with another method (DESIGN 4.1) are not endpoints.
+      // The 405 answers of known paths asked with another method are not endpoints.
       if (layer.route?.stack?.some((l) => l.handle.name === 'answerMethodNotAllowed')) continue;
       if (layer.route) {
         const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];

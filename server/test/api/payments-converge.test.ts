@@ -1,6 +1,6 @@
 /**
- * Money paths that converge on their own (DESIGN 4.2), through real HTTP against the sandbox with
- * its faults (DESIGN 4.3): lost payment and refund notifications, a refund call lost on the way,
+ * Money paths that converge on their own (docs/payments.md), through real HTTP against the sandbox with
+ * its faults (docs/sandbox.md): lost payment and refund notifications, a refund call lost on the way,
  * an order paid just before it expires, half-created channel orders, and the card-network channel.
  * No client retries anywhere: the service gets there by itself, with exactly one callback each.
  */

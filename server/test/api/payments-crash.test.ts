@@ -1,5 +1,5 @@
 /**
- * A refund interrupted by a crash converges by itself (DESIGN 4.2): the service is killed (SIGKILL)
+ * A refund interrupted by a crash converges by itself (docs/payments.md): the service is killed (SIGKILL)
  * while its refund call to the channel is held by the sandbox (fault `refunds: hold`), restarted on
  * the same database, and the order ends `refunded` with exactly one `refunded` callback, without
  * any client retry. The service runs as a child process, as `npm run server` starts it.

@@ -1,5 +1,5 @@
 /**
- * Profit sharing (4.8, DESIGN 4.4) through real HTTP against the sandbox, on every backend: the whole
+ * Profit sharing (4.8) through real HTTP against the sandbox, on every backend: the whole
  * flow, the 30 % rule (also under concurrency), idempotent `outOrderNo`, every refusal, finishing,
  * receivers closed by the channel, and the refund of a shared order.
  */

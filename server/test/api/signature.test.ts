@@ -1,4 +1,4 @@
-/** The signature check of DESIGN 2.1 as a client meets it: every way a signature can be wrong is a 401. */
+/** The signature check (docs/signing.md) as a client meets it: every way a signature can be wrong is a 401. */
 import { KitClient, encodeQuery, nextTimestamp, signRequest } from '@kit/shared';
 import { startRuntime } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';

@@ -8,7 +8,7 @@ export const MAX_UPLOAD_ITEMS = 50;
 export const MAX_ITEM_BYTES = 50 * 1024;
 export const MAX_LOOKUP_ITEMS = 500;
 
-/** The action catalogue (DESIGN 2.6); each type's `args` schema lives with the server's ledger rules. */
+/** The action catalogue (docs/chain.md); each type's `args` schema lives with the server's ledger rules. */
 export const ACTION_TYPES = ['record', 'donation.project', 'donation.donate', 'points.create', 'points.issue', 'points.transfer', 'chainPay'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 

@@ -85,8 +85,8 @@ export type CardNetworkParams = z.infer<(typeof channelParamsSchemas)['SocialCar
 export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetworkBizSmall: CardNetworkParams };
 
 /**
- * What 4.7 may send for a channel (a merge, DESIGN 4.1): a field present is set, a field sent as
- * `null` is cleared, a field not sent stays as it was.
+ * What 4.7 may send for a channel (a merge, so that a partial update never drops a field): a field
+ * present is set, a field sent as `null` is cleared, a field not sent stays as it was.
  */
 const nullableFields = <S extends z.ZodObject<z.ZodRawShape>>(schema: S) =>
   z

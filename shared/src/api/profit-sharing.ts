@@ -1,5 +1,5 @@
 /**
- * Profit sharing (4.8 and DESIGN 4.4): receivers, splits of a paid order (at most 30 % of it, all
+ * Profit sharing (4.8): receivers, splits of a paid order (at most 30 % of it, all
  * splits together), their asynchronous results, finishing an order's sharing, and its amounts.
  * Request schemas (the service validates with them) and answer schemas (the typed client checks
  * answers against them).

@@ -1,7 +1,7 @@
 /**
  * Signed prepay creation (4.1) and signed detail read (4.2) under autocannon, against the bare
- * Express route (DESIGN 4.5: Express's own cost is the per-instance ceiling). With two instances,
- * one instance alone and then both together.
+ * Express route (the service stays on Express, so Express's own cost is the per-instance ceiling).
+ * With two instances, one instance alone and then both together.
  */
 import type { Bench, LoadRun, Scenario } from '../lib/bench';
 import type { RequestKind } from '../lib/requests';

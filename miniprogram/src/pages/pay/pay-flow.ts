@@ -158,7 +158,7 @@ export class PayFlow {
     if (answer.status !== 'success' || !('args' in answer)) return this.show({ kind: 'rescan', order });
     const { args } = answer;
     if (this.isH5) {
-      // On H5 Taro.requestPayment resolves without paying (DESIGN 2.4): the sandbox cashier stands in.
+      // On H5 Taro.requestPayment resolves without paying: the sandbox cashier stands in.
       const href = this.deps.href?.() ?? window.location.href;
       const leave = this.deps.leave ?? ((url: string) => window.location.assign(url));
       leave(api.sandboxCashierUrl(args.package, returnUrl(href)));

@@ -1,4 +1,4 @@
-/** Section 4.8 (DESIGN 4.4): profit sharing for contracted merchants. */
+/** Section 4.8: profit sharing for contracted merchants. */
 import { z } from 'zod';
 import {
   addReceiverRequestSchema,

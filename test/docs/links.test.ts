@@ -1,0 +1,43 @@
+/** Every relative link of README.md and docs/*.md reaches a file of the repository, and its #anchor a heading there. */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.join(__dirname, '../..');
+const pages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+/** Markdown without its fenced code blocks and inline code spans. */
+function prose(text: string): string {
+  return text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const m of text.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
+    const slug = m[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n ? `${slug}-${n}` : slug);
+  }
+  return out;
+}
+
+const links = pages.flatMap((page) =>
+  [...prose(fs.readFileSync(path.join(root, page), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1])
+    .filter((href) => !/^[a-z][a-z0-9+.-]*:/i.test(href))
+    .map((href) => [page, href] as const),
+);
+
+describe('documentation links', () => {
+  it('finds links to check', () => expect(links.length).toBeGreaterThan(20));
+
+  it.each(links)('%s → %s', (page, href) => {
+    const [file, anchor] = href.split('#');
+    const target = file ? path.resolve(path.dirname(path.join(root, page)), decodeURIComponent(file)) : path.join(root, page);
+    expect(path.relative(root, target).startsWith('..')).toBe(false);
+    expect(fs.existsSync(target)).toBe(true);
+    if (anchor !== undefined && target.endsWith('.md')) expect([...anchorsOf(fs.readFileSync(target, 'utf8'))]).toContain(anchor);
+  });
+});
