@@ -60,7 +60,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
   // Each `.describe()` is the setting's documentation: docs/configuration.md is generated from it (`npm run docs`).
   return z.object({
     NODE_ENV: z.string().default('development').describe('`production` turns the sandbox off, refuses plain-HTTP logins from loopback and leaves the channel credentials without sandbox defaults.'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('Listening port (`0`: any free port).'),
+    PORT: z.coerce.number({ invalid_type_error: 'must be a port number (0–65535)' }).int().min(0).max(65535).default(8080).describe('Listening port (`0`: any free port).'),
     HOST: z.string().default('0.0.0.0').describe('Listening address.'),
     BASE_PATH: z
       .string()
@@ -103,7 +103,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     MP_SECRET: (production ? z.string().min(1).optional() : z.string().min(1).default('sandbox-mini-program-secret')).describe('The payers\' mini-program secret, for the login-code exchange; server side only.'),
     PAY_GATEWAY_TIMEOUT: duration('10s').describe('Time limit of one call to a payment gateway; a refund left requested is resumed after it.'),
     SANDBOX_NOTIFY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe('Sandbox: waits between repeated notifications while the service does not acknowledge (the platform\'s own).'),
-    SANDBOX_DUPLICATE_NOTIFY: z.coerce.number().int().min(0).max(5).default(1).describe('Sandbox: extra copies of each acknowledged notification (0–5), as the real platform sometimes sends.'),
+    SANDBOX_DUPLICATE_NOTIFY: z.coerce.number({ invalid_type_error: 'must be a whole number (0–5)' }).int().min(0).max(5).default(1).describe('Sandbox: extra copies of each acknowledged notification (0–5), as the real platform sometimes sends.'),
     SANDBOX_REFUND_DELAY: duration('1s').describe('Sandbox: time from accepting a refund to its completion and notification (the refund query says `PROCESSING` until then).'),
     SANDBOX_PROFIT_SHARING_DELAY: duration('1s').describe('Sandbox: time after a split before its receivers\' results are decided.'),
     PROFIT_SHARING_QUERY_SCHEDULE: durationList('1s,2s,5s,10s,30s,1m,5m,10m,30m,60m').describe('Waits between queries of a split\'s results until every receiver\'s result is final (then the last wait repeats).'),
