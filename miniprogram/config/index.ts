@@ -18,6 +18,7 @@ const sharedSrc = path.resolve(__dirname, '../../shared/src');
  */
 const ownModules = path.resolve(__dirname, '../node_modules');
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Taro hands over webpack-chain's Config without exporting its type
 function chainCommon(chain: any): void {
   chain.resolve.plugin('tsconfig-paths').use(TsconfigPathsPlugin);
   chain.resolve.modules.clear().add(ownModules).add('node_modules');

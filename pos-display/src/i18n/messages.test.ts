@@ -55,7 +55,7 @@ describe('POS message catalogue', () => {
     for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.tsx') && !f.endsWith('.test.tsx'))) {
       const src = fs.readFileSync(path.join(dir, file), 'utf8');
       // Text between a tag's end and the next tag or expression, holding a letter.
-      for (const m of src.matchAll(/(?<![=\-])>([^<>{}();=?]*)</g)) {
+      for (const m of src.matchAll(/(?<![=-])>([^<>{}();=?]*)</g)) {
         const text = m[1].trim();
         if (/[A-Za-z\u4e00-\u9fff]/.test(text)) offenders.push(`${file}: "${text}"`);
       }

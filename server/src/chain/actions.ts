@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   AmountError,
+  NO_CONTROL_CHARS,
   donationProjectSchema,
   donationSchema,
   localIdSchema,
@@ -26,7 +27,7 @@ export const pointsAmountSchema = z.string({ invalid_type_error: 'must be a deci
 });
 
 const appIdSchema = z.string().min(1, 'must not be empty').max(64);
-const userIdSchema = z.string().min(1, 'must not be empty').max(128).regex(/^[^\u0000-\u001f]*$/, 'must not contain control characters');
+const userIdSchema = z.string().min(1, 'must not be empty').max(128).regex(NO_CONTROL_CHARS, 'must not contain control characters');
 const accountSchema = z.object({ userAppId: appIdSchema, userId: userIdSchema }).strict();
 
 export const actionSchemas = {

@@ -40,6 +40,7 @@ export interface SecretSource {
 
 interface Prepared extends NewItem {
   index: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
   args: Record<string, any>;
 }
 
@@ -92,6 +93,7 @@ export class LedgerService {
       const parsed = actionSchemas[type].safeParse(given);
       if (!parsed.success) throw new KitError('invalid_action_args', `${where}.args: ${describeZodError(parsed.error)}`);
       // Schemas only check (no defaults, no transforms), so the content is the caller's data as given.
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
       const args = given as Record<string, any>;
 
       await checks.check(where, type, args, this.codes);
@@ -248,6 +250,7 @@ class AcceptanceChecks {
     private readonly inCall: Map<string, Prepared>,
   ) {}
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
   async check(where: string, type: ActionType, args: Record<string, any>, codes: CodeReader): Promise<void> {
     switch (type) {
       case 'points.issue':

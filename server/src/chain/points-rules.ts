@@ -14,6 +14,7 @@ export interface PointsTx {
   /** The uploading (signing) app. */
   appId: string;
   type: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
   args: Record<string, any>;
   /** When the item was accepted (Unix ms); a deduction code's age is taken at this moment. */
   acceptedAt: number;

@@ -4,9 +4,10 @@
  * only swaps the arguments into the compiled parameter list.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './schema';
 
 export function prepared<A extends unknown[], R>(
-  db: Kysely<any>,
+  db: Kysely<Database>,
   build: (...args: A) => { compile(): CompiledQuery<R> },
   arity: A['length'],
 ): (...args: A) => Promise<R[]> {

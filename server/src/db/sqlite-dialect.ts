@@ -278,6 +278,7 @@ export class BetterSqliteDialect implements Dialect {
   createQueryCompiler() {
     return new SqliteQueryCompiler();
   }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature of Kysely's Dialect interface
   createIntrospector(db: Kysely<any>) {
     return new SqliteIntrospector(db);
   }

@@ -21,6 +21,8 @@ declare global {
       /** The body bytes exactly as received; signatures are checked against these. */
       rawBody?: Buffer;
     }
+    // Declaration merging needs an interface, even an empty one.
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
     interface Locals extends KitLocals {}
   }
 }

@@ -9,7 +9,6 @@ import {
   channelParamsSchemas,
   type ChannelParams,
   type ChannelParamsPatch,
-  type CreateMerchantRequest,
   type LoginResponse,
   type PaymentChannel,
   PAY_VERSION,

@@ -118,13 +118,17 @@ export class Metrics {
   constructor(opts: { countMaxAgeMs?: number } = {}) {
     this.outbox = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
-    const self = this;
+    // prom-client calls `collect` with the gauge as `this`; these read the sources set later.
+    const held = () => this.heldCalls?.() ?? 0;
+    const dropped = () => this.logStats?.().dropped ?? 0;
+    const buffered = () => this.logStats?.().bufferedBytes ?? 0;
+    const { outbox, chainQueue } = this;
     new Gauge({
       name: 'kit_wait_for_finish_held',
       help: 'Detail calls (4.2 waitForFinish=1, and the front ends\' waits) held open on this instance right now.',
       registers: [this.registry],
       collect() {
-        this.set(self.heldCalls?.() ?? 0);
+        this.set(held());
       },
     });
     new Gauge({
@@ -132,7 +136,7 @@ export class Metrics {
       help: 'Merchant callbacks not yet delivered (waiting for their first attempt or a retry).',
       registers: [this.registry],
       async collect() {
-        const v = await self.outbox.get();
+        const v = await outbox.get();
         if (v !== undefined) this.set(v);
       },
     });
@@ -141,7 +145,7 @@ export class Metrics {
       help: 'Chain items accepted and waiting for a block.',
       registers: [this.registry],
       async collect() {
-        const v = await self.chainQueue.get();
+        const v = await chainQueue.get();
         if (v !== undefined) this.set(v);
       },
     });
@@ -150,7 +154,7 @@ export class Metrics {
       help: 'Log lines dropped since start because stdout was not read fast enough (LOG_BUFFER_BYTES was full).',
       registers: [this.registry],
       collect() {
-        this.set(self.logStats?.().dropped ?? 0);
+        this.set(dropped());
       },
     });
     new Gauge({
@@ -158,7 +162,7 @@ export class Metrics {
       help: 'Bytes of log lines waiting for the stdout reader (at most LOG_BUFFER_BYTES).',
       registers: [this.registry],
       collect() {
-        this.set(self.logStats?.().bufferedBytes ?? 0);
+        this.set(buffered());
       },
     });
   }

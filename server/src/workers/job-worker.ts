@@ -32,6 +32,8 @@ export interface JobHandler {
 export function startJobWorker(jobs: Jobs, handler: JobHandler, pollMs: number, log: Logger): Loop {
   const running = new Set<Promise<void>>();
   const stopping = new AbortController();
+  // Set once below; the job runs above read it, and the loop may tick before `startLoop` returns.
+  // eslint-disable-next-line prefer-const
   let loop: Loop | undefined;
 
   const runOne = async (job: JobRow, token: string) => {

@@ -1,6 +1,6 @@
 /** 4.14 batch chain upload, 4.15 on-chain id lookup and the inclusion proof: limits, shapes, answers. */
 import { z } from 'zod';
-import { CHAIN_VERSION } from './common';
+import { CHAIN_VERSION, NO_CONTROL_CHARS } from './common';
 import type { ChainProof } from '../merkle';
 
 /** Limits of section 8. */
@@ -17,7 +17,7 @@ export const localIdSchema = z
   .string({ invalid_type_error: 'must be a string' })
   .min(1, 'must not be empty')
   .max(128, 'must be at most 128 characters')
-  .regex(/^[^\u0000-\u001f]*$/, 'must not contain control characters');
+  .regex(NO_CONTROL_CHARS, 'must not contain control characters');
 
 /** The envelope; the count is checked before each item so that the limit error is the one reported. */
 export const uploadRequestSchema = z.object({ items: z.array(z.unknown()).min(1, 'must hold at least one item') }).strict();
@@ -87,7 +87,7 @@ export type ProofAnswer = z.infer<typeof proofAnswerSchema>;
 /** Compile-time guard: the checked answer is exactly what `verifyChainProof` takes. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
-type ProofMatchesChainProof = Assert<Same<Omit<ProofResponse, 'version' | 'status'>, ChainProof>>;
+type _ProofMatchesChainProof = Assert<Same<Omit<ProofResponse, 'version' | 'status'>, ChainProof>>;
 
 /** On-chain ids are hex SHA-256. */
 export const chainIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be an on-chain id (64 lower-case hex characters)');

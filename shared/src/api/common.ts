@@ -17,9 +17,13 @@ export const failSchema = z.object({
 });
 export type FailResponse = z.infer<typeof failSchema>;
 
+/** Text without control characters (U+0000–U+001F), which ids and names must not carry. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const NO_CONTROL_CHARS = /^[^\u0000-\u001f]*$/;
+
 /** Identifiers the caller chooses: printable, bounded. */
 export const idString = (max = 128) =>
-  z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).regex(/^[^\u0000-\u001f]*$/, 'must not contain control characters');
+  z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).regex(NO_CONTROL_CHARS, 'must not contain control characters');
 
 /** Merchant ids: `PM…` or `SM…`. */
 export const merchantIdSchema = z.string().regex(/^(PM|SM)[0-9A-Za-z]{1,30}$/, 'must be a merchant id such as "SM…" or "PM…"');

@@ -1,13 +1,13 @@
 /** 4.12 trusted-points balance and 4.13 deduction code (fields of 2.6). All parameters are query fields. */
 import { z } from 'zod';
-import { CHAIN_VERSION } from './common';
+import { CHAIN_VERSION, NO_CONTROL_CHARS } from './common';
 
 /** Deduction codes are valid this long (section 8) and a display refreshes them this often. */
 export const DEDUCTION_CODE_TTL_MS = 20_000;
 export const DEDUCTION_CODE_REFRESH_MS = 5_000;
 
 const queryId = (max = 128) =>
-  z.string({ required_error: 'is required', invalid_type_error: 'must be given once' }).min(1, 'must not be empty').max(max).regex(/^[^\u0000-\u001f]*$/, 'must not contain control characters');
+  z.string({ required_error: 'is required', invalid_type_error: 'must be given once' }).min(1, 'must not be empty').max(max).regex(NO_CONTROL_CHARS, 'must not contain control characters');
 
 export const pointTokenIdSchema = queryId(64);
 
