@@ -8,15 +8,7 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: [
-      '**/node_modules/**',
-      '**/dist/**',
-      '**/.cache/**',
-      'coverage/**',
-      'data/**',
-      'test/browser/screenshots/**',
-      'miniprogram/.swc/**',
-    ],
+    ignores: ['**/node_modules/**', '**/dist/**', '**/.cache/**', 'coverage/**', 'data/**', 'test/browser/screenshots/**', 'miniprogram/.swc/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -24,7 +16,10 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
     rules: {
       // `_name` marks a parameter or binding kept on purpose (a handler's signature, a destructured rest).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

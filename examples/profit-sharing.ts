@@ -13,7 +13,12 @@ import fs from 'node:fs';
 import { KitClient } from '@kit/shared';
 
 async function main() {
-  const demo = JSON.parse(fs.readFileSync(process.env.KIT_DEMO ?? 'demo.json', 'utf8')) as { appId: string; appSecret: string; parentMerchantId: string; subMerchantId: string };
+  const demo = JSON.parse(fs.readFileSync(process.env.KIT_DEMO ?? 'demo.json', 'utf8')) as {
+    appId: string;
+    appSecret: string;
+    parentMerchantId: string;
+    subMerchantId: string;
+  };
   const baseUrl = process.env.KIT_URL ?? 'http://127.0.0.1:8080';
   const kit = new KitClient({ baseUrl, appId: demo.appId, appSecret: demo.appSecret });
   const say = (step: string, detail: unknown = '') => console.log(`${step.padEnd(28)} ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
@@ -26,7 +31,11 @@ async function main() {
   // 2. An order, its scan-code payment (placed with profit sharing), paid by a payer in the sandbox.
   const { prepayId } = await kit.createPrepay({ subMerchantId: demo.subMerchantId, totalAmount: '88.00', extraInfo: { items: [{ name: 'Tea set', qty: 1 }] } });
   const { args } = await kit.socialPayNative(prepayId);
-  const paid = await fetch(`${baseUrl}/sandbox/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codeUrl: args.code_url }) });
+  const paid = await fetch(`${baseUrl}/sandbox/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ codeUrl: args.code_url }),
+  });
   if (!paid.ok) throw new Error(`the sandbox did not pay: ${await paid.text()}`);
   const detail = await kit.waitForPayment(prepayId);
   say('order paid', { prepayId, status: detail.status, totalAmount: detail.totalAmount });

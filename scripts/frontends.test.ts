@@ -17,7 +17,13 @@ describe('buildTarget', () => {
     fs.writeFileSync(path.join(dir, 'src', 'a.txt'), 'one');
     // A real build command: writes the NODE_ENV it was given into its output, and warns once.
     const script = "require('fs').writeFileSync('out.txt', String(process.env.NODE_ENV)); console.log('WARNING in entrypoint size limit: too big')";
-    target = { name: `test-${path.basename(dir)}`, cwd: dir, command: [process.execPath, '-e', script], inputs: [path.join(dir, 'src')], output: path.join(dir, 'out.txt') };
+    target = {
+      name: `test-${path.basename(dir)}`,
+      cwd: dir,
+      command: [process.execPath, '-e', script],
+      inputs: [path.join(dir, 'src')],
+      output: path.join(dir, 'out.txt'),
+    };
     lines.length = 0;
   });
   afterEach(() => {
@@ -57,7 +63,8 @@ describe('buildTarget', () => {
 
 describe('summariseWarnings', () => {
   it('counts webpack warnings once (its own total), Vite warnings and Node deprecations', () => {
-    const taro = 'WARNING in entrypoint size limit: big\n⚠️ Warnings:\nWARNING in entrypoint size limit: big\nwebpack 5.91.0 compiled with \u001b[1m\u001b[33m1 warning\u001b[39m\u001b[22m in 21707 ms';
+    const taro =
+      'WARNING in entrypoint size limit: big\n⚠️ Warnings:\nWARNING in entrypoint size limit: big\nwebpack 5.91.0 compiled with \u001b[1m\u001b[33m1 warning\u001b[39m\u001b[22m in 21707 ms';
     expect(summariseWarnings(taro)).toEqual({ count: 1, samples: ['entrypoint size limit: big'] });
     expect(summariseWarnings('(!) Some chunks are larger than 500 kB\n✓ built in 400ms').count).toBe(1);
     expect(summariseWarnings('vite v8 building\n✓ built in 418ms')).toEqual({ count: 0, samples: [] });

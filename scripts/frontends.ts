@@ -26,7 +26,15 @@ export interface BuildTarget {
 
 /** What every front end compiles besides its own folder: the shared source and the locked dependencies. */
 const COMMON_INPUTS = ['shared/src', 'package-lock.json', 'tsconfig.json'];
-const MINIPROGRAM_INPUTS = ['miniprogram/src', 'miniprogram/config', 'miniprogram/types', 'miniprogram/babel.config.js', 'miniprogram/package.json', 'miniprogram/tsconfig.json', 'miniprogram/project.config.json'];
+const MINIPROGRAM_INPUTS = [
+  'miniprogram/src',
+  'miniprogram/config',
+  'miniprogram/types',
+  'miniprogram/babel.config.js',
+  'miniprogram/package.json',
+  'miniprogram/tsconfig.json',
+  'miniprogram/project.config.json',
+];
 
 export const TARGETS: readonly BuildTarget[] = [
   {
@@ -40,7 +48,14 @@ export const TARGETS: readonly BuildTarget[] = [
     name: 'pos-display',
     cwd: 'pos-display',
     command: ['vite', 'build'],
-    inputs: ['pos-display/src', 'pos-display/index.html', 'pos-display/vite.config.ts', 'pos-display/package.json', 'pos-display/tsconfig.json', ...COMMON_INPUTS],
+    inputs: [
+      'pos-display/src',
+      'pos-display/index.html',
+      'pos-display/vite.config.ts',
+      'pos-display/package.json',
+      'pos-display/tsconfig.json',
+      ...COMMON_INPUTS,
+    ],
     output: 'pos-display/dist/index.html',
   },
   {

@@ -106,7 +106,14 @@ function payload(title: string, contentType: string, c: Content): string[] {
   return [...out, ''];
 }
 
-const SIGNATURE_FAILURES = ['signature_missing', 'signature_malformed', 'timestamp_invalid', 'timestamp_out_of_window', 'signature_mismatch', 'signature_replayed'];
+const SIGNATURE_FAILURES = [
+  'signature_missing',
+  'signature_malformed',
+  'timestamp_invalid',
+  'timestamp_out_of_window',
+  'signature_mismatch',
+  'signature_replayed',
+];
 
 /** The error ids an OpenAPI error response names, the signature failures folded into one entry. */
 function errorList(description: string): string {
@@ -121,23 +128,47 @@ function renderOperation(method: string, path: string, op: Operation): string {
   const route = ROUTE_DOCS.find((r) => r.method === method && openApiPath(r.path) === path);
   if (!route) throw new Error(`no route description for ${method} ${path}`);
   const heading = `${route.section ? `${route.section} ` : ''}${method.toUpperCase()} ${path}`;
-  const out = [`### ${heading}`, '', `**${route.summary}.** Auth: ${AUTH_TEXT[route.auth]}.${route.sandboxOnly ? ' Served only when the sandbox is on.' : ''}`, ''];
+  const out = [
+    `### ${heading}`,
+    '',
+    `**${route.summary}.** Auth: ${AUTH_TEXT[route.auth]}.${route.sandboxOnly ? ' Served only when the sandbox is on.' : ''}`,
+    '',
+  ];
   if (route.description) out.push(route.description, '');
   const params = (op.parameters ?? []).filter((p) => p.in === 'path' || p.in === 'query');
   if (params.length) {
-    out.push(table(['parameter', 'in', 'required', 'type', 'notes'], params.map((p) => [code(p.name), p.in, p.required ? 'yes' : 'no', typeText(p.schema, 1), p.description ?? (p.schema ? fieldNotes(p.schema) : '')])), '');
+    out.push(
+      table(
+        ['parameter', 'in', 'required', 'type', 'notes'],
+        params.map((p) => [code(p.name), p.in, p.required ? 'yes' : 'no', typeText(p.schema, 1), p.description ?? (p.schema ? fieldNotes(p.schema) : '')]),
+      ),
+      '',
+    );
   }
   for (const [type, c] of Object.entries(op.requestBody?.content ?? {})) out.push(...payload('Request body', type, c));
   const ok = op.responses['200'];
-  for (const [type, c] of Object.entries(ok?.content ?? {})) out.push(...payload(`Answer 200${ok.description && ok.description !== 'Success' ? ` (${ok.description})` : ''}`, type, c));
+  for (const [type, c] of Object.entries(ok?.content ?? {}))
+    out.push(...payload(`Answer 200${ok.description && ok.description !== 'Success' ? ` (${ok.description})` : ''}`, type, c));
   const failures = Object.entries(op.responses).filter(([status]) => status !== '200');
-  if (failures.length) out.push(table(['HTTP', 'errors'], failures.map(([status, r]) => [status, errorList(r.description ?? '')])), '');
+  if (failures.length)
+    out.push(
+      table(
+        ['HTTP', 'errors'],
+        failures.map(([status, r]) => [status, errorList(r.description ?? '')]),
+      ),
+      '',
+    );
   return out.join('\n').trimEnd();
 }
 
 export function renderApiReference(): string {
-  const doc = buildOpenApiDocument({ sandbox: true }) as unknown as { paths: Record<string, Record<string, Operation>>; tags: Array<{ name: string; description?: string }> };
-  const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op, tag: (op as { tags?: string[] }).tags?.[0] ?? '' })));
+  const doc = buildOpenApiDocument({ sandbox: true }) as unknown as {
+    paths: Record<string, Record<string, Operation>>;
+    tags: Array<{ name: string; description?: string }>;
+  };
+  const ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method, op, tag: (op as { tags?: string[] }).tags?.[0] ?? '' })),
+  );
 
   const bySection = ROUTE_DOCS.filter((r) => r.section)
     .slice()
@@ -153,7 +184,10 @@ export function renderApiReference(): string {
     '',
     'Every failure answers `{version, status: "fail", error, code, msg, traceId}` with one of these `error` ids (`shared/src/errors.ts`); `traceId` is the request id in the service\'s logs.',
     '',
-    table(['error', 'code', 'HTTP', 'meaning'], Object.entries(ERROR_CATALOGUE).map(([id, e]) => [code(id), code(e.code), String(e.http), e.msg])),
+    table(
+      ['error', 'code', 'HTTP', 'meaning'],
+      Object.entries(ERROR_CATALOGUE).map(([id, e]) => [code(id), code(e.code), String(e.http), e.msg]),
+    ),
     '',
     '## Endpoints',
     '',

@@ -22,7 +22,11 @@ export interface GeneratedDoc {
 
 export const GENERATED_DOCS: readonly GeneratedDoc[] = [
   { file: 'docs/configuration.md', source: 'the config schema, `server/src/config.ts`', render: renderConfiguration },
-  { file: 'docs/api.md', source: 'the OpenAPI document, `server/src/openapi/` (served at `GET /openapi.json`), and the error catalogue, `shared/src/errors.ts`', render: renderApiReference },
+  {
+    file: 'docs/api.md',
+    source: 'the OpenAPI document, `server/src/openapi/` (served at `GET /openapi.json`), and the error catalogue, `shared/src/errors.ts`',
+    render: renderApiReference,
+  },
 ];
 
 /** The file's hand-written part followed by the marker and the freshly generated part. */

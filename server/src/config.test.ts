@@ -8,7 +8,9 @@ describe('configuration', () => {
   });
 
   it('reads durations, sizes, flags and schedules in the documented forms', () => {
-    expect([parseDuration('500ms'), parseDuration('15s'), parseDuration('3m'), parseDuration('2h'), parseDuration('250')]).toEqual([500, 15_000, 180_000, 7_200_000, 250]);
+    expect([parseDuration('500ms'), parseDuration('15s'), parseDuration('3m'), parseDuration('2h'), parseDuration('250')]).toEqual([
+      500, 15_000, 180_000, 7_200_000, 250,
+    ]);
     expect([parseBytes('512kb'), parseBytes('8MB'), parseBytes('100')]).toEqual([524_288, 8_388_608, 100]);
     const c = loadConfig({ CALLBACK_RETRY_SCHEDULE: '1s,2s,5s', PORT: '0' });
     expect(c.CALLBACK_RETRY_SCHEDULE).toEqual([1_000, 2_000, 5_000]);

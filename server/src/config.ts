@@ -12,22 +12,30 @@ export function parseDuration(text: string): number {
   return Math.round(Number(m[1]) * factor);
 }
 
-const duration = (fallback: string) => z.string().default(fallback).transform((v, ctx) => {
-  try {
-    return parseDuration(v);
-  } catch (e) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
-    return z.NEVER;
-  }
-});
-const durationList = (fallback: string) => z.string().default(fallback).transform((v, ctx) => {
-  try {
-    return v.split(',').map((s) => parseDuration(s));
-  } catch (e) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
-    return z.NEVER;
-  }
-});
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      try {
+        return parseDuration(v);
+      } catch (e) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
+        return z.NEVER;
+      }
+    });
+const durationList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      try {
+        return v.split(',').map((s) => parseDuration(s));
+      } catch (e) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
+        return z.NEVER;
+      }
+    });
 /** Sizes accept `512kb`, `8mb` or plain bytes. */
 export function parseBytes(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(text);
@@ -35,14 +43,18 @@ export function parseBytes(text: string): number {
   const factor = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b'];
   return Math.round(Number(m[1]) * factor);
 }
-const bytes = (fallback: string) => z.string().default(fallback).transform((v, ctx) => {
-  try {
-    return parseBytes(v);
-  } catch (e) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
-    return z.NEVER;
-  }
-});
+const bytes = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      try {
+        return parseBytes(v);
+      } catch (e) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (e as Error).message });
+        return z.NEVER;
+      }
+    });
 const flag = (fallback: boolean) =>
   z
     .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -59,58 +71,133 @@ function schemaFor(env: NodeJS.ProcessEnv) {
   const production = env.NODE_ENV === 'production';
   // Each `.describe()` is the setting's documentation: docs/configuration.md is generated from it (`npm run docs`).
   return z.object({
-    NODE_ENV: z.string().default('development').describe('`production` turns the sandbox off, refuses plain-HTTP logins from loopback and leaves the channel credentials without sandbox defaults.'),
-    PORT: z.coerce.number({ invalid_type_error: 'must be a port number (0–65535)' }).int().min(0).max(65535).default(8080).describe('Listening port (`0`: any free port).'),
+    NODE_ENV: z
+      .string()
+      .default('development')
+      .describe('`production` turns the sandbox off, refuses plain-HTTP logins from loopback and leaves the channel credentials without sandbox defaults.'),
+    PORT: z.coerce
+      .number({ invalid_type_error: 'must be a port number (0–65535)' })
+      .int()
+      .min(0)
+      .max(65535)
+      .default(8080)
+      .describe('Listening port (`0`: any free port).'),
     HOST: z.string().default('0.0.0.0').describe('Listening address.'),
     BASE_PATH: z
       .string()
       .regex(/^(\/[^/]+)*$/, 'must be empty or start with / and not end with /')
       .default('')
-      .describe('Path prefix when the service sits under a sub-path of its public URL (`/kit`); signed paths are relative to it, and the front ends work under it.'),
-    DATA_DIR: z.string().default('./data').describe('Folder of the SQLite file (`kit.sqlite` with its `-wal`/`-shm`), the generated master key and the generated chain node key, all mode 0600 (the folder 0700 when created). Relative to the working directory.'),
+      .describe(
+        'Path prefix when the service sits under a sub-path of its public URL (`/kit`); signed paths are relative to it, and the front ends work under it.',
+      ),
+    DATA_DIR: z
+      .string()
+      .default('./data')
+      .describe(
+        'Folder of the SQLite file (`kit.sqlite` with its `-wal`/`-shm`), the generated master key and the generated chain node key, all mode 0600 (the folder 0700 when created). Relative to the working directory.',
+      ),
     DATABASE_URL: z.string().url().optional().describe('PostgreSQL instead of SQLite, e.g. `postgres://user@host:5432/kit` (docs/operations.md).'),
     DATABASE_SCHEMA: z
       .string()
       .regex(/^[a-z_][a-z0-9_]{0,62}$/)
       .optional()
       .describe('PostgreSQL schema for the tables (created if missing; unset: `public`); lets several kits or test runs share a database.'),
-    KIT_MASTER_KEY: z.string().optional().describe('32 bytes as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts app secrets at rest and keys deduction codes. Every instance must share it. Unset: a key file generated in `DATA_DIR`.'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level; `silent` for none (docs/operations.md).'),
+    KIT_MASTER_KEY: z
+      .string()
+      .optional()
+      .describe(
+        '32 bytes as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts app secrets at rest and keys deduction codes. Every instance must share it. Unset: a key file generated in `DATA_DIR`.',
+      ),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('pino level; `silent` for none (docs/operations.md).'),
     TRUST_PROXY: flag(false).describe('Trust `X-Forwarded-*` from the proxy in front (TLS terminated by it: logins then need `X-Forwarded-Proto: https`).'),
-    ALLOW_INSECURE_LOGIN_ON_LOOPBACK: flag(!production).describe('Accept plain-HTTP logins from a direct loopback caller (development); a forwarding header of any kind means a proxy stands in front and refuses it.'),
+    ALLOW_INSECURE_LOGIN_ON_LOOPBACK: flag(!production).describe(
+      'Accept plain-HTTP logins from a direct loopback caller (development); a forwarding header of any kind means a proxy stands in front and refuses it.',
+    ),
     SIGNATURE_TOLERANCE: duration('300s').describe('How far `_t` may be from the server clock (docs/signing.md).'),
     WAIT_FOR_FINISH_HOLD: duration('20s')
       .refine((ms) => ms >= 100 && ms <= 55_000, 'must be between 100ms and 55s')
       .describe('How long a 4.2 `waitForFinish=1` call is held at most (100 ms to 55 s).'),
-    ORDER_TTL: duration('2h').refine((ms) => ms >= 1_000, 'must be at least 1s').describe('How long a prepay order stays `active` before it expires (`cancel`).'),
+    ORDER_TTL: duration('2h')
+      .refine((ms) => ms >= 1_000, 'must be at least 1s')
+      .describe('How long a prepay order stays `active` before it expires (`cancel`).'),
     EXPIRY_SWEEP_INTERVAL: duration('1s').describe('How often expired orders are moved to `cancel` (reading an expired order cancels it at once anyway).'),
     SHUTDOWN_GRACE: duration('5s').describe('On SIGTERM or SIGINT, how long open requests get before they are closed (docs/operations.md).'),
     // Payments
-    SANDBOX_ENABLED: flag(!production).describe('Serve the payment sandbox under `/sandbox` and use it as the gateway when no gateway URL is set (docs/sandbox.md).'),
-    PAY_GATEWAY_URL: z.string().url().optional().describe('Base URL of the social payment platform, protocol v2 (`…/pay/unifiedorder` is appended). Unset: the sandbox (`<service>/sandbox`).'),
+    SANDBOX_ENABLED: flag(!production).describe(
+      'Serve the payment sandbox under `/sandbox` and use it as the gateway when no gateway URL is set (docs/sandbox.md).',
+    ),
+    PAY_GATEWAY_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe('Base URL of the social payment platform, protocol v2 (`…/pay/unifiedorder` is appended). Unset: the sandbox (`<service>/sandbox`).'),
     CARD_GATEWAY_URL: z.string().url().optional().describe('Base URL of the card-network acquirer. Unset: the sandbox (`<service>/sandbox/card`).'),
-    CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe('Waits between attempts of a merchant callback (15 retries by default; each attempt re-signed); after the last one the callback is marked `failed` (docs/payments.md).'),
+    CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
+      'Waits between attempts of a merchant callback (15 retries by default; each attempt re-signed); after the last one the callback is marked `failed` (docs/payments.md).',
+    ),
     CALLBACK_TIMEOUT: duration('10s').describe('Time limit of one callback attempt.'),
-    CALLBACK_POLL_INTERVAL: duration('250ms').describe('How often each job worker (callbacks, sandbox notifications, payment and refund reconciliation, profit-sharing follow-up) looks for due work when idle; new work starts at once.'),
-    PAYMENT_QUERY_SCHEDULE: durationList('10s,30s,1m,2m,5m,10m,30m,60m').describe('Waits between order queries of a placed channel order until it is paid or closed, so that a lost payment notification still finishes the order; refund queries follow it too, then repeat its last wait until the refund ends.'),
-    PUBLIC_URL: z.string().url().optional().describe('This service\'s base URL as the payment platform reaches it, including `BASE_PATH`; notification URLs are `PUBLIC_URL/pay-notify/…`. Unset: the listening URL.'),
-    PAY_SP_APPID: (production ? z.string().min(1).optional() : z.string().min(1).default('wx5andb0xsp000001')).describe('The service provider\'s app id at the social payment platform.'),
-    PAY_SP_MCH_ID: (production ? z.string().min(1).optional() : z.string().min(1).default('1900000109')).describe('The service provider\'s merchant number at the platform.'),
-    PAY_SP_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxSandboxSandboxSandbox0001')).describe('The service provider\'s API key at the platform (signs protocol messages). In production, without it and a gateway URL the payment endpoints answer 503 `channel_unavailable` saying what to set.'),
+    CALLBACK_POLL_INTERVAL: duration('250ms').describe(
+      'How often each job worker (callbacks, sandbox notifications, payment and refund reconciliation, profit-sharing follow-up) looks for due work when idle; new work starts at once.',
+    ),
+    PAYMENT_QUERY_SCHEDULE: durationList('10s,30s,1m,2m,5m,10m,30m,60m').describe(
+      'Waits between order queries of a placed channel order until it is paid or closed, so that a lost payment notification still finishes the order; refund queries follow it too, then repeat its last wait until the refund ends.',
+    ),
+    PUBLIC_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        "This service's base URL as the payment platform reaches it, including `BASE_PATH`; notification URLs are `PUBLIC_URL/pay-notify/…`. Unset: the listening URL.",
+      ),
+    PAY_SP_APPID: (production ? z.string().min(1).optional() : z.string().min(1).default('wx5andb0xsp000001')).describe(
+      "The service provider's app id at the social payment platform.",
+    ),
+    PAY_SP_MCH_ID: (production ? z.string().min(1).optional() : z.string().min(1).default('1900000109')).describe(
+      "The service provider's merchant number at the platform.",
+    ),
+    PAY_SP_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxSandboxSandboxSandbox0001')).describe(
+      "The service provider's API key at the platform (signs protocol messages). In production, without it and a gateway URL the payment endpoints answer 503 `channel_unavailable` saying what to set.",
+    ),
     PAY_SIGN_TYPE: z.enum(['MD5', 'HMAC-SHA256']).default('HMAC-SHA256').describe('Sign type of new channel orders.'),
-    CARD_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxCardAcquirerKey0000000001')).describe('API key at the card-network acquirer (channel `SocialCardNetworkBizSmall`).'),
-    MP_APPID: (production ? z.string().min(1).optional() : z.string().min(1).default('wx5andb0xmp000001')).describe('The payers\' mini-program app id: login-code exchange (`jscode2session`) and mini-program payment (4.4).'),
-    MP_SECRET: (production ? z.string().min(1).optional() : z.string().min(1).default('sandbox-mini-program-secret')).describe('The payers\' mini-program secret, for the login-code exchange; server side only.'),
+    CARD_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxCardAcquirerKey0000000001')).describe(
+      'API key at the card-network acquirer (channel `SocialCardNetworkBizSmall`).',
+    ),
+    MP_APPID: (production ? z.string().min(1).optional() : z.string().min(1).default('wx5andb0xmp000001')).describe(
+      "The payers' mini-program app id: login-code exchange (`jscode2session`) and mini-program payment (4.4).",
+    ),
+    MP_SECRET: (production ? z.string().min(1).optional() : z.string().min(1).default('sandbox-mini-program-secret')).describe(
+      "The payers' mini-program secret, for the login-code exchange; server side only.",
+    ),
     PAY_GATEWAY_TIMEOUT: duration('10s').describe('Time limit of one call to a payment gateway; a refund left requested is resumed after it.'),
-    SANDBOX_NOTIFY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe('Sandbox: waits between repeated notifications while the service does not acknowledge (the platform\'s own).'),
-    SANDBOX_DUPLICATE_NOTIFY: z.coerce.number({ invalid_type_error: 'must be a whole number (0–5)' }).int().min(0).max(5).default(1).describe('Sandbox: extra copies of each acknowledged notification (0–5), as the real platform sometimes sends.'),
-    SANDBOX_REFUND_DELAY: duration('1s').describe('Sandbox: time from accepting a refund to its completion and notification (the refund query says `PROCESSING` until then).'),
-    SANDBOX_PROFIT_SHARING_DELAY: duration('1s').describe('Sandbox: time after a split before its receivers\' results are decided.'),
-    PROFIT_SHARING_QUERY_SCHEDULE: durationList('1s,2s,5s,10s,30s,1m,5m,10m,30m,60m').describe('Waits between queries of a split\'s results until every receiver\'s result is final (then the last wait repeats).'),
+    SANDBOX_NOTIFY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
+      "Sandbox: waits between repeated notifications while the service does not acknowledge (the platform's own).",
+    ),
+    SANDBOX_DUPLICATE_NOTIFY: z.coerce
+      .number({ invalid_type_error: 'must be a whole number (0–5)' })
+      .int()
+      .min(0)
+      .max(5)
+      .default(1)
+      .describe('Sandbox: extra copies of each acknowledged notification (0–5), as the real platform sometimes sends.'),
+    SANDBOX_REFUND_DELAY: duration('1s').describe(
+      'Sandbox: time from accepting a refund to its completion and notification (the refund query says `PROCESSING` until then).',
+    ),
+    SANDBOX_PROFIT_SHARING_DELAY: duration('1s').describe("Sandbox: time after a split before its receivers' results are decided."),
+    PROFIT_SHARING_QUERY_SCHEDULE: durationList('1s,2s,5s,10s,30s,1m,5m,10m,30m,60m').describe(
+      "Waits between queries of a split's results until every receiver's result is final (then the last wait repeats).",
+    ),
     // Chain
     CHAIN_SEAL_INTERVAL: duration('1s').describe('Time between chain blocks.'),
     CHAIN_SEALER: flag(true).describe('Whether this instance seals blocks; `off` leaves sealing to other instances or `npm run kit -- chain seal`.'),
-    CHAIN_NODE_KEY: z.string().optional().describe('ed25519 node key that signs blocks: 64 hex characters of seed, or a PKCS#8 PEM. Every instance must share it. Unset: generated into `DATA_DIR/chain-node.key` (mode 0600) on first start.'),
+    CHAIN_NODE_KEY: z
+      .string()
+      .optional()
+      .describe(
+        'ed25519 node key that signs blocks: 64 hex characters of seed, or a PKCS#8 PEM. Every instance must share it. Unset: generated into `DATA_DIR/chain-node.key` (mode 0600) on first start.',
+      ),
     // POS display
     POS_MP_LINK_PREFIX: z
       .string()
@@ -119,17 +206,23 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .optional()
       .describe('Prefix of the mini-program link in the POS payment code. Unset: `<scheme>://<host the display used><BASE_PATH>/mp/#/pages/pay/index?scene=`.'),
     POS_DIST_DIR: z.string().optional().describe('The built POS display served at `/pos/`. Unset: `pos-display/dist` of this checkout.'),
-    POS_SESSION_MAX_AGE: duration('12h').describe('Lifetime of the cashier\'s login cookie on the POS display.'),
+    POS_SESSION_MAX_AGE: duration('12h').describe("Lifetime of the cashier's login cookie on the POS display."),
     POS_POINTS_SESSION_TTL: duration('10m').describe('How long one points session (one uuid) on the POS display can keep getting fresh deduction codes.'),
     // Payer mini-program (MP_APPID / MP_SECRET are with the payment settings above)
-    MP_LOGIN_URL: z.string().url().optional().describe('The platform\'s `jscode2session` endpoint for the login-code exchange. Unset: `<service URL>/sandbox/sns/jscode2session`.'),
-    MP_H5_DIR: z.string().optional().describe('The mini-program\'s H5 build served at `/mp/`. Unset: `miniprogram/dist/h5` of this checkout.'),
+    MP_LOGIN_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe("The platform's `jscode2session` endpoint for the login-code exchange. Unset: `<service URL>/sandbox/sns/jscode2session`."),
+    MP_H5_DIR: z.string().optional().describe("The mini-program's H5 build served at `/mp/`. Unset: `miniprogram/dist/h5` of this checkout."),
     // Operations
     METRICS_TOKEN: z
       .string()
       .min(16, 'must be at least 16 characters')
       .optional()
-      .describe('Bearer token `GET /metrics` requires (`Authorization: Bearer <token>`, at least 16 characters). Unset: the endpoint is open, so keep it off the public network (docs/operations.md).'),
+      .describe(
+        'Bearer token `GET /metrics` requires (`Authorization: Bearer <token>`, at least 16 characters). Unset: the endpoint is open, so keep it off the public network (docs/operations.md).',
+      ),
     LOG_BUFFER_BYTES: bytes('8mb')
       .refine((n) => n >= 4096, 'must be at least 4kb')
       .describe('Most bytes of log lines held while stdout is not being read (at least `4kb`); lines beyond are dropped and counted (docs/operations.md).'),

@@ -74,7 +74,9 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log),
     startHousekeeping(services.apps, log),
     ...services.jobHandlers.map((h) => startJobWorker(services.jobs, h, config.CALLBACK_POLL_INTERVAL, log.child({ part: h.queue }))),
-    ...(config.CHAIN_SEALER ? [startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log, (ms, acceptedAt, failed) => metrics.chainSealed(ms, acceptedAt, failed))] : []),
+    ...(config.CHAIN_SEALER
+      ? [startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log, (ms, acceptedAt, failed) => metrics.chainSealed(ms, acceptedAt, failed))]
+      : []),
   ];
 
   const self = { url: '' };

@@ -15,7 +15,10 @@ export const CALLBACK_TOLERANCE_MS = 180_000;
 export type CallbackFailure = SignatureFailure | 'notify_time_out_of_window' | 'invalid_body' | 'app_mismatch';
 
 export class CallbackVerificationError extends Error {
-  constructor(readonly reason: CallbackFailure, message: string) {
+  constructor(
+    readonly reason: CallbackFailure,
+    message: string,
+  ) {
     super(message);
     this.name = 'CallbackVerificationError';
   }
@@ -66,7 +69,7 @@ export function verifyCallback(req: CallbackRequest, appSecret: string, opts: Ve
       path ??= t.path;
       pairs = parseQueryString(t.rawQuery);
     } else {
-      pairs = typeof req.query === 'string' ? parseQueryString(req.query.replace(/^\?/, '')) : req.query ?? [];
+      pairs = typeof req.query === 'string' ? parseQueryString(req.query.replace(/^\?/, '')) : (req.query ?? []);
     }
   } catch {
     throw new CallbackVerificationError('signature_malformed', 'the query holds malformed percent-encoding');
@@ -178,11 +181,10 @@ export function callbackHandler(opts: CallbackHandlerOptions) {
     }
     let event: CallbackEvent;
     try {
-      event = verifyCallback(
-        { method: req.method, url: req.originalUrl ?? req.url ?? '/', path: opts.signedPath?.(req), rawBody: raw },
-        opts.appSecret,
-        { toleranceMs: opts.toleranceMs, appId: opts.appId },
-      );
+      event = verifyCallback({ method: req.method, url: req.originalUrl ?? req.url ?? '/', path: opts.signedPath?.(req), rawBody: raw }, opts.appSecret, {
+        toleranceMs: opts.toleranceMs,
+        appId: opts.appId,
+      });
     } catch (err) {
       const e = err as CallbackVerificationError;
       return answer(e.reason?.startsWith('signature') || e.reason === 'app_mismatch' ? 401 : 400, `refused: ${e.reason}: ${e.message}`);

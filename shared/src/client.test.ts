@@ -54,8 +54,13 @@ describe('KitClient typed methods', () => {
   };
 
   test('a wrongly shaped answer throws KitApiError `unexpected_answer`; the documented shape passes', async () => {
-    answer = { status: 200, body: { version: '1', status: 'success', data: { balance: 12, tokenId: 'PTS', tokenAppId: 'issuer', userAppId: 'wallet', userId: 'alice' } } };
-    const err = await client().pointsBalance(account).catch((e: unknown) => e);
+    answer = {
+      status: 200,
+      body: { version: '1', status: 'success', data: { balance: 12, tokenId: 'PTS', tokenAppId: 'issuer', userAppId: 'wallet', userId: 'alice' } },
+    };
+    const err = await client()
+      .pointsBalance(account)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KitApiError);
     expect(err).toMatchObject({ httpStatus: 200, error: 'unexpected_answer' });
     expect((err as KitApiError).message).toMatch(/data\.balance/);
@@ -64,7 +69,10 @@ describe('KitClient typed methods', () => {
     answer = { status: 200, body: { version: '1', status: 'success' } };
     await expect(client().refund('Order1', 'token')).rejects.toMatchObject({ error: 'unexpected_answer' });
 
-    answer = { status: 200, body: { version: '1', status: 'success', data: { balance: '12.00000', tokenId: 'PTS', tokenAppId: 'issuer', userAppId: 'wallet', userId: 'alice' } } };
+    answer = {
+      status: 200,
+      body: { version: '1', status: 'success', data: { balance: '12.00000', tokenId: 'PTS', tokenAppId: 'issuer', userAppId: 'wallet', userId: 'alice' } },
+    };
     expect((await client().pointsBalance(account)).data.balance).toBe('12.00000');
   });
 
@@ -96,7 +104,10 @@ describe('KitClient typed methods', () => {
   });
 
   test('a signed GET carries its query fields (maxAmount as a number) and verifies', async () => {
-    answer = { status: 200, body: { version: '1', status: 'success', data: { chainLinks: ['kp1.x.y'], uuid: 'u'.repeat(32), maxAmount: '12.50000', expiresAt: 1 } } };
+    answer = {
+      status: 200,
+      body: { version: '1', status: 'success', data: { chainLinks: ['kp1.x.y'], uuid: 'u'.repeat(32), maxAmount: '12.50000', expiresAt: 1 } },
+    };
     const res = await client().deductionCode({ ...account, userId: 'alice bob/中', maxAmount: 12.5, uuid: 'u'.repeat(32) });
     expect(res.data.chainLinks[0]).toBe('kp1.x.y');
     const { query, result } = verifySeen(seen[0]);

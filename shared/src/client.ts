@@ -173,7 +173,11 @@ export class KitClient {
   private checked<T>(schema: ZodType<T>, answer: RawAnswer): T {
     const parsed = schema.safeParse(answer.body);
     if (parsed.success) return parsed.data;
-    throw new KitApiError(answer.httpStatus, { status: 'fail', error: 'unexpected_answer', msg: `the answer does not have the documented shape: ${describeZodError(parsed.error)}` });
+    throw new KitApiError(answer.httpStatus, {
+      status: 'fail',
+      error: 'unexpected_answer',
+      msg: `the answer does not have the documented shape: ${describeZodError(parsed.error)}`,
+    });
   }
 
   createMerchant(req: CreateMerchantRequest): Promise<CreateMerchantResponse> {
@@ -268,14 +272,21 @@ export class KitClient {
 
   /** A split's (or finish's) state and each receiver's result. */
   profitSharingOrder(prepayId: string, outOrderNo: string): Promise<SplitDetailResponse> {
-    return this.expect('success', 'GET', `/submerchant-pay/profitSharing/orders/${encodeURIComponent(outOrderNo)}`, { query: { prepayId }, schema: splitDetailResponseSchema });
+    return this.expect('success', 'GET', `/submerchant-pay/profitSharing/orders/${encodeURIComponent(outOrderNo)}`, {
+      query: { prepayId },
+      schema: splitDetailResponseSchema,
+    });
   }
 
   /**
    * Polls a split until every receiver has a final result (`data.state: "finished"`), every
    * `intervalMs` (default 1 s), for at most `timeoutMs` (default 2 min; then the last answer).
    */
-  async waitForProfitSharing(prepayId: string, outOrderNo: string, opts: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<SplitDetailResponse> {
+  async waitForProfitSharing(
+    prepayId: string,
+    outOrderNo: string,
+    opts: { intervalMs?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<SplitDetailResponse> {
     const until = Date.now() + (opts.timeoutMs ?? 120_000);
     for (;;) {
       const answer = await this.profitSharingOrder(prepayId, outOrderNo);

@@ -69,8 +69,7 @@ export function decryptDonation(secretOrKeys: string | DonationKeys, ciphertext:
 }
 
 /** Encrypts a donation record (its canonical JSON). */
-export const encryptDonationContent = (secretOrKeys: string | DonationKeys, record: unknown): string =>
-  encryptDonation(secretOrKeys, canonicalJson(record));
+export const encryptDonationContent = (secretOrKeys: string | DonationKeys, record: unknown): string => encryptDonation(secretOrKeys, canonicalJson(record));
 
 /** Decrypts and parses a donation record. */
 export function decryptDonationContent<T = Record<string, unknown>>(secretOrKeys: string | DonationKeys, ciphertext: string): T {

@@ -117,7 +117,10 @@ export class KitApiError extends Error {
 
 /** The network failed or the answer was not JSON: the request may or may not have been processed. */
 export class KitNetworkError extends Error {
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'KitNetworkError';
   }

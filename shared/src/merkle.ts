@@ -205,7 +205,12 @@ export function verifyChainProof(p: ChainProof, trustedKey?: string): ProofCheck
   const leaf = leafHash(p.tx);
   if (leaf.toString('hex') !== p.chainTrxId) return { ok: false, reason: 'the transaction does not hash to chainTrxId' };
   if (p.treeSize !== p.block.txCount) return { ok: false, reason: 'the tree size differs from the block transaction count' };
-  const root = rootFromAuditPath(leaf, p.leafIndex, p.treeSize, p.auditPath.map((h) => Buffer.from(h, 'hex')));
+  const root = rootFromAuditPath(
+    leaf,
+    p.leafIndex,
+    p.treeSize,
+    p.auditPath.map((h) => Buffer.from(h, 'hex')),
+  );
   if (!root || root.toString('hex') !== p.block.merkleRoot) return { ok: false, reason: 'the audit path does not lead to the block root' };
   if (String(p.block.number) !== p.chainBlockNum) return { ok: false, reason: 'the block number differs from chainBlockNum' };
   if (blockHash(p.block) !== p.blockHash) return { ok: false, reason: 'the block hash does not match the header' };

@@ -1,10 +1,24 @@
 import { MAX_SHOWN_ITEMS, readOrderItems } from './order-items';
 
-describe("what the payer page shows of extraInfo", () => {
+describe('what the payer page shows of extraInfo', () => {
   it('reads a list of items with quantities and line totals, and a note', () => {
     expect(
-      readOrderItems({ items: [{ name: 'Latte', quantity: 2, amount: '36' }, { name: 'Croissant', price: '8.50', qty: '3' }], note: 'Table 4', internal: 'x' }),
-    ).toEqual({ items: [{ name: 'Latte', quantity: 2, amount: '36.00' }, { name: 'Croissant', quantity: 3, amount: '25.50' }], more: 0, note: 'Table 4' });
+      readOrderItems({
+        items: [
+          { name: 'Latte', quantity: 2, amount: '36' },
+          { name: 'Croissant', price: '8.50', qty: '3' },
+        ],
+        note: 'Table 4',
+        internal: 'x',
+      }),
+    ).toEqual({
+      items: [
+        { name: 'Latte', quantity: 2, amount: '36.00' },
+        { name: 'Croissant', quantity: 3, amount: '25.50' },
+      ],
+      more: 0,
+      note: 'Table 4',
+    });
   });
 
   it('takes a bare array, `goods`, `title` and `remark`, and extraInfo sent as JSON text', () => {

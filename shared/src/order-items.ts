@@ -86,8 +86,11 @@ function readCents(v: unknown): number | undefined {
 /** One line of plain text: control characters out, whitespace runs folded, clipped with an ellipsis. */
 function cleanText(v: unknown, max: number): string | undefined {
   if (typeof v !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex
-  const text = v.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = v
+    // eslint-disable-next-line no-control-regex -- taking control characters out is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!text) return undefined;
   const chars = [...text];
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;

@@ -45,7 +45,9 @@ function safeDecode(s: string): string | null {
 
 /** Builds the scene for an order: `sm.pay?prepayid=<id>` plus extra parameters. */
 export function buildScene(prepayId: string, extra: Record<string, string> = {}): string {
-  const tail = Object.entries(extra).map(([k, v]) => `&${k}=${v}`).join('');
+  const tail = Object.entries(extra)
+    .map(([k, v]) => `&${k}=${v}`)
+    .join('');
   return `sm.pay?prepayid=${prepayId}${tail}`;
 }
 

@@ -27,8 +27,7 @@ export const SIGNING_VECTORS = [
       ['userAppId', 'app_u'],
     ] as Array<[string, string]>,
     body: '',
-    canonicalQuery:
-      '_appid=app_demo&_t=1700000000000&tokenAppId=app_demo&tokenId=PTS&userAppId=app_u&userId=alice%20bob%2F%E4%B8%AD',
+    canonicalQuery: '_appid=app_demo&_t=1700000000000&tokenAppId=app_demo&tokenId=PTS&userAppId=app_u&userId=alice%20bob%2F%E4%B8%AD',
     signature: 'fecdca5e165bd995c9be016a352799401155c8dd8ee13341f58ab643cf582b46',
   },
 ] as const;

@@ -13,7 +13,14 @@ describe('canonical query', () => {
     expect(rfc3986("a b+c/d~e_f.g-h!*'()中")).toBe('a%20b%2Bc%2Fd~e_f.g-h%21%2A%27%28%29%E4%B8%AD');
   });
   it('sorts by encoded key then encoded value and leaves out _s', () => {
-    expect(canonicalQuery([['b', '2'], ['a', 'z'], ['a', 'y'], ['_s', 'x']])).toBe('a=y&a=z&b=2');
+    expect(
+      canonicalQuery([
+        ['b', '2'],
+        ['a', 'z'],
+        ['a', 'y'],
+        ['_s', 'x'],
+      ]),
+    ).toBe('a=y&a=z&b=2');
   });
   it('keeps empty values', () => expect(canonicalQuery([['k', '']])).toBe('k='));
 });
@@ -96,7 +103,10 @@ describe('verify', () => {
 
 describe('query strings on the wire', () => {
   it('round-trips through encodeQuery and parseQueryString', () => {
-    const pairs: Array<[string, string]> = [['userId', 'alice bob/中'], ['a', '+&=?']];
+    const pairs: Array<[string, string]> = [
+      ['userId', 'alice bob/中'],
+      ['a', '+&=?'],
+    ];
     expect(parseQueryString(encodeQuery(pairs))).toEqual(pairs);
   });
   it('reads + as a space, like the server does', () => {

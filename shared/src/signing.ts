@@ -69,12 +69,7 @@ export function sign(input: SignInput, appSecret: string): string {
 }
 
 /** Why a signature was refused; each maps to one `error` id in responses. */
-export type SignatureFailure =
-  | 'signature_missing'
-  | 'signature_malformed'
-  | 'timestamp_invalid'
-  | 'timestamp_out_of_window'
-  | 'signature_mismatch';
+export type SignatureFailure = 'signature_missing' | 'signature_malformed' | 'timestamp_invalid' | 'timestamp_out_of_window' | 'signature_mismatch';
 
 export type VerifyResult = { ok: true; appId: string; t: number } | { ok: false; reason: SignatureFailure; detail: string };
 
@@ -95,11 +90,7 @@ export function signatureFields(query: QueryPairs): { appId?: string; t?: string
  * Checks the `_t` window and the HMAC in constant time. `secretFor` resolves the AppSecret of
  * `_appid` (return null for an unknown app, which fails the same way as a wrong signature).
  */
-export function verify(
-  input: SignInput & { query: QueryPairs },
-  secretFor: (appId: string) => string | null,
-  opts: VerifyOptions = {},
-): VerifyResult {
+export function verify(input: SignInput & { query: QueryPairs }, secretFor: (appId: string) => string | null, opts: VerifyOptions = {}): VerifyResult {
   const f = signatureFields(input.query);
   if (!f.appId || !f.t || !f.s) {
     const missing = (['_appid', '_t', '_s'] as const).filter((k) => !f[k === '_appid' ? 'appId' : k === '_t' ? 't' : 's']);

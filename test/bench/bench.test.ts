@@ -36,7 +36,14 @@ describe('statistics', () => {
 
 describe('options', () => {
   it('has defaults and takes the filter from the command line', () => {
-    expect(parseOptions(['--', 'held'], {})).toMatchObject({ duration: 10, instances: 1, holds: 10_000, filter: 'held', databaseUrl: undefined, heapSnapshots: false });
+    expect(parseOptions(['--', 'held'], {})).toMatchObject({
+      duration: 10,
+      instances: 1,
+      holds: 10_000,
+      filter: 'held',
+      databaseUrl: undefined,
+      heapSnapshots: false,
+    });
     expect(parseOptions([], { BENCH_DURATION: '2.5', BENCH_HOLDS: '400' })).toMatchObject({ duration: 2.5, holds: 400, filter: undefined });
   });
 
@@ -90,8 +97,23 @@ describe('heap snapshots', () => {
   });
 
   it('groups by kind and constructor and divides the growth per unit', () => {
-    const before = groupHeap(snapshot([[1, 0, 100], [2, 1, 20]]));
-    const after = groupHeap(snapshot([[1, 0, 100], [1, 0, 100], [1, 0, 100], [2, 1, 20], [2, 1, 40], [1, 2, 60], [3, 3, 40]]));
+    const before = groupHeap(
+      snapshot([
+        [1, 0, 100],
+        [2, 1, 20],
+      ]),
+    );
+    const after = groupHeap(
+      snapshot([
+        [1, 0, 100],
+        [1, 0, 100],
+        [1, 0, 100],
+        [2, 1, 20],
+        [2, 1, 40],
+        [1, 2, 60],
+        [3, 3, 40],
+      ]),
+    );
     const growth = heapGrowth(before, after, 2);
     expect(growth.perUnit).toBe((200 + 40 + 60 + 40) / 2);
     expect(growth.groups[0]).toEqual({ name: 'Socket', count: 1, bytes: 100 });

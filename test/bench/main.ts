@@ -72,7 +72,9 @@ async function main() {
       filter: opts.filter,
       service:
         `\`node --import tsx server/src/main.ts\` per instance with ` +
-        Object.entries(SERVICE_SETTINGS).map(([k, v]) => `${k}=${k === 'CALLBACK_RETRY_SCHEDULE' ? '2s,…' : v}`).join(', ') +
+        Object.entries(SERVICE_SETTINGS)
+          .map(([k, v]) => `${k}=${k === 'CALLBACK_RETRY_SCHEDULE' ? '2s,…' : v}`)
+          .join(', ') +
         `; ${logged} log lines written`,
       loadAverage: `${loadAtStart} at the start, ${loadAverage()} at the end`,
     },

@@ -42,9 +42,7 @@ export function resetScreenshotDir(): string {
 async function settle(page: Page): Promise<void> {
   await page.evaluate(async () => {
     await document.fonts.ready;
-    await Promise.all(
-      [...document.images].filter((i) => !i.complete).map((i) => new Promise((r) => i.addEventListener('load', r, { once: true }))),
-    );
+    await Promise.all([...document.images].filter((i) => !i.complete).map((i) => new Promise((r) => i.addEventListener('load', r, { once: true }))));
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   });
 }

@@ -90,8 +90,14 @@ describe('mini-program H5 page in Chromium', () => {
     // Orders with ids of other lengths, as a future id format might have (same merchant and fields).
     const template = await kit.runtime.services.prepay.find(await newOrder(f, '1.00'));
     const db = kit.runtime.db.db;
-    for (const [id, cents] of [['Ab3', 123], ['Zz9' + 'q'.repeat(27), 4567]] as const) {
-      await db.insertInto('prepay_orders').values({ ...template!, prepay_id: id, total_cents: cents }).execute();
+    for (const [id, cents] of [
+      ['Ab3', 123],
+      ['Zz9' + 'q'.repeat(27), 4567],
+    ] as const) {
+      await db
+        .insertInto('prepay_orders')
+        .values({ ...template!, prepay_id: id, total_cents: cents })
+        .execute();
       await open(sceneUrl(kit.url, buildScene(id, { f: '2' })));
       await expectState(page, 'ready');
       expect(await textOf(page, 'mp-amount')).toBe(cents === 123 ? '¥1.23' : '¥45.67');

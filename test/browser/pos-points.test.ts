@@ -29,7 +29,10 @@ beforeAll(async () => {
   f = await payFixture(kit);
   expect((await upload(f.client, [{ type: 'points.create', args: { id: 'type-pts', tokenId: 'PTS', name: 'Shop points' } }])).body.status).toBe('pending');
   await settle(f.client, [i2c('points.create', 'type-pts')]);
-  expect((await upload(f.client, [{ type: 'points.issue', args: { id: 'issue-alice', tokenId: 'PTS', userAppId: f.appId, userId: 'alice', amount: '100' } }])).body.status).toBe('pending');
+  expect(
+    (await upload(f.client, [{ type: 'points.issue', args: { id: 'issue-alice', tokenId: 'PTS', userAppId: f.appId, userId: 'alice', amount: '100' } }])).body
+      .status,
+  ).toBe('pending');
   expect((await settle(f.client, [i2c('points.issue', 'issue-alice')]))[0].id).not.toBe('');
   context = await counterContext(browser);
   page = await context.newPage();
@@ -48,7 +51,10 @@ afterAll(async () => {
 
 /** Waits for the code with the given serial and decodes it; returns when it appeared on screen. */
 async function codeNumber(serial: number): Promise<{ content: string; seenAt: number }> {
-  await page.waitForFunction((n) => document.querySelector('[data-testid="points-countdown"]')?.getAttribute('data-serial') === String(n), serial, { timeout: 10_000, polling: 20 });
+  await page.waitForFunction((n) => document.querySelector('[data-testid="points-countdown"]')?.getAttribute('data-serial') === String(n), serial, {
+    timeout: 10_000,
+    polling: 20,
+  });
   const seenAt = Date.now();
   await page.getByTestId('points-qr').waitFor();
   return { content: await decodeQr(page.getByTestId('points-qr')), seenAt };
@@ -128,7 +134,9 @@ it('stops refreshing when the points screen is left, and a code older than 20 s 
   await page.waitForTimeout(Math.max(0, e1.seenAt + 20_500 - Date.now()));
   expect(codeCalls.length).toBe(callsWhenLeft);
   expect(await redeem('pay-e1', e1.content, '1')).toEqual({});
-  const bal = await f.client.call<any>('GET', '/fungible-token/balance', { query: { tokenId: 'PTS', tokenAppId: f.appId, userAppId: f.appId, userId: 'alice' } });
+  const bal = await f.client.call<any>('GET', '/fungible-token/balance', {
+    query: { tokenId: 'PTS', tokenAppId: f.appId, userAppId: f.appId, userId: 'alice' },
+  });
   expect(bal.body.data.balance).toBe('77.50000');
 });
 

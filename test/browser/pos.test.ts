@@ -156,7 +156,9 @@ describe('POS display in Chromium (1280×800)', () => {
     // The customer pays while the counter is offline; the display learns it once back online.
     expect((await sandboxPost(kit.url, '/pay', { codeUrl: url })).status).toBe(200);
     await context.setOffline(false);
-    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'finish', null, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'finish', null, {
+      timeout: 10_000,
+    });
     expect(await page.getByTestId('pay-network').count()).toBe(0);
   });
 
@@ -171,7 +173,9 @@ describe('POS display in Chromium (1280×800)', () => {
     expect(await page.getByTestId('refund-dialog').count()).toBe(0);
     await page.getByTestId(`refund-${prepayId}`).click();
     await page.getByTestId('refund-confirm').click();
-    await page.waitForFunction((id) => document.querySelector(`[data-testid="order-status-${id}"]`)?.getAttribute('data-status') === 'refunded', prepayId, { timeout: 15_000 });
+    await page.waitForFunction((id) => document.querySelector(`[data-testid="order-status-${id}"]`)?.getAttribute('data-status') === 'refunded', prepayId, {
+      timeout: 15_000,
+    });
     await expectText(page, `order-status-${prepayId}`, 'Refunded');
     expect(await page.getByTestId(`refund-${prepayId}`).count()).toBe(0);
     // The service agrees.
@@ -228,7 +232,9 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
 
   it('shows an expired order as expired and offers a new code', async () => {
     const first = page.url();
-    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'cancel', null, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'cancel', null, {
+      timeout: 10_000,
+    });
     await expectText(page, 'order-status', 'Expired');
     expect(await page.getByTestId('pay-qr').count()).toBe(0);
     await page.getByTestId('new-code').click();

@@ -90,7 +90,9 @@ describe('the looking itself', () => {
       <div style="width:900px">wide</div>
       <button class="primary" style="position:absolute;top:900px;background:#067a43;color:#fff">Later</button>
     </body></html>`);
-    const found = (await look(page, 'self-test', { oneLine: 'button, .money', primary: 'button.primary', actionsInView: true, save: false })).map((p) => p.what);
+    const found = (await look(page, 'self-test', { oneLine: 'button, .money', primary: 'button.primary', actionsInView: true, save: false })).map(
+      (p) => p.what,
+    );
     await context.close();
     const expectOne = (re: RegExp) => expect(found.filter((w) => re.test(w))).not.toHaveLength(0);
     expectOne(/the page is \d+px wide on a 375px screen/);
@@ -132,7 +134,10 @@ describe('POS display screens', () => {
 
   async function newSale(amount: string): Promise<string> {
     await page.getByTestId('tab-charge').click();
-    await page.getByTestId('key-clear').click().catch(() => undefined);
+    await page
+      .getByTestId('key-clear')
+      .click()
+      .catch(() => undefined);
     for (const ch of amount) await page.getByTestId(`key-${ch}`).click();
     await page.getByTestId('charge-submit').click();
     await page.getByTestId('pay-qr').waitFor();
@@ -200,7 +205,12 @@ describe('POS display screens', () => {
 
   it('today’s orders, the refund dialog, and a refunded order', async () => {
     // The largest order shared to its limit (30 %), in one split that finishes its sharing.
-    const split = { prepayId: ids.paid, outOrderNo: 'screens1', receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '300000.00', description: 'partner share' }], finish: true };
+    const split = {
+      prepayId: ids.paid,
+      outOrderNo: 'screens1',
+      receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '300000.00', description: 'partner share' }],
+      finish: true,
+    };
     await f.client.shareProfit(split);
     await f.client.waitForProfitSharing(ids.paid, split.outOrderNo, { intervalMs: 200, timeoutMs: 30_000 });
     await page.getByTestId('tab-orders').click();
@@ -234,7 +244,13 @@ describe('POS display screens', () => {
   it('points: the form, a maximum above the balance, the running code, an ended and a finished session', async () => {
     expect((await upload(f.client, [{ type: 'points.create', args: { id: 'type-pts', tokenId: 'PTS', name: 'Shop points' } }])).body.status).toBe('pending');
     await settle(f.client, [i2c('points.create', 'type-pts')]);
-    expect((await upload(f.client, [{ type: 'points.issue', args: { id: 'issue-alice', tokenId: 'PTS', userAppId: f.appId, userId: 'alice', amount: '1000000000' } }])).body.status).toBe('pending');
+    expect(
+      (
+        await upload(f.client, [
+          { type: 'points.issue', args: { id: 'issue-alice', tokenId: 'PTS', userAppId: f.appId, userId: 'alice', amount: '1000000000' } },
+        ])
+      ).body.status,
+    ).toBe('pending');
     expect((await settle(f.client, [i2c('points.issue', 'issue-alice')]))[0].id).not.toBe('');
 
     await page.getByTestId('tab-points').click();
@@ -281,7 +297,9 @@ describe('POS display screens', () => {
     expect(await page.getByTestId('tab-orders').textContent()).toBe('今日订单');
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('zh-CN');
     // Provoked on purpose: the refused parent-merchant login (403), the ended points session (400), the offline spells.
-    expect(consoleProblems.filter((p) => !/Failed to load resource: (the server responded with a status of (403|400)|net::ERR_INTERNET_DISCONNECTED)/.test(p))).toEqual([]);
+    expect(
+      consoleProblems.filter((p) => !/Failed to load resource: (the server responded with a status of (403|400)|net::ERR_INTERNET_DISCONNECTED)/.test(p)),
+    ).toEqual([]);
   });
 });
 
@@ -444,4 +462,3 @@ describe('payer page screens (H5)', () => {
     expect(consoleProblems.filter((p) => !/status of 404|net::ERR_(INTERNET_DISCONNECTED|FAILED|ABORTED)/.test(p))).toEqual([]);
   });
 });
-

@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.join(__dirname, '../..');
-const pages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Markdown without its fenced code blocks and inline code spans. */
 function prose(text: string): string {
@@ -15,7 +21,10 @@ function anchorsOf(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const m of text.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
-    const slug = m[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = m[1]
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     out.add(n ? `${slug}-${n}` : slug);

@@ -29,7 +29,13 @@ describe('docs/screens.md', () => {
   });
 
   it('names the files it points to', () => {
-    for (const file of ['miniprogram/src/i18n/messages.ts', 'pos-display/src/i18n/messages.ts', 'shared/src/money-format.ts', 'shared/src/order-items.ts', 'test/browser/screens.test.ts']) {
+    for (const file of [
+      'miniprogram/src/i18n/messages.ts',
+      'pos-display/src/i18n/messages.ts',
+      'shared/src/money-format.ts',
+      'shared/src/order-items.ts',
+      'test/browser/screens.test.ts',
+    ]) {
       expect(doc).toContain(file);
       expect(fs.existsSync(path.join(root, file))).toBe(true);
     }

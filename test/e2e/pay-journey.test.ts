@@ -38,10 +38,11 @@ async function startMerchantReceiver(creds: { appId: string; appSecret: string }
     url: `http://127.0.0.1:${port}/kit-callback?shop=corner`,
     events,
     answers,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -113,7 +114,9 @@ describe('a payment across POS display, mini-program, service, sandbox and merch
     await expectState(phone, 'success', 20_000);
     expect(await textOf(phone, 'mp-status')).toBe('Payment successful');
     // … the counter shows "paid" …
-    await pos.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'finish', null, { timeout: 20_000 });
+    await pos.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'finish', null, {
+      timeout: 20_000,
+    });
     expect(await textOf(pos, 'order-status')).toMatch(/^Paid/);
     expect(await pos.getByTestId('pay-qr').count()).toBe(0);
     // … and the merchant's receiver got a verified `finish` callback for this order.

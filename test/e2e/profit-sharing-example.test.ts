@@ -31,7 +31,10 @@ describe('examples/profit-sharing.ts', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kit-example-')), 'demo.json');
     fs.writeFileSync(file, JSON.stringify(demo));
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/profit-sharing.ts'], { cwd: ROOT, env: { ...process.env, KIT_DEMO: file, KIT_URL: kit.url } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/profit-sharing.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, KIT_DEMO: file, KIT_URL: kit.url },
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

@@ -45,12 +45,29 @@ describe('the @kit/shared package', () => {
     const built = await buildTargets(['shared'], { say: () => undefined });
     expect(built[0].status).not.toBe('failed');
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-backend-'));
-    const out = execFileSync('npm', ['pack', '-w', 'shared', '--pack-destination', project, '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync('npm', ['pack', '-w', 'shared', '--pack-destination', project, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const [{ filename, files }] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
     // Only the build and the package's own README travel: no sources, tests or stamps.
-    expect(files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/index.d.mts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.js.map', 'dist/index.mjs', 'dist/index.mjs.map', 'package.json']);
+    expect(files.map((f) => f.path).sort()).toEqual([
+      'README.md',
+      'dist/index.d.mts',
+      'dist/index.d.ts',
+      'dist/index.js',
+      'dist/index.js.map',
+      'dist/index.mjs',
+      'dist/index.mjs.map',
+      'package.json',
+    ]);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'merchant-backend', version: '1.0.0', private: true }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(project, filename)], { cwd: project, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(project, filename)], {
+      cwd: project,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 180_000,
+    });
     const sqlite = backends()[0];
     kit = await startTestKit(sqlite, sqlite.env());
   }, 240_000);
@@ -82,9 +99,27 @@ describe('the @kit/shared package', () => {
 
   it('type-checks in a NodeNext TypeScript project, top-level await included', () => {
     fs.writeFileSync(path.join(project, 'check.mts'), TYPED);
-    fs.writeFileSync(path.join(project, 'check.cts'), "import { KitClient } from '@kit/shared';\nexport const client = new KitClient({ baseUrl: 'http://x', appId: 'a', appSecret: 's' });\n");
+    fs.writeFileSync(
+      path.join(project, 'check.cts'),
+      "import { KitClient } from '@kit/shared';\nexport const client = new KitClient({ baseUrl: 'http://x', appId: 'a', appSecret: 's' });\n",
+    );
     const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), 'check.mts', 'check.cts'];
+    const args = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--typeRoots',
+      path.join(ROOT, 'node_modules/@types'),
+      'check.mts',
+      'check.cts',
+    ];
     expect(() => execFileSync(process.execPath, [tsc, ...args], { cwd: project, encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
   }, 60_000);
 });

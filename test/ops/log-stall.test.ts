@@ -73,7 +73,16 @@ describe.each(['socket', 'fifo'] as const)('a stalled stdout reader (%s)', (kind
     }
     child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', LOG_BUFFER_BYTES: '64kb', SHUTDOWN_GRACE: '1s' },
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        LOG_BUFFER_BYTES: '64kb',
+        SHUTDOWN_GRACE: '1s',
+      },
       stdio: ['ignore', stdout, 'pipe'],
     });
     if (typeof stdout === 'number') fs.closeSync(stdout);
@@ -84,7 +93,13 @@ describe.each(['socket', 'fifo'] as const)('a stalled stdout reader (%s)', (kind
     const exited = new Promise<{ code: number | null; at: number }>((resolve) => child!.on('exit', (code) => resolve({ code, at: Date.now() })));
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
-      if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       if (i > 300 || child.exitCode !== null) throw new Error(`the service did not start:\n${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -44,7 +44,7 @@ function groupAlive(pid: number): boolean {
 
 /** Whether the group is still alive `ms` after npm exited (tsx's esbuild helper leaves a moment after its parent). */
 async function groupLingers(pid: number, ms = 3_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
+  for (const end = Date.now() + ms; Date.now() < end;) {
     if (!groupAlive(pid)) return false;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -76,7 +76,13 @@ async function npmStart(args: string[], env: NodeJS.ProcessEnv): Promise<Started
   const deadline = Date.now() + 240_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited early:\n${err}`);
-    if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`npm start did not become healthy:\n${err}`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -105,7 +111,10 @@ describe('npm start', () => {
     const lines = ownLines(s.stderr());
     const ready = lines.findIndex((l) => l.startsWith('kit ready'));
     // One line per front end before the service starts, nothing else.
-    expect(lines.slice(0, ready)).toEqual([expect.stringMatching(/^build {2}pos-display\s+built in [0-9.]+ s/), expect.stringMatching(/^build {2}miniprogram-h5\s+built in [0-9.]+ s/)]);
+    expect(lines.slice(0, ready)).toEqual([
+      expect.stringMatching(/^build {2}pos-display\s+built in [0-9.]+ s/),
+      expect.stringMatching(/^build {2}miniprogram-h5\s+built in [0-9.]+ s/),
+    ]);
     const banner = lines.slice(ready).join('\n');
     for (const address of ['/pos/', '/mp/', '/docs/', '/openapi.json', '/metrics', '/sandbox/']) expect(banner).toContain(`${s.url}${address}`);
 
@@ -129,7 +138,10 @@ describe('npm start', () => {
     const s = await npmStart([], { NODE_ENV: 'development', DATA_DIR: dataDir });
     started.push(s);
     const lines = ownLines(s.stderr());
-    expect(lines.slice(0, 2)).toEqual([expect.stringMatching(/^build {2}pos-display\s+up to date$/), expect.stringMatching(/^build {2}miniprogram-h5\s+up to date$/)]);
+    expect(lines.slice(0, 2)).toEqual([
+      expect.stringMatching(/^build {2}pos-display\s+up to date$/),
+      expect.stringMatching(/^build {2}miniprogram-h5\s+up to date$/),
+    ]);
     process.kill(s.child.pid!, 'SIGINT');
     expect(await s.exited).toBe(0);
     expect(await portOpen(s.port)).toBe(false);

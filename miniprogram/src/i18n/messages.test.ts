@@ -20,7 +20,16 @@ jest.mock('@tarojs/taro', () => {
 const taro = (jest.requireMock('@tarojs/taro') as { control: ReturnType<typeof createTaroMock> }).control.taro;
 
 /** What the mini-program router answers the page with (the rest is shown as the generic text and its code). */
-const PAYER_ERRORS = ['not_found', 'order_not_active', 'mp_login_failed', 'mp_login_unavailable', 'mp_not_configured', 'mp_upstream_failed', 'mp_upstream_unreachable', 'shutting_down'];
+const PAYER_ERRORS = [
+  'not_found',
+  'order_not_active',
+  'mp_login_failed',
+  'mp_login_unavailable',
+  'mp_not_configured',
+  'mp_upstream_failed',
+  'mp_upstream_unreachable',
+  'shutting_down',
+];
 
 describe('payer message catalogue', () => {
   it('has every key in both languages, no empty text and the same placeholders', () => {

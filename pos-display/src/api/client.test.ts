@@ -32,7 +32,11 @@ describe('POS HTTP API', () => {
   });
 
   it('turns a dead network or an unreadable answer into a network error', async () => {
-    const down = createHttpApi({ fetch: (async () => { throw new TypeError('Failed to fetch'); }) as unknown as typeof fetch });
+    const down = createHttpApi({
+      fetch: (async () => {
+        throw new TypeError('Failed to fetch');
+      }) as unknown as typeof fetch,
+    });
     const e = await down.session().catch((x) => x);
     expect(e).toBeInstanceOf(KitNetworkError);
     const html = createHttpApi({ fetch: fetchAnswering(502, '<html>bad gateway</html>') });

@@ -73,7 +73,7 @@ export function createHttpApi(opts: HttpApiOptions = {}): PosApi {
       if (o.signal?.aborted) throw e;
       throw new KitNetworkError(`the server answered ${res.status} without a readable body`, e);
     }
-    if (!res.ok || (parsed.status === 'fail')) {
+    if (!res.ok || parsed.status === 'fail') {
       if (res.status === 401 && !o.isLogin) opts.onUnauthorized?.();
       throw new KitApiError(res.status, parsed);
     }

@@ -96,12 +96,18 @@ describe('POS display', () => {
 
   it('explains a missing scan-code QR and keeps the mini-program code usable', async () => {
     const api = fakeApi();
-    api.createOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ codeUrl: null, codeUrlError: 'The merchant has no payment parameters for this channel', codeUrlErrorId: 'payment_params_missing' }) });
+    api.createOrder.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      order: order({ codeUrl: null, codeUrlError: 'The merchant has no payment parameters for this channel', codeUrlErrorId: 'payment_params_missing' }),
+    });
     await start(api);
     await typeKeys('5');
     await click(screen.getByTestId('charge-submit'));
     await click(screen.getByTestId('view-scancode'));
-    expect(screen.getByTestId('codeurl-error').textContent).toBe('The scan-code QR is not available. This shop has no payment settings for this kind of code yet. Use the mini-program code.');
+    expect(screen.getByTestId('codeurl-error').textContent).toBe(
+      'The scan-code QR is not available. This shop has no payment settings for this kind of code yet. Use the mini-program code.',
+    );
     await click(screen.getByTestId('view-miniprogram'));
     expect(screen.getByTestId('pay-qr')).toBeTruthy();
   });
@@ -158,7 +164,11 @@ describe('POS display', () => {
   it('comes back to the same order after a reload', async () => {
     window.location.hash = '#/pay/Pdone';
     const api = fakeApi();
-    api.getOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ prepayId: 'Pdone', status: 'finish', paymentTime: new Date(2024, 4, 1, 9, 8, 7).toISOString() }) });
+    api.getOrder.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      order: order({ prepayId: 'Pdone', status: 'finish', paymentTime: new Date(2024, 4, 1, 9, 8, 7).toISOString() }),
+    });
     await start(api);
     expect(api.session).toHaveBeenCalled();
     expect(api.getOrder).toHaveBeenCalledWith('Pdone');
@@ -196,7 +206,9 @@ describe('POS display', () => {
   it('says in words why a parent merchant cannot log in, in the language chosen with the header switch', async () => {
     const api = fakeApi();
     api.session.mockResolvedValue({ version: 1, status: 'success', session: null });
-    api.login.mockRejectedValue(new KitApiError(403, { status: 'fail', error: 'pos_not_sub_merchant', code: 'E0070', msg: 'Only a sub-merchant can use the POS display' }));
+    api.login.mockRejectedValue(
+      new KitApiError(403, { status: 'fail', error: 'pos_not_sub_merchant', code: 'E0070', msg: 'Only a sub-merchant can use the POS display' }),
+    );
     await start(api);
     await change('login-user', 'PMparent');
     await change('login-pw', 'pw');
@@ -242,7 +254,11 @@ describe('POS display', () => {
     jest.useFakeTimers({ now: new Date('2024-05-01T10:00:00Z'), doNotFake: ['queueMicrotask'] });
     const api = fakeApi();
     let n = 0;
-    api.pointsCode.mockImplementation(async () => ({ version: 1, status: 'success', code: { chainLink: `KP1.code-${++n}`, spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 } }));
+    api.pointsCode.mockImplementation(async () => ({
+      version: 1,
+      status: 'success',
+      code: { chainLink: `KP1.code-${++n}`, spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 },
+    }));
     await start(api);
     await click(screen.getByTestId('tab-points'));
     await change('points-user', 'alice');

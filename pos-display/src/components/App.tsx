@@ -15,7 +15,12 @@ export function App() {
     void session.getState().restore();
   }, [session]);
 
-  if (phase === 'checking') return <main className="splash" aria-busy="true">{t('app.loading')}</main>;
+  if (phase === 'checking')
+    return (
+      <main className="splash" aria-busy="true">
+        {t('app.loading')}
+      </main>
+    );
   if (phase === 'loggedOut') return <LoginScreen />;
   return <Shell />;
 }

@@ -9,8 +9,21 @@ import { Keypad } from './Keypad';
 import { useFit } from './use-fit';
 
 const KEYBOARD: Record<string, KeypadKey> = {
-  Backspace: 'back', Delete: 'clear', Escape: 'clear', '.': '.', ',': '.',
-  '0': '0', '1': '1', '2': '2', '3': '3', '4': '4', '5': '5', '6': '6', '7': '7', '8': '8', '9': '9',
+  Backspace: 'back',
+  Delete: 'clear',
+  Escape: 'clear',
+  '.': '.',
+  ',': '.',
+  '0': '0',
+  '1': '1',
+  '2': '2',
+  '3': '3',
+  '4': '4',
+  '5': '5',
+  '6': '6',
+  '7': '7',
+  '8': '8',
+  '9': '9',
 };
 
 export function ChargeScreen() {

@@ -8,7 +8,14 @@ export function Keypad({ onKey }: { onKey: (key: KeypadKey) => void }) {
   return (
     <div className="keypad" role="group" aria-label={t('keypad.label')}>
       {KEYS.map((key) => (
-        <button key={key} type="button" className="key" data-testid={`key-${key}`} aria-label={key === 'back' ? t('keypad.back') : key} onClick={() => onKey(key)}>
+        <button
+          key={key}
+          type="button"
+          className="key"
+          data-testid={`key-${key}`}
+          aria-label={key === 'back' ? t('keypad.back') : key}
+          onClick={() => onKey(key)}
+        >
           {key === 'back' ? '⌫' : key}
         </button>
       ))}

@@ -27,7 +27,14 @@ export function LoginScreen() {
         <h1>{t('login.title')}</h1>
         <label>
           {t('login.user')}
-          <input data-testid="login-user" value={userId} onChange={(e) => setUserId(e.target.value)} autoComplete="username" placeholder={t('login.userPlaceholder')} autoFocus />
+          <input
+            data-testid="login-user"
+            value={userId}
+            onChange={(e) => setUserId(e.target.value)}
+            autoComplete="username"
+            placeholder={t('login.userPlaceholder')}
+            autoFocus
+          />
         </label>
         <label>
           {t('login.password')}

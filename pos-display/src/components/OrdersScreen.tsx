@@ -85,7 +85,10 @@ export function OrdersScreen() {
                     data-state={o.profitSharing.state}
                     title={t('orders.sharing.title', { max: t.money(o.profitSharing.maxShareAmount) })}
                   >
-                    {t(`orders.sharing.${o.profitSharing.state}`, { amount: t.money(o.profitSharing.sharedAmount), max: t.money(o.profitSharing.maxShareAmount) })}
+                    {t(`orders.sharing.${o.profitSharing.state}`, {
+                      amount: t.money(o.profitSharing.sharedAmount),
+                      max: t.money(o.profitSharing.maxShareAmount),
+                    })}
                   </span>
                 )}
                 {paid && (
@@ -101,7 +104,13 @@ export function OrdersScreen() {
                   </button>
                 )}
                 {o.status === 'finish' && (
-                  <button type="button" className="danger" data-testid={`refund-${o.prepayId}`} disabled={busy} onClick={() => orders.getState().askRefund(o.prepayId)}>
+                  <button
+                    type="button"
+                    className="danger"
+                    data-testid={`refund-${o.prepayId}`}
+                    disabled={busy}
+                    onClick={() => orders.getState().askRefund(o.prepayId)}
+                  >
                     {t('orders.refund')}
                   </button>
                 )}

@@ -67,10 +67,24 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
         {status === 'active' ? (
           <>
             <div className="switch" role="tablist" aria-label={t('pay.viewLabel')}>
-              <button type="button" role="tab" aria-selected={view === 'miniProgram'} className={view === 'miniProgram' ? 'on' : ''} data-testid="view-miniprogram" onClick={() => sale.getState().setView('miniProgram')}>
+              <button
+                type="button"
+                role="tab"
+                aria-selected={view === 'miniProgram'}
+                className={view === 'miniProgram' ? 'on' : ''}
+                data-testid="view-miniprogram"
+                onClick={() => sale.getState().setView('miniProgram')}
+              >
                 {t('pay.viewMini')}
               </button>
-              <button type="button" role="tab" aria-selected={view === 'scanCode'} className={view === 'scanCode' ? 'on' : ''} data-testid="view-scancode" onClick={() => sale.getState().setView('scanCode')}>
+              <button
+                type="button"
+                role="tab"
+                aria-selected={view === 'scanCode'}
+                className={view === 'scanCode' ? 'on' : ''}
+                data-testid="view-scancode"
+                onClick={() => sale.getState().setView('scanCode')}
+              >
                 {t('pay.viewScan')}
               </button>
             </div>
@@ -92,7 +106,9 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
         )}
       </section>
       <section className="pay-info">
-        <div className="merchant-name" data-testid="pay-merchant">{order.merchantName}</div>
+        <div className="merchant-name" data-testid="pay-merchant">
+          {order.merchantName}
+        </div>
         <div className="pay-amount-box">
           <Money value={order.amount} className="pay-amount" testId="pay-amount" fit />
         </div>
@@ -119,7 +135,12 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
               {creating ? t('pay.creating') : t('pay.newCode')}
             </button>
           )}
-          <button type="button" className={status === 'active' || status === 'cancel' ? 'secondary big' : 'primary big'} data-testid="new-sale" onClick={newSale}>
+          <button
+            type="button"
+            className={status === 'active' || status === 'cancel' ? 'secondary big' : 'primary big'}
+            data-testid="new-sale"
+            onClick={newSale}
+          >
             {status === 'active' ? t('pay.back') : t('pay.newSale')}
           </button>
         </div>
@@ -149,4 +170,3 @@ function ResultIcon({ status }: { status: string }) {
     </svg>
   );
 }
-

@@ -56,7 +56,11 @@ export function PointsScreen() {
           </dl>
           <div className="points-balance-label">{t('points.balanceLabel')}</div>
           <div className="points-balance-box">
-            {balance === null ? <span className="points-balance">—</span> : <Money value={balance} kind="points" className="points-balance" testId="points-balance" fit />}
+            {balance === null ? (
+              <span className="points-balance">—</span>
+            ) : (
+              <Money value={balance} kind="points" className="points-balance" testId="points-balance" fit />
+            )}
           </div>
           <p className="message hint">{t('points.upTo', { max: t.points(session?.maxAmount ?? '0') })}</p>
           {over && balance !== null && (
@@ -123,7 +127,12 @@ export function PointsScreen() {
           </label>
           <label>
             {t('points.token')}
-            <input data-testid="points-token" value={form.tokenId} onChange={(e) => points.getState().setForm({ tokenId: e.target.value })} autoComplete="off" />
+            <input
+              data-testid="points-token"
+              value={form.tokenId}
+              onChange={(e) => points.getState().setForm({ tokenId: e.target.value })}
+              autoComplete="off"
+            />
           </label>
           <label>
             {t('points.tokenApp')}
@@ -137,7 +146,13 @@ export function PointsScreen() {
           </label>
           <label>
             {t('points.max')}
-            <input data-testid="points-max" inputMode="decimal" value={form.maxAmount} onChange={(e) => points.getState().setForm({ maxAmount: e.target.value })} autoComplete="off" />
+            <input
+              data-testid="points-max"
+              inputMode="decimal"
+              value={form.maxAmount}
+              onChange={(e) => points.getState().setForm({ maxAmount: e.target.value })}
+              autoComplete="off"
+            />
           </label>
         </div>
         {balance !== null && (

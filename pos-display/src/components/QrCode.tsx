@@ -31,10 +31,13 @@ export function QrCode({ content, testId, label }: QrCodeProps) {
     };
   }, [content]);
 
-  if (failed) return <div className="qr qr-failed" role="alert">{t('pay.qrFailed')}</div>;
+  if (failed)
+    return (
+      <div className="qr qr-failed" role="alert">
+        {t('pay.qrFailed')}
+      </div>
+    );
   return (
-    <div className="qr">
-      {src ? <img data-testid={testId} src={src} alt={label} draggable={false} /> : <div className="qr-placeholder" aria-busy="true" />}
-    </div>
+    <div className="qr">{src ? <img data-testid={testId} src={src} alt={label} draggable={false} /> : <div className="qr-placeholder" aria-busy="true" />}</div>
   );
 }

@@ -15,10 +15,28 @@ const zh = translator('zh-CN');
 
 /** Every error id the POS router can answer the display with, and the channel refusals behind a missing QR. */
 const CASHIER_ERRORS = [
-  'login_failed', 'login_invalid', 'secure_connection_required', 'pos_not_sub_merchant', 'invalid_amount', 'not_found',
-  'order_not_active', 'order_not_paid', 'order_already_refunded', 'refund_in_progress', 'channel_error', 'channel_unavailable',
-  'payment_params_missing', 'merchant_disabled', 'unknown_merchant', 'point_type_not_found', 'not_user_app', 'uuid_spent',
-  'pos_points_session_invalid', 'pos_upstream_failed', 'pos_upstream_unreachable', 'shutting_down',
+  'login_failed',
+  'login_invalid',
+  'secure_connection_required',
+  'pos_not_sub_merchant',
+  'invalid_amount',
+  'not_found',
+  'order_not_active',
+  'order_not_paid',
+  'order_already_refunded',
+  'refund_in_progress',
+  'channel_error',
+  'channel_unavailable',
+  'payment_params_missing',
+  'merchant_disabled',
+  'unknown_merchant',
+  'point_type_not_found',
+  'not_user_app',
+  'uuid_spent',
+  'pos_points_session_invalid',
+  'pos_upstream_failed',
+  'pos_upstream_unreachable',
+  'shutting_down',
 ];
 
 describe('POS message catalogue', () => {

@@ -17,7 +17,11 @@ describe('points store', () => {
     let n = 0;
     api.pointsCode.mockImplementation(async () => {
       n += 1;
-      return { version: 1, status: 'success', code: { chainLink: `KP1.code-${n}`, spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 } };
+      return {
+        version: 1,
+        status: 'success',
+        code: { chainLink: `KP1.code-${n}`, spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 },
+      };
     });
     const points = createPointsStore(api);
     points.getState().setForm(FORM);
@@ -70,7 +74,11 @@ describe('points store', () => {
     await jest.advanceTimersByTimeAsync(15_000);
     expect(secondsLeft(points.getState().code, points.getState().now)).toBe(0);
     // Still trying every 5 s; the next answer brings a valid code back.
-    api.pointsCode.mockResolvedValue({ version: 1, status: 'success', code: { chainLink: 'KP1.back', spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 } });
+    api.pointsCode.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      code: { chainLink: 'KP1.back', spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 },
+    });
     await jest.advanceTimersByTimeAsync(5_000);
     expect(points.getState().code?.content).toBe('KP1.back');
     expect(points.getState().network).toBeNull();
@@ -91,14 +99,20 @@ describe('points store', () => {
   it('ends when the router refuses the session, and finishes when the balance drops', async () => {
     const { api, points } = running();
     await points.getState().start();
-    api.pointsCode.mockRejectedValueOnce(new KitApiError(400, { status: 'fail', error: 'pos_points_session_invalid', msg: 'The points session is unknown or has ended; start it again' }));
+    api.pointsCode.mockRejectedValueOnce(
+      new KitApiError(400, { status: 'fail', error: 'pos_points_session_invalid', msg: 'The points session is unknown or has ended; start it again' }),
+    );
     await jest.advanceTimersByTimeAsync(5_000);
     expect(points.getState().phase).toBe('ended');
     expect(en(points.getState().message!)).toBe('This points code session has ended. Start it again.');
     expect(jest.getTimerCount()).toBe(0);
 
     await points.getState().start();
-    api.pointsCode.mockResolvedValue({ version: 1, status: 'success', code: { chainLink: 'KP1.after', spent: false, balance: '97.50000', validForMs: 20_000, refreshEveryMs: 5_000 } });
+    api.pointsCode.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      code: { chainLink: 'KP1.after', spent: false, balance: '97.50000', validForMs: 20_000, refreshEveryMs: 5_000 },
+    });
     await jest.advanceTimersByTimeAsync(5_000);
     expect(points.getState()).toMatchObject({ phase: 'done', startBalance: '100.00000', balance: '97.50000' });
     expect(jest.getTimerCount()).toBe(0);
@@ -107,7 +121,11 @@ describe('points store', () => {
   it('finishes when the router answers that the session uuid is spent', async () => {
     const { api, points } = running();
     await points.getState().start();
-    api.pointsCode.mockResolvedValue({ version: 1, status: 'success', code: { chainLink: null, spent: true, balance: '95.00000', validForMs: 20_000, refreshEveryMs: 5_000 } });
+    api.pointsCode.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      code: { chainLink: null, spent: true, balance: '95.00000', validForMs: 20_000, refreshEveryMs: 5_000 },
+    });
     await jest.advanceTimersByTimeAsync(5_000);
     expect(points.getState()).toMatchObject({ phase: 'done', balance: '95.00000', code: null });
     expect(jest.getTimerCount()).toBe(0);
@@ -117,7 +135,15 @@ describe('points store', () => {
     const { api, points } = running();
     await points.getState().start();
     api.pointsCode.mockRejectedValue(new KitApiError(409, { status: 'fail', error: 'uuid_spent', msg: 'uuid was already spent' }));
-    api.balance.mockResolvedValue({ version: 1, status: 'success', balance: '90.00000', tokenId: 'PTS', tokenAppId: 'app_shop', userAppId: 'app_shop', userId: 'alice' });
+    api.balance.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      balance: '90.00000',
+      tokenId: 'PTS',
+      tokenAppId: 'app_shop',
+      userAppId: 'app_shop',
+      userId: 'alice',
+    });
     await jest.advanceTimersByTimeAsync(5_000);
     expect(points.getState()).toMatchObject({ phase: 'done', balance: '90.00000', startBalance: '100.00000' });
     expect(api.balance).toHaveBeenCalledWith({ userId: 'alice', tokenId: 'PTS', tokenAppId: 'app_shop' });

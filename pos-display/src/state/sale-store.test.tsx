@@ -80,7 +80,11 @@ describe('sale store', () => {
 
   it('restores an order after a reload and does not wait for one that is already paid', async () => {
     const api = fakeApi();
-    api.getOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ prepayId: 'Pdone', status: 'finish', paymentTime: '2024-05-01T10:01:00.000Z' }) });
+    api.getOrder.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      order: order({ prepayId: 'Pdone', status: 'finish', paymentTime: '2024-05-01T10:01:00.000Z' }),
+    });
     const sale = createSaleStore(api);
     await sale.getState().open('Pdone');
     expect(sale.getState().order?.status).toBe('finish');

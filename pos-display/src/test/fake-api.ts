@@ -62,15 +62,36 @@ export function fakeApi(): FakeApi {
     createOrder: jest.fn(async (amount: string) => ({ ...ok, order: order({ amount }) })),
     getOrder: jest.fn(async (prepayId: string) => ({ ...ok, order: order({ prepayId }) })),
     // By default a held call that never ends (until aborted).
-    waitOrder: jest.fn((_id: string, signal?: AbortSignal) => new Promise<PrepayDetail>((_r, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))))),
+    waitOrder: jest.fn(
+      (_id: string, signal?: AbortSignal) => new Promise<PrepayDetail>((_r, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+    ),
     listOrders: jest.fn(async () => ({ ...ok, orders: [] })),
     refund: jest.fn(async () => ({ ...ok, detail: detail({ status: 'refunded' }) })),
-    balance: jest.fn(async (q) => ({ ...ok, balance: '100.00000', tokenId: q.tokenId, tokenAppId: q.tokenAppId ?? 'app_shop', userAppId: 'app_shop', userId: q.userId })),
+    balance: jest.fn(async (q) => ({
+      ...ok,
+      balance: '100.00000',
+      tokenId: q.tokenId,
+      tokenAppId: q.tokenAppId ?? 'app_shop',
+      userAppId: 'app_shop',
+      userId: q.userId,
+    })),
     startPoints: jest.fn(async (req) => ({
       ...ok,
       balance: '100.00000',
-      session: { handle: 'h.1', uuid: 'U'.repeat(32), userId: req.userId, tokenId: req.tokenId, tokenAppId: 'app_shop', userAppId: 'app_shop', maxAmount: req.maxAmount, expiresAt: Date.now() + 600_000 },
+      session: {
+        handle: 'h.1',
+        uuid: 'U'.repeat(32),
+        userId: req.userId,
+        tokenId: req.tokenId,
+        tokenAppId: 'app_shop',
+        userAppId: 'app_shop',
+        maxAmount: req.maxAmount,
+        expiresAt: Date.now() + 600_000,
+      },
     })),
-    pointsCode: jest.fn(async () => ({ ...ok, code: { chainLink: `KP1.code-${Math.random()}`, spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 } })),
+    pointsCode: jest.fn(async () => ({
+      ...ok,
+      code: { chainLink: `KP1.code-${Math.random()}`, spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 },
+    })),
   } as unknown as FakeApi;
 }

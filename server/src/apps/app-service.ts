@@ -18,7 +18,11 @@ export interface AppCredentials {
 export class AppService {
   private readonly cache = new Map<string, { secret: string | null; until: number }>();
 
-  constructor(private readonly store: AppStore, private readonly masterKey: Buffer, private readonly replay: ReplayGuard) {}
+  constructor(
+    private readonly store: AppStore,
+    private readonly masterKey: Buffer,
+    private readonly replay: ReplayGuard,
+  ) {}
 
   async create(name?: string): Promise<AppCredentials> {
     const appId = `app_${randomAlnum(16).toLowerCase()}`;

@@ -3,7 +3,10 @@ import type { Database, AppsTable } from '../db/schema';
 import type { DbHandle } from '../db/connect';
 
 export class AppStore {
-  constructor(private readonly db: Kysely<Database>, private readonly writeNow?: DbHandle['writeNow']) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly writeNow?: DbHandle['writeNow'],
+  ) {}
 
   insert(row: AppsTable): Promise<unknown> {
     return this.db.insertInto('apps').values(row).execute();
@@ -18,7 +21,11 @@ export class AppStore {
   }
 
   setDisabled(appId: string, disabled: boolean): Promise<unknown> {
-    return this.db.updateTable('apps').set({ disabled: disabled ? 1 : 0 }).where('app_id', '=', appId).execute();
+    return this.db
+      .updateTable('apps')
+      .set({ disabled: disabled ? 1 : 0 })
+      .where('app_id', '=', appId)
+      .execute();
   }
 
   /**
@@ -28,7 +35,10 @@ export class AppStore {
    * 0.34 → TODO of bare Express). The row still commits before the handler's own writes.
    */
   async recordSignature(appId: string, sig: string, expiresAt: number): Promise<boolean> {
-    const insert = this.db.insertInto('replay_guard').values({ app_id: appId, sig, expires_at: expiresAt }).onConflict((oc) => oc.doNothing());
+    const insert = this.db
+      .insertInto('replay_guard')
+      .values({ app_id: appId, sig, expires_at: expiresAt })
+      .onConflict((oc) => oc.doNothing());
     const early = this.writeNow?.(insert.compile());
     if (early) return Number(early.numAffectedRows ?? 0n) === 1;
     const res = await insert.executeTakeFirst();

@@ -88,7 +88,13 @@ export class CallbackDelivery implements JobHandler {
     const result = { ok: false, httpStatus: null as number | null, head: null as string | null, error: null as string | null, timedOut: false };
     const secret = await this.apps.secretOf(e.ownerAppId);
     if (!secret) return { ...result, error: `app ${e.ownerAppId} is unknown or disabled; cannot sign` };
-    const body = JSON.stringify({ notifyTime: new Date(at).toISOString(), prepayId: e.prepayId, status: e.status, subMerchantId: e.subMerchantId, merchantId: e.merchantId });
+    const body = JSON.stringify({
+      notifyTime: new Date(at).toISOString(),
+      prepayId: e.prepayId,
+      status: e.status,
+      subMerchantId: e.subMerchantId,
+      merchantId: e.merchantId,
+    });
     try {
       const url = signCallbackUrl(target, body, { appId: e.ownerAppId, appSecret: secret }, at);
       const res = await fetch(url, {

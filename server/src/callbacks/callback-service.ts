@@ -24,7 +24,10 @@ export interface CallbackEventInput {
 export type CallbackState = 'pending' | 'delivered' | 'failed' | 'undeliverable';
 
 export class CallbackService {
-  constructor(private readonly jobs: Jobs, private readonly store: CallbackStore) {}
+  constructor(
+    private readonly jobs: Jobs,
+    private readonly store: CallbackStore,
+  ) {}
 
   /** Writes the callback on the caller's transaction; call `committed()` after the commit. False when it already exists. */
   enqueue(on: Executor, e: CallbackEventInput): Promise<boolean> {

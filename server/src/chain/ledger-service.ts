@@ -121,7 +121,8 @@ export class LedgerService {
       const key = keyOf(type, args.id);
       const twin = inCall.get(key);
       if (twin) {
-        if (twin.chain_id !== item.chain_id) throw new KitError('duplicate_item_id', `${where}: ${type} id "${args.id}" already appears with other content at items[${twin.index}]`);
+        if (twin.chain_id !== item.chain_id)
+          throw new KitError('duplicate_item_id', `${where}: ${type} id "${args.id}" already appears with other content at items[${twin.index}]`);
         continue;
       }
       inCall.set(key, item);
@@ -142,12 +143,18 @@ export class LedgerService {
       if (!row) throw new Error(`chain item ${p.type}/${p.local_id} neither inserted nor found`);
       if (row.status === 'failed') resubmit.push(p);
       else if (row.chain_id !== p.chain_id) {
-        throw new KitError('id_conflict', `items[${p.index}]: ${p.type} id "${p.local_id}" was already uploaded with other content (the id of the same data never changes)`);
+        throw new KitError(
+          'id_conflict',
+          `items[${p.index}]: ${p.type} id "${p.local_id}" was already uploaded with other content (the id of the same data never changes)`,
+        );
       }
       // Same content again: already queued or confirmed, nothing to do.
     }
     if (resubmit.length === 0) return;
-    await this.store.deleteFailed(trx, resubmit.map((p) => existing.get(keyOf(p.type, p.local_id))!.seq));
+    await this.store.deleteFailed(
+      trx,
+      resubmit.map((p) => existing.get(keyOf(p.type, p.local_id))!.seq),
+    );
     const again = await this.store.insertNew(trx, resubmit.map(toRow));
     if (again.size !== resubmit.length) throw Object.assign(new Error('resubmission raced'), { code: '23505' });
   }
@@ -171,7 +178,8 @@ export class LedgerService {
       [...groups.values()].map(async (g) => {
         const ids = [...g.ids];
         if (g.queryType === 'i2c') {
-          for (const row of await this.store.byLocalIds(appId, g.type, ids)) found.set(`i2c\u0000${g.type}\u0000${row.local_id}`, lookupResult(row, row.chain_id));
+          for (const row of await this.store.byLocalIds(appId, g.type, ids))
+            found.set(`i2c\u0000${g.type}\u0000${row.local_id}`, lookupResult(row, row.chain_id));
         } else {
           const rows = await this.store.byChainIds(ids, { appId, type: g.type });
           for (const row of rows) {
@@ -213,7 +221,10 @@ export class LedgerService {
       tx: txLeaf(row.app_id, row.content),
       leafIndex: index,
       treeSize: leaves.length,
-      auditPath: auditPath(leaves.map((l) => Buffer.from(l.tx_hash, 'hex')), index).map((h) => h.toString('hex')),
+      auditPath: auditPath(
+        leaves.map((l) => Buffer.from(l.tx_hash, 'hex')),
+        index,
+      ).map((h) => h.toString('hex')),
       block: { number: block.number, prevHash: block.prev_hash, merkleRoot: block.merkle_root, time: block.time, txCount: block.tx_count },
       blockHash: block.hash,
       signature: block.signature,
@@ -293,7 +304,9 @@ class AcceptanceChecks {
   private async requireProject(where: string, projectId: string, projectChainId: string | undefined): Promise<void> {
     let chainId = this.inCall.get(keyOf('donation.project', projectId))?.chain_id;
     if (!chainId) {
-      const row = (await this.store.findByKeys(this.store.db, this.appId, [{ type: 'donation.project', local_id: projectId }])).get(keyOf('donation.project', projectId));
+      const row = (await this.store.findByKeys(this.store.db, this.appId, [{ type: 'donation.project', local_id: projectId }])).get(
+        keyOf('donation.project', projectId),
+      );
       if (row && row.status !== 'failed') chainId = row.chain_id;
     }
     if (!chainId) throw new KitError('project_not_found', `${where}: donation project "${projectId}" does not exist (upload it first)`);

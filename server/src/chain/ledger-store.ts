@@ -16,7 +16,10 @@ const CHAIN_PREFIX_LENGTH = 16;
 const chainPrefix = (chainId: string) => chainId.slice(0, CHAIN_PREFIX_LENGTH);
 
 export class LedgerStore {
-  constructor(readonly db: Kysely<Database>, readonly dialect: Dialect) {}
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly dialect: Dialect,
+  ) {}
 
   /**
    * Inserts the items whose (app, type, local id) is new and returns the keys it inserted. An
@@ -102,7 +105,9 @@ export class LedgerStore {
     if (filter.type !== undefined) conds.push(sql`type = ${filter.type}`);
     // Only the queue is scanned (SQLite's planner would otherwise prefer the (app, type) prefix).
     const from = this.dialect === 'sqlite' ? sql`chain_items indexed by chain_items_queue` : sql`chain_items`;
-    const { rows } = await sql<(typeof confirmed)[number]>`select seq, app_id, type, local_id, chain_id, tx_hash, content, status, block_num from ${from} where ${sql.join(conds, sql` and `)}`.execute(this.db);
+    const { rows } = await sql<
+      (typeof confirmed)[number]
+    >`select seq, app_id, type, local_id, chain_id, tx_hash, content, status, block_num from ${from} where ${sql.join(conds, sql` and `)}`.execute(this.db);
     return [...confirmed, ...rows];
   }
 
@@ -114,7 +119,14 @@ export class LedgerStore {
 
   /** Pending creates of point types by an app (acceptance checks of issue/transfer before sealing). */
   pendingContents(appId: string, type: string) {
-    return this.db.selectFrom('chain_items').select('content').where('app_id', '=', appId).where('type', '=', type).where('status', '=', 'pending').limit(1000).execute();
+    return this.db
+      .selectFrom('chain_items')
+      .select('content')
+      .where('app_id', '=', appId)
+      .where('type', '=', type)
+      .where('status', '=', 'pending')
+      .limit(1000)
+      .execute();
   }
 
   /** Transaction hashes of a block in order (the leaves of its Merkle tree). */
@@ -168,7 +180,11 @@ export class LedgerStore {
   async contents(on: Executor, seqs: number[]): Promise<Map<number, string>> {
     const out = new Map<number, string>();
     for (let i = 0; i < seqs.length; i += CHUNK) {
-      const rows = await on.selectFrom('chain_items').select(['seq', 'content']).where('seq', 'in', seqs.slice(i, i + CHUNK)).execute();
+      const rows = await on
+        .selectFrom('chain_items')
+        .select(['seq', 'content'])
+        .where('seq', 'in', seqs.slice(i, i + CHUNK))
+        .execute();
       for (const r of rows) out.set(r.seq, r.content);
     }
     return out;
@@ -204,7 +220,11 @@ export class LedgerStore {
   /** PostgreSQL: fresh planner statistics for tables that grow by thousands of rows a second. */
   /** Items waiting for a block (the queue's partial index keeps this cheap). */
   async queueDepth(): Promise<number> {
-    const row = await this.db.selectFrom('chain_items').select((eb) => eb.fn.countAll<number | string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('chain_items')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -227,7 +247,9 @@ export class LedgerStore {
       .select([
         sql<number>`sum(case when i.status = 'confirmed' and b.number is null then 1 else 0 end)`.as('orphans'),
         sql<number>`sum(case when i.status <> 'confirmed' and i.block_num is not null then 1 else 0 end)`.as('half_claimed'),
-        sql<number>`sum(case when i.status = 'confirmed' and not exists (select 1 from chain_id_index x where x.seq = i.seq and x.chain_prefix = substr(i.chain_id, 1, ${sql.lit(CHAIN_PREFIX_LENGTH)})) then 1 else 0 end)`.as('unindexed'),
+        sql<number>`sum(case when i.status = 'confirmed' and not exists (select 1 from chain_id_index x where x.seq = i.seq and x.chain_prefix = substr(i.chain_id, 1, ${sql.lit(CHAIN_PREFIX_LENGTH)})) then 1 else 0 end)`.as(
+          'unindexed',
+        ),
       ])
       .executeTakeFirst();
     return { orphans: Number(row?.orphans ?? 0), halfClaimed: Number(row?.half_claimed ?? 0), unindexed: Number(row?.unindexed ?? 0) };

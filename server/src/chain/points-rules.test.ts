@@ -6,7 +6,13 @@ const codes = new DeductionCodes(randomBytes(32));
 const T = 'app_token';
 const U = 'app_user';
 let seq = 0;
-const tx = (appId: string, type: string, args: Record<string, unknown>, acceptedAt = 1_000_000): PointsTx => ({ seq: ++seq, appId, type, args: { id: `i${seq}`, ...args }, acceptedAt });
+const tx = (appId: string, type: string, args: Record<string, unknown>, acceptedAt = 1_000_000): PointsTx => ({
+  seq: ++seq,
+  appId,
+  type,
+  args: { id: `i${seq}`, ...args },
+  acceptedAt,
+});
 const acct = (userId: string) => ({ tokenAppId: T, tokenId: 'PTS', userAppId: U, userId });
 
 function fresh() {
@@ -34,7 +40,11 @@ describe('points rules', () => {
     const s = fresh();
     applyPointsTx(s, tx(T, 'points.issue', { tokenId: 'PTS', userAppId: U, userId: 'a', amount: '5' }), codes);
     const move = (appId: string, amount: string) =>
-      applyPointsTx(s, tx(appId, 'points.transfer', { tokenId: 'PTS', tokenAppId: T, from: { userAppId: U, userId: 'a' }, to: { userAppId: U, userId: 'b' }, amount }), codes);
+      applyPointsTx(
+        s,
+        tx(appId, 'points.transfer', { tokenId: 'PTS', tokenAppId: T, from: { userAppId: U, userId: 'a' }, to: { userAppId: U, userId: 'b' }, amount }),
+        codes,
+      );
     expect(move(T, '1')).toMatchObject({ ok: false, reason: /sender/ });
     expect(move(U, '5.00001')).toMatchObject({ ok: false, reason: /overdraw/ });
     expect([s.balance(acct('a')), s.balance(acct('b'))]).toEqual([500_000, 0]);
@@ -72,7 +82,15 @@ describe('points rules', () => {
 
 describe('deduction codes', () => {
   test('read back what was minted; altered, truncated or foreign codes read as null', () => {
-    const claims = { tokenAppId: T, tokenId: 'PTS', userAppId: U, userId: 'alice bob/中', maxUnits: 1_250_000, uuid: 'a'.repeat(32), issuedAt: 1_700_000_000_000 };
+    const claims = {
+      tokenAppId: T,
+      tokenId: 'PTS',
+      userAppId: U,
+      userId: 'alice bob/中',
+      maxUnits: 1_250_000,
+      uuid: 'a'.repeat(32),
+      issuedAt: 1_700_000_000_000,
+    };
     const code = codes.mint(claims);
     expect(codes.read(code)).toEqual(claims);
     expect(code.length).toBeLessThan(250);

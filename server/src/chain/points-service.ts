@@ -18,7 +18,10 @@ import type { PointsStore } from './points-store';
 import type { DeductionCodes } from './deduction-code';
 
 export class PointsService {
-  constructor(private readonly store: PointsStore, private readonly codes: DeductionCodes) {}
+  constructor(
+    private readonly store: PointsStore,
+    private readonly codes: DeductionCodes,
+  ) {}
 
   /** Readable by the issuing app and by the user's app only. */
   async balance(signer: string, q: BalanceQuery): Promise<BalanceResponse> {

@@ -51,7 +51,12 @@ export class PointsStore {
         .where((eb) =>
           eb.or(
             part.map((a) =>
-              eb.and([eb('token_app_id', '=', a.tokenAppId), eb('token_id', '=', a.tokenId), eb('user_app_id', '=', a.userAppId), eb('user_id', '=', a.userId)]),
+              eb.and([
+                eb('token_app_id', '=', a.tokenAppId),
+                eb('token_id', '=', a.tokenId),
+                eb('user_app_id', '=', a.userAppId),
+                eb('user_id', '=', a.userId),
+              ]),
             ),
           ),
         )
@@ -60,7 +65,11 @@ export class PointsStore {
     }
     const uuids = [...new Set(want.uuids)];
     for (let i = 0; i < uuids.length; i += CHUNK) {
-      const rows = await on.selectFrom('point_spent_codes').select(['uuid', 'item_seq']).where('uuid', 'in', uuids.slice(i, i + CHUNK)).execute();
+      const rows = await on
+        .selectFrom('point_spent_codes')
+        .select(['uuid', 'item_seq'])
+        .where('uuid', 'in', uuids.slice(i, i + CHUNK))
+        .execute();
       for (const r of rows) state.spend(r.uuid, r.item_seq, true);
     }
     return state;
@@ -70,7 +79,10 @@ export class PointsStore {
   async save(on: Executor, state: PointsState, now: number): Promise<void> {
     for (const k of state.dirtyTypes) {
       const [tokenAppId, tokenId] = JSON.parse(k) as [string, string];
-      await on.insertInto('point_types').values({ token_app_id: tokenAppId, token_id: tokenId, name: state.types.get(k)!, created_at: now }).execute();
+      await on
+        .insertInto('point_types')
+        .values({ token_app_id: tokenAppId, token_id: tokenId, name: state.types.get(k)!, created_at: now })
+        .execute();
     }
     for (const k of state.dirtyBalances) {
       const { account: a, units } = state.balances.get(k)!;
@@ -81,7 +93,10 @@ export class PointsStore {
         .execute();
     }
     for (const uuid of state.newSpent) {
-      await on.insertInto('point_spent_codes').values({ uuid, item_seq: state.spent.get(uuid)!, spent_at: now }).execute();
+      await on
+        .insertInto('point_spent_codes')
+        .values({ uuid, item_seq: state.spent.get(uuid)!, spent_at: now })
+        .execute();
     }
   }
 

@@ -112,7 +112,10 @@ export class Sealer {
   private async applyPoints(trx: Executor, claimed: Array<{ seq: number; app_id: string; type: string; created_at: number }>, now: number) {
     const rows = claimed.filter((c) => POINTS_TYPES.has(c.type));
     if (rows.length === 0) return [];
-    const contents = await this.ledger.contents(trx, rows.map((r) => r.seq));
+    const contents = await this.ledger.contents(
+      trx,
+      rows.map((r) => r.seq),
+    );
     const txs: PointsTx[] = rows.map((r) => ({
       seq: r.seq,
       appId: r.app_id,
@@ -139,11 +142,16 @@ export class Sealer {
 }
 
 export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, observe?: SealObserver): Loop {
-  return startLoop('chain-sealer', intervalMs, async () => {
-    const started = Date.now();
-    const r = await sealer.sealOnce();
-    if (r.block !== undefined || r.failed) observe?.(Date.now() - started, r.acceptedAt ?? [], r.failed);
-    if (r.block !== undefined || r.failed) log.debug({ block: r.block, confirmed: r.confirmed, failed: r.failed }, 'chain block sealed');
-    return r.more;
-  }, log);
+  return startLoop(
+    'chain-sealer',
+    intervalMs,
+    async () => {
+      const started = Date.now();
+      const r = await sealer.sealOnce();
+      if (r.block !== undefined || r.failed) observe?.(Date.now() - started, r.acceptedAt ?? [], r.failed);
+      if (r.block !== undefined || r.failed) log.debug({ block: r.block, confirmed: r.confirmed, failed: r.failed }, 'chain block sealed');
+      return r.more;
+    },
+    log,
+  );
 }

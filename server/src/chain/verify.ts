@@ -56,7 +56,9 @@ export async function verifyLedger(
         if (b.time < prevTime) return fail(`block ${b.number} is older than the block before it`, { block: b.number });
         if (blockHash(header) !== b.hash) return fail(`block ${b.number}: the stored hash does not match its header`, { block: b.number });
         if (!trusted.has(b.signer.toLowerCase())) {
-          return fail(`block ${b.number} is signed by key ${b.signer}, which is not trusted (pass --trust ${b.signer} if it is an earlier node key)`, { block: b.number });
+          return fail(`block ${b.number} is signed by key ${b.signer}, which is not trusted (pass --trust ${b.signer} if it is an earlier node key)`, {
+            block: b.number,
+          });
         }
         if (!verifyBlockSignature(header, b.signature, b.signer)) return fail(`block ${b.number}: the signature is invalid`, { block: b.number });
         signers.add(b.signer);
@@ -81,8 +83,10 @@ export async function verifyLedger(
           }
           leaves.push(Buffer.from(it.tx_hash, 'hex'));
         }
-        if (leaves.length !== b.tx_count) return fail(`block ${b.number} records ${b.tx_count} transactions but ${leaves.length} items belong to it`, { block: b.number });
-        if (merkleRoot(leaves).toString('hex') !== b.merkle_root) return fail(`block ${b.number}: the Merkle root does not match its transactions`, { block: b.number });
+        if (leaves.length !== b.tx_count)
+          return fail(`block ${b.number} records ${b.tx_count} transactions but ${leaves.length} items belong to it`, { block: b.number });
+        if (merkleRoot(leaves).toString('hex') !== b.merkle_root)
+          return fail(`block ${b.number}: the Merkle root does not match its transactions`, { block: b.number });
         blocks++;
         transactions += leaves.length;
         prevHash = b.hash;

@@ -75,7 +75,6 @@ export interface CoreTables {
   prepay_orders: PrepayOrdersTable;
 }
 
-
 // Payments: channel orders, refunds, callback attempts, and the sandbox's own tables.
 
 /**

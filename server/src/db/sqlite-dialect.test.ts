@@ -35,7 +35,11 @@ describe('BetterSqliteDialect', () => {
 
   it('groups concurrent writes into one commit and answers each only once it is committed', async () => {
     const writes = Array.from({ length: 200 }, (_, i) =>
-      db.insertInto('t').values({ id: `k${i}`, n: i }).execute().then(() => committed()),
+      db
+        .insertInto('t')
+        .values({ id: `k${i}`, n: i })
+        .execute()
+        .then(() => committed()),
     );
     const seenAtResolve = await Promise.all(writes);
     // Every caller saw its own row already committed when its promise settled.
@@ -63,9 +67,13 @@ describe('BetterSqliteDialect', () => {
       order.push('tx-insert-2');
     });
     await new Promise((r) => setTimeout(r, 10));
-    const outside = db.selectFrom('t').selectAll().execute().then((rows) => {
-      order.push(`outside-saw-${rows.length}`);
-    });
+    const outside = db
+      .selectFrom('t')
+      .selectAll()
+      .execute()
+      .then((rows) => {
+        order.push(`outside-saw-${rows.length}`);
+      });
     await Promise.all([tx, outside]);
     expect(order).toEqual(['tx-insert-1', 'tx-insert-2', 'outside-saw-2']);
   });
@@ -88,7 +96,11 @@ describe('BetterSqliteDialect', () => {
         db.transaction().execute(async (trx) => {
           const row = await trx.selectFrom('t').select('n').where('id', '=', 'counter').executeTakeFirstOrThrow();
           await new Promise((r) => setImmediate(r));
-          await trx.updateTable('t').set({ n: row.n + 1 }).where('id', '=', 'counter').execute();
+          await trx
+            .updateTable('t')
+            .set({ n: row.n + 1 })
+            .where('id', '=', 'counter')
+            .execute();
         }),
       ),
     );
@@ -98,10 +110,20 @@ describe('BetterSqliteDialect', () => {
   it('commits transactions with the group: each settles only once it is committed', async () => {
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        db.transaction().execute(async (trx) => {
-          await trx.insertInto('t').values({ id: `g${i}`, n: i }).execute();
-          await trx.updateTable('t').set({ n: i + 1 }).where('id', '=', `g${i}`).execute();
-        }).then(() => committed()),
+        db
+          .transaction()
+          .execute(async (trx) => {
+            await trx
+              .insertInto('t')
+              .values({ id: `g${i}`, n: i })
+              .execute();
+            await trx
+              .updateTable('t')
+              .set({ n: i + 1 })
+              .where('id', '=', `g${i}`)
+              .execute();
+          })
+          .then(() => committed()),
       ),
     );
     // Every transaction's own rows were committed when its promise settled.

@@ -10,7 +10,10 @@ export class SelfClients {
   private readonly clients = new Map<string, { client: KitClient; secret: string }>();
 
   /** `self.url` is filled in once the server listens (routers are built before that). */
-  constructor(private readonly apps: AppService, private readonly self: { url: string }) {}
+  constructor(
+    private readonly apps: AppService,
+    private readonly self: { url: string },
+  ) {}
 
   /** A client signing as `appId`, talking to this service. */
   async forApp(appId: string): Promise<KitClient> {

@@ -43,7 +43,11 @@ export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
   const methods = [...new Set([...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])])];
   // Named: route listings (the OpenAPI check) tell these answers from endpoints by it.
   return function answerMethodNotAllowed(req, res, next) {
-    if (req.method === 'OPTIONS') return void res.setHeader('allow', [...methods, 'OPTIONS'].join(', ')).status(204).end();
+    if (req.method === 'OPTIONS')
+      return void res
+        .setHeader('allow', [...methods, 'OPTIONS'].join(', '))
+        .status(204)
+        .end();
     next(new KitError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${methods.join(' or ')}`, methods));
   };
 }

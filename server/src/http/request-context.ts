@@ -16,7 +16,10 @@ let counter = 0;
  */
 class RequestLog {
   private child?: Logger;
-  constructor(private readonly root: Logger, private readonly reqId: string) {}
+  constructor(
+    private readonly root: Logger,
+    private readonly reqId: string,
+  ) {}
   private get log(): Logger {
     return (this.child ??= this.root.child({ reqId: this.reqId }));
   }

@@ -87,7 +87,7 @@ describe('createHttpServer', () => {
     try {
       const req = http.get(`${url}/held`);
       req.on('error', () => undefined);
-      for (const deadline = Date.now() + 5_000; events.waiting === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+      for (const deadline = Date.now() + 5_000; events.waiting === 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 5));
       expect(events.waiting).toBe(1);
       req.destroy();
       await ended;

@@ -29,11 +29,9 @@ export function rawQuery(originalUrl: string): string {
 export function requireSignature(opts: SignatureOptions): RequestHandler {
   const refuse = (reason: ErrorId, detail: string) => new KitError(reason, detail);
   const check = (req: Request, res: Response, next: NextFunction, pairs: Array<[string, string]>, secret: string | null) => {
-    const result = verify(
-      { method: req.method, path: signedPath(req.originalUrl, opts.basePath), query: pairs, body: req.rawBody },
-      () => secret,
-      { toleranceMs: opts.toleranceMs },
-    );
+    const result = verify({ method: req.method, path: signedPath(req.originalUrl, opts.basePath), query: pairs, body: req.rawBody }, () => secret, {
+      toleranceMs: opts.toleranceMs,
+    });
     if (!result.ok) return next(refuse(result.reason, result.detail));
     res.locals.appId = result.appId;
     if (SAFE_METHODS.has(req.method)) return next();

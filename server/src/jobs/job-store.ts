@@ -27,7 +27,10 @@ export type JobSettlement =
   | { state: 'pending'; nextAt: number; error?: string | null; payload?: object };
 
 export class JobStore {
-  constructor(readonly db: Kysely<Database>, private readonly dialect: Dialect) {}
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /**
    * Adds a job on the caller's executor (so it commits with the change that needs it). With a key
@@ -71,7 +74,14 @@ export class JobStore {
       .where('id', 'in', (eb) => {
         // The state as a literal, not a parameter: SQLite only uses a partial index (`jobs_due`) when
         // the query's condition visibly implies the index's.
-        let q = eb.selectFrom('jobs').select('id').where('queue', '=', queue).where('state', '=', sql.lit('pending')).where('next_at', '<=', now).orderBy('next_at').limit(limit);
+        let q = eb
+          .selectFrom('jobs')
+          .select('id')
+          .where('queue', '=', queue)
+          .where('state', '=', sql.lit('pending'))
+          .where('next_at', '<=', now)
+          .orderBy('next_at')
+          .limit(limit);
         if (this.dialect === 'postgres') q = q.forUpdate().skipLocked();
         return q;
       })

@@ -11,7 +11,10 @@ type Facts = NonNullable<Awaited<ReturnType<MerchantStore['findWithParent']>>>;
 export class MerchantFacts {
   private readonly cache = new Map<string, { facts: Facts | undefined; until: number }>();
 
-  constructor(private readonly store: MerchantStore, private readonly ttlMs = 2_000) {}
+  constructor(
+    private readonly store: MerchantStore,
+    private readonly ttlMs = 2_000,
+  ) {}
 
   async get(id: string): Promise<Facts | undefined> {
     const now = Date.now();

@@ -32,7 +32,11 @@ export interface LoginIdentity {
 }
 
 export class MerchantService {
-  constructor(private readonly store: MerchantStore, private readonly apps: AppService, private readonly facts: MerchantFacts) {}
+  constructor(
+    private readonly store: MerchantStore,
+    private readonly apps: AppService,
+    private readonly facts: MerchantFacts,
+  ) {}
 
   /** 4.17. The signer must own (or have created) the parent when creating a sub-merchant. */
   async create(signerAppId: string, body: CreateBody): Promise<{ id: string }> {

@@ -17,7 +17,6 @@ export class MerchantStore {
     return this.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-
   /** A sub-merchant with its parent's owner, display name and state, in one read (prepared: every order creation reads it). */
   async findWithParent(id: string) {
     return (await this.withParentRow(id))[0];
@@ -43,11 +42,19 @@ export class MerchantStore {
   }
 
   setContracted(id: string, contracted: boolean): Promise<unknown> {
-    return this.db.updateTable('merchants').set({ profit_sharing_contracted: contracted ? 1 : 0 }).where('id', '=', id).execute();
+    return this.db
+      .updateTable('merchants')
+      .set({ profit_sharing_contracted: contracted ? 1 : 0 })
+      .where('id', '=', id)
+      .execute();
   }
 
   setDisabled(id: string, disabled: boolean): Promise<unknown> {
-    return this.db.updateTable('merchants').set({ disabled: disabled ? 1 : 0 }).where('id', '=', id).execute();
+    return this.db
+      .updateTable('merchants')
+      .set({ disabled: disabled ? 1 : 0 })
+      .where('id', '=', id)
+      .execute();
   }
 
   insertLoginToken(tokenHash: string, merchantId: string, now: number): Promise<unknown> {
@@ -72,7 +79,11 @@ export class MerchantStore {
    * Applies `merge` to a merchant's own parameters of one channel (compare and set, so two changes
    * at the same moment on any instance both apply). `merge` sees the stored object and returns the new one.
    */
-  async mergePaymentParams(merchantId: string, channel: string, merge: (current: Record<string, unknown>) => Record<string, unknown>): Promise<Record<string, unknown>> {
+  async mergePaymentParams(
+    merchantId: string,
+    channel: string,
+    merge: (current: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     await this.db
       .insertInto('payment_params')
       .values({ merchant_id: merchantId, channel, params_json: '{}', updated_at: Date.now() })

@@ -18,7 +18,10 @@ export function metricsHandler(metrics: Metrics, token: string | undefined): Req
       res.status(401).set('WWW-Authenticate', 'Bearer realm="metrics"').type('text/plain').send('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
       return;
     }
-    res.set('Cache-Control', 'no-store').type(metrics.contentType).send(await metrics.text());
+    res
+      .set('Cache-Control', 'no-store')
+      .type(metrics.contentType)
+      .send(await metrics.text());
   };
 }
 

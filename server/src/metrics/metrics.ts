@@ -125,7 +125,7 @@ export class Metrics {
     const { outbox, chainQueue } = this;
     new Gauge({
       name: 'kit_wait_for_finish_held',
-      help: 'Detail calls (4.2 waitForFinish=1, and the front ends\' waits) held open on this instance right now.',
+      help: "Detail calls (4.2 waitForFinish=1, and the front ends' waits) held open on this instance right now.",
       registers: [this.registry],
       collect() {
         this.set(held());

@@ -25,7 +25,8 @@ export function docsRoutes(): Router {
     // `/docs` → `/docs/` so that the page's relative URLs resolve under it.
     if (!req.originalUrl.split('?', 1)[0].endsWith('/')) return res.redirect(301, `${req.originalUrl.split('?', 1)[0]}/`);
     res.set({
-      'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      'Content-Security-Policy':
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'no-cache',
     });

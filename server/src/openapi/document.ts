@@ -14,7 +14,14 @@ import { sandboxRoutes } from './paths/sandbox';
 import { operationRoutes } from './paths/operations';
 
 /** Every described route; a new route is one more entry in one of these lists. */
-export const ROUTE_DOCS: readonly RouteDoc[] = [...paymentRoutes, ...profitSharingRoutes, ...chainRoutes, ...operationRoutes, ...frontendRoutes, ...sandboxRoutes];
+export const ROUTE_DOCS: readonly RouteDoc[] = [
+  ...paymentRoutes,
+  ...profitSharingRoutes,
+  ...chainRoutes,
+  ...operationRoutes,
+  ...frontendRoutes,
+  ...sandboxRoutes,
+];
 
 export interface DocumentOptions {
   /** Whether the sandbox routes are served (SANDBOX_ENABLED). */
@@ -28,7 +35,14 @@ export function servedRouteDocs(opts: Pick<DocumentOptions, 'sandbox'>): RouteDo
   return ROUTE_DOCS.filter((r) => opts.sandbox || !r.sandboxOnly);
 }
 
-const SIGNATURE_ERRORS: readonly ErrorId[] = ['signature_missing', 'signature_malformed', 'timestamp_invalid', 'timestamp_out_of_window', 'signature_mismatch', 'signature_replayed'];
+const SIGNATURE_ERRORS: readonly ErrorId[] = [
+  'signature_missing',
+  'signature_malformed',
+  'timestamp_invalid',
+  'timestamp_out_of_window',
+  'signature_mismatch',
+  'signature_replayed',
+];
 
 const SIGNING = `Signed requests carry three query fields: \`_appid\` (the app id), \`_t\` (Unix time in milliseconds, within ±300 s of the server clock) and \`_s\`.
 \`_s\` is the lower-case hex HMAC-SHA256, keyed with the AppSecret's UTF-8 bytes, of four lines joined by \\n:
@@ -57,7 +71,14 @@ function errorResponses(doc: RouteDoc): RouteConfig['responses'] {
       content: {
         'application/json': {
           schema: failSchema,
-          example: { version: doc.path.startsWith('/submerchant-pay') || doc.path.startsWith('/merchant') ? 1 : '1', status: 'fail', error: first, code: ERROR_CATALOGUE[first].code, msg: ERROR_CATALOGUE[first].msg, traceId: '5f1c9a2e000042' },
+          example: {
+            version: doc.path.startsWith('/submerchant-pay') || doc.path.startsWith('/merchant') ? 1 : '1',
+            status: 'fail',
+            error: first,
+            code: ERROR_CATALOGUE[first].code,
+            msg: ERROR_CATALOGUE[first].msg,
+            traceId: '5f1c9a2e000042',
+          },
         },
       },
     };
@@ -75,9 +96,24 @@ function security(auth: RouteDoc['auth']): RouteConfig['security'] {
 export function buildOpenApiDocument(opts: DocumentOptions) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'appId', { type: 'apiKey', in: 'query', name: '_appid', description: SIGNING });
-  registry.registerComponent('securitySchemes', 'timestamp', { type: 'apiKey', in: 'query', name: '_t', description: 'Unix time in milliseconds (13 digits); see appId.' });
-  registry.registerComponent('securitySchemes', 'signature', { type: 'apiKey', in: 'query', name: '_s', description: 'HMAC-SHA256 signature, 64 lower-case hex characters; see appId.' });
-  registry.registerComponent('securitySchemes', 'posLogin', { type: 'apiKey', in: 'cookie', name: 'pos_login', description: 'Set by POST /pos/api/login (httpOnly, SameSite=Strict).' });
+  registry.registerComponent('securitySchemes', 'timestamp', {
+    type: 'apiKey',
+    in: 'query',
+    name: '_t',
+    description: 'Unix time in milliseconds (13 digits); see appId.',
+  });
+  registry.registerComponent('securitySchemes', 'signature', {
+    type: 'apiKey',
+    in: 'query',
+    name: '_s',
+    description: 'HMAC-SHA256 signature, 64 lower-case hex characters; see appId.',
+  });
+  registry.registerComponent('securitySchemes', 'posLogin', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'pos_login',
+    description: 'Set by POST /pos/api/login (httpOnly, SameSite=Strict).',
+  });
   registry.registerComponent('securitySchemes', 'metricsToken', { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set.' });
 
   for (const doc of servedRouteDocs(opts)) {

@@ -12,7 +12,12 @@ export class PgOrderEventBridge {
   private readonly channel: string;
   private readonly instance = Math.random().toString(36).slice(2, 10);
 
-  constructor(private readonly pool: pg.Pool, private readonly events: OrderEvents, schema: string, private readonly log: { warn: (o: object, m: string) => void }) {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly events: OrderEvents,
+    schema: string,
+    private readonly log: { warn: (o: object, m: string) => void },
+  ) {
     this.channel = `kit_orders_${schema}`;
   }
 

@@ -2,16 +2,7 @@
  * Prepay orders (4.1, 4.2): creation, the detail answer, the held detail call, expiry, and the one
  * state-transition primitive every later feature (payment, refund) goes through.
  */
-import {
-  AmountError,
-  KitError,
-  MAX_EXTRA_INFO_BYTES,
-  PAY_VERSION,
-  formatCents,
-  parseCents,
-  type CreatePrepayResponse,
-  type PrepayDetail,
-} from '@kit/shared';
+import { AmountError, KitError, MAX_EXTRA_INFO_BYTES, PAY_VERSION, formatCents, parseCents, type CreatePrepayResponse, type PrepayDetail } from '@kit/shared';
 import { randomAlnum } from '../security/ids';
 import { isUniqueViolation } from '../db/errors';
 import type { OrderEvents, WaitSignal } from './order-events';

@@ -20,7 +20,10 @@ export interface OrderForChannel {
 }
 
 export class ChannelGateway {
-  constructor(readonly adapter: ChannelAdapter, private readonly gateways: Gateways) {}
+  constructor(
+    readonly adapter: ChannelAdapter,
+    private readonly gateways: Gateways,
+  ) {}
 
   get channel(): PaymentChannel {
     return this.adapter.channel;
@@ -102,11 +105,19 @@ export class ChannelGateway {
   }
 
   removeReceiver(merchant: MerchantFields, receiver: { type: string; account: string }): Promise<ProtocolAnswer> {
-    return this.sharing('psRemoveReceiver', { ...this.adapter.requestIds(merchant), receiver: JSON.stringify({ type: receiver.type, account: receiver.account }) });
+    return this.sharing('psRemoveReceiver', {
+      ...this.adapter.requestIds(merchant),
+      receiver: JSON.stringify({ type: receiver.type, account: receiver.account }),
+    });
   }
 
   /** One split of a paid order (amounts in cents); with `finish`, the channel also releases the rest. */
-  split(co: PayChannelOrdersTable, outOrderNo: string, receivers: Array<{ type: string; account: string; amount: number; description: string }>, finish: boolean): Promise<ProtocolAnswer> {
+  split(
+    co: PayChannelOrdersTable,
+    outOrderNo: string,
+    receivers: Array<{ type: string; account: string; amount: number; description: string }>,
+    finish: boolean,
+  ): Promise<ProtocolAnswer> {
     return this.sharing(finish ? 'psSplitAndFinish' : 'psSplit', {
       ...this.ids(co),
       transaction_id: co.transaction_id ?? '',
@@ -121,7 +132,13 @@ export class ChannelGateway {
 
   /** Ends the order's sharing: `amount` (what is still frozen) goes to the merchant. */
   finishSharing(co: PayChannelOrdersTable, outOrderNo: string, amount: number, description: string): Promise<ProtocolAnswer> {
-    return this.sharing('psFinish', { ...this.ids(co), transaction_id: co.transaction_id ?? '', out_order_no: outOrderNo, amount: String(amount), description });
+    return this.sharing('psFinish', {
+      ...this.ids(co),
+      transaction_id: co.transaction_id ?? '',
+      out_order_no: outOrderNo,
+      amount: String(amount),
+      description,
+    });
   }
 
   /** What of the order is still frozen for sharing (`unsplit_amount`, cents). */
@@ -147,7 +164,10 @@ export class Channels {
   private readonly byChannel = new Map<PaymentChannel, ChannelGateway>();
   private readonly byRealm = new Map<Realm, ChannelGateway>();
 
-  constructor(adapters: ChannelAdapter[], readonly gateways: Gateways) {
+  constructor(
+    adapters: ChannelAdapter[],
+    readonly gateways: Gateways,
+  ) {
     for (const a of adapters) {
       const g = new ChannelGateway(a, gateways);
       this.byChannel.set(a.channel, g);

@@ -76,7 +76,12 @@ export class ChannelOrders implements ExpiryGuard {
         await this.store.db.transaction().execute(async (trx) => {
           await this.store.insertChannelOrder(trx, row);
           // From now on the channel is asked about it until it is paid or closed, whatever happens to this request.
-          await this.jobs.enqueue(trx, { queue: 'payment.reconcile', key: row.out_trade_no, ref: row.prepay_id, at: row.created_at + (this.opts.querySchedule[0] ?? 10_000) });
+          await this.jobs.enqueue(trx, {
+            queue: 'payment.reconcile',
+            key: row.out_trade_no,
+            ref: row.prepay_id,
+            at: row.created_at + (this.opts.querySchedule[0] ?? 10_000),
+          });
         });
       } catch (e) {
         if (isUniqueViolation(e)) continue; // another request is placing one: use it
@@ -163,7 +168,11 @@ export class ChannelOrders implements ExpiryGuard {
       await this.close(co);
     } catch (err) {
       this.log.warn({ err: (err as Error).message, outTradeNo: co.out_trade_no }, 'closing a replaced channel order failed; reconciliation retries it');
-      await this.jobs.enqueue(this.store.db, { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) }, 'rearm');
+      await this.jobs.enqueue(
+        this.store.db,
+        { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) },
+        'rearm',
+      );
     }
   }
 
@@ -182,8 +191,15 @@ export class ChannelOrders implements ExpiryGuard {
       return closed === 'paid' ? 'paid' : 'unpaid';
     } catch (err) {
       this.metrics?.reconciliation('expiry_close', 'failed');
-      this.log.warn({ err: (err as Error).message, prepayId, outTradeNo: co.out_trade_no }, 'the channel order of an expiring order could not be closed; reconciliation retries it');
-      await this.jobs.enqueue(this.store.db, { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) }, 'rearm');
+      this.log.warn(
+        { err: (err as Error).message, prepayId, outTradeNo: co.out_trade_no },
+        'the channel order of an expiring order could not be closed; reconciliation retries it',
+      );
+      await this.jobs.enqueue(
+        this.store.db,
+        { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) },
+        'rearm',
+      );
       this.jobs.wake('payment.reconcile');
       return 'unpaid';
     }

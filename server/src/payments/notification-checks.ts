@@ -26,7 +26,8 @@ export function payNotificationProblem(n: Fields, order: ChannelOrderFacts, key:
 export function paidFieldsProblem(n: Fields, order: ChannelOrderFacts): string | null {
   if (n.appid !== order.merchant.appid || n.mch_id !== order.merchant.mch_id) return 'appid or mch_id differs from the order';
   if (order.merchant.sub_mch_id !== undefined && n.sub_mch_id !== order.merchant.sub_mch_id) return 'sub_mch_id differs from the order';
-  if (!/^[0-9]+$/.test(n.total_fee ?? '') || Number(n.total_fee) !== order.total_cents) return `total_fee ${n.total_fee} differs from the order's ${order.total_cents}`;
+  if (!/^[0-9]+$/.test(n.total_fee ?? '') || Number(n.total_fee) !== order.total_cents)
+    return `total_fee ${n.total_fee} differs from the order's ${order.total_cents}`;
   if ((n.result_code === 'SUCCESS' || n.trade_state === 'SUCCESS') && !n.transaction_id) return 'transaction_id missing';
   return null;
 }

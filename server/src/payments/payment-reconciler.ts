@@ -42,7 +42,8 @@ export class PaymentReconciler implements JobHandler {
 
   async run(job: JobRow): Promise<JobSettlement> {
     const settled = await this.reconcile(job);
-    const outcome = settled.state === 'done' ? (settled.result === 'paid' ? 'paid' : settled.result === 'closed' ? 'closed' : 'unpaid') : settled.error ? 'failed' : 'unpaid';
+    const outcome =
+      settled.state === 'done' ? (settled.result === 'paid' ? 'paid' : settled.result === 'closed' ? 'closed' : 'unpaid') : settled.error ? 'failed' : 'unpaid';
     this.metrics?.reconciliation('payment_query', outcome);
     return settled;
   }
@@ -52,7 +53,8 @@ export class PaymentReconciler implements JobHandler {
     if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed') return { state: 'done', result: co?.state ?? 'gone' };
     // While the order is active, queries stop with the schedule (expiry settles the rest); a
     // channel that cannot be reached is asked again and again.
-    const later = (repeatLast: boolean, error?: string) => onSchedule(this.opts.querySchedule, job, { repeatLast, error, whenOver: 'unpaid; expiry settles it' });
+    const later = (repeatLast: boolean, error?: string) =>
+      onSchedule(this.opts.querySchedule, job, { repeatLast, error, whenOver: 'unpaid; expiry settles it' });
     try {
       const order = await this.prepay.find(co.prepay_id);
       if (!order || order.status !== 'active') {

@@ -36,7 +36,9 @@ export interface Payments {
   settlement: Settlement;
   gateways: Gateways;
   /** What the service knows of an order's payment: its channel orders and refund (operators and tests). */
-  state(prepayId: string): Promise<{ channelOrders: Awaited<ReturnType<PaymentStore['channelOrdersOf']>>; refund: Awaited<ReturnType<PaymentStore['refund']>> | null }>;
+  state(
+    prepayId: string,
+  ): Promise<{ channelOrders: Awaited<ReturnType<PaymentStore['channelOrdersOf']>>; refund: Awaited<ReturnType<PaymentStore['refund']>> | null }>;
 }
 
 export interface PaymentServices {
@@ -73,7 +75,15 @@ export function createPaymentServices(
   const gateways = new Gateways(config);
   const channels = new Channels([socialNativeAdapter(config, gateways), cardNetworkAdapter(config, gateways)], gateways);
   const settlement = new Settlement(store, prepay, callbacks, jobs, plog);
-  const channelOrders = new ChannelOrders(store, channels, settlement, jobs, { signType: config.PAY_SIGN_TYPE, querySchedule: config.PAYMENT_QUERY_SCHEDULE }, plog, metrics);
+  const channelOrders = new ChannelOrders(
+    store,
+    channels,
+    settlement,
+    jobs,
+    { signType: config.PAY_SIGN_TYPE, querySchedule: config.PAYMENT_QUERY_SCHEDULE },
+    plog,
+    metrics,
+  );
   prepay.setExpiryGuard(channelOrders);
   const refundOpts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT, querySchedule: config.PAYMENT_QUERY_SCHEDULE };
   const refunds = new RefundService(store, merchants, channels, jobs, refundOpts, plog);
@@ -92,7 +102,15 @@ export function createPaymentServices(
   const jobHandlers: JobHandler[] = [
     sharing.follower,
     delivery,
-    new PaymentReconciler(store, prepay, channels, channelOrders, { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT }, plog, metrics),
+    new PaymentReconciler(
+      store,
+      prepay,
+      channels,
+      channelOrders,
+      { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT },
+      plog,
+      metrics,
+    ),
     new RefundFollower(store, channels, refunds, settlement, refundOpts, plog, metrics),
     ...(sandbox ? [sandbox.notifier] : []),
   ];

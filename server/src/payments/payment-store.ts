@@ -79,7 +79,14 @@ export class PaymentStore {
   }
 
   /** Moves a channel order between states if it is in one of `from`; true when this call did it. */
-  async moveChannelOrder(on: Executor, outTradeNo: string, from: ChannelOrderState[], to: ChannelOrderState, patch: ChannelOrderPatch = {}, now = Date.now()): Promise<boolean> {
+  async moveChannelOrder(
+    on: Executor,
+    outTradeNo: string,
+    from: ChannelOrderState[],
+    to: ChannelOrderState,
+    patch: ChannelOrderPatch = {},
+    now = Date.now(),
+  ): Promise<boolean> {
     const res = await on
       .updateTable('pay_channel_orders')
       .set({ state: to, updated_at: now, ...patch })

@@ -37,7 +37,8 @@ export class RefundFollower implements JobHandler {
 
   async run(job: JobRow): Promise<JobSettlement> {
     const settled = await this.follow(job);
-    const outcome = settled.state === 'done' ? (settled.result === 'refunded' || settled.result === 'success' ? 'refunded' : 'failed') : settled.error ? 'failed' : 'pending';
+    const outcome =
+      settled.state === 'done' ? (settled.result === 'refunded' || settled.result === 'success' ? 'refunded' : 'failed') : settled.error ? 'failed' : 'pending';
     this.metrics?.reconciliation('refund_resume', outcome);
     return settled;
   }
@@ -54,7 +55,8 @@ export class RefundFollower implements JobHandler {
         const settledAt = refund.updated_at + this.opts.channelTimeoutMs + 1_000;
         // A request may still be waiting for the channel's answer.
         if (Date.now() < settledAt) return { state: 'pending', nextAt: settledAt };
-        if (!(await this.store.takeOverRefund(this.store.db, refund.prepay_id, 'requesting', refund.updated_at))) return { state: 'pending', nextAt: Date.now() + 1_000 };
+        if (!(await this.store.takeOverRefund(this.store.db, refund.prepay_id, 'requesting', refund.updated_at)))
+          return { state: 'pending', nextAt: Date.now() + 1_000 };
       }
       const q = await this.channels.get(co.channel).refundQuery(refund, co);
       if (!q.ok && q.errCode === 'REFUNDNOTEXIST') return await this.resend(refund, co, later);
@@ -79,9 +81,12 @@ export class RefundFollower implements JobHandler {
   }
 
   private async apply(refund: PayRefundsTable, f: Record<string, string>, later: (e?: string) => JobSettlement): Promise<JobSettlement> {
-    const i = Object.keys(f).find((k) => k.startsWith('out_refund_no_') && f[k] === refund.out_refund_no)?.slice('out_refund_no_'.length);
+    const i = Object.keys(f)
+      .find((k) => k.startsWith('out_refund_no_') && f[k] === refund.out_refund_no)
+      ?.slice('out_refund_no_'.length);
     if (i === undefined) return later('the refund query does not list this refund');
-    if (f[`refund_fee_${i}`] !== String(refund.refund_cents)) return later(`the refund query reports ${f[`refund_fee_${i}`]} instead of ${refund.refund_cents}`);
+    if (f[`refund_fee_${i}`] !== String(refund.refund_cents))
+      return later(`the refund query reports ${f[`refund_fee_${i}`]} instead of ${refund.refund_cents}`);
     const status = f[`refund_status_${i}`];
     if (status === 'SUCCESS') {
       await this.settlement.completeRefund(refund, f[`refund_id_${i}`] ?? null);
@@ -93,7 +98,8 @@ export class RefundFollower implements JobHandler {
       return { state: 'done', result: 'failed' };
     }
     // PROCESSING: the channel has it.
-    if (refund.state === 'requesting') await this.store.moveRefund(this.store.db, refund.prepay_id, ['requesting'], 'accepted', { refund_id: f[`refund_id_${i}`] ?? null });
+    if (refund.state === 'requesting')
+      await this.store.moveRefund(this.store.db, refund.prepay_id, ['requesting'], 'accepted', { refund_id: f[`refund_id_${i}`] ?? null });
     return later();
   }
 }

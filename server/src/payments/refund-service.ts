@@ -134,7 +134,14 @@ export class RefundService {
     const interrupted = existing.state === 'requesting' && existing.updated_at < now - this.opts.channelTimeoutMs - 1_000;
     if (existing.state === 'failed' || interrupted) {
       const taken = await this.store.db.transaction().execute(async (trx) => {
-        const mine = await this.store.takeOverRefund(trx, co.prepay_id, existing.state, existing.updated_at, { requested_by: merchantId, app_id: appId, last_error: null }, now);
+        const mine = await this.store.takeOverRefund(
+          trx,
+          co.prepay_id,
+          existing.state,
+          existing.updated_at,
+          { requested_by: merchantId, app_id: appId, last_error: null },
+          now,
+        );
         if (mine) await this.jobs.enqueue(trx, this.followJob(co.prepay_id, now + this.opts.channelTimeoutMs + 1_000), 'rearm');
         return mine;
       });

@@ -45,7 +45,10 @@ export class Settlement {
         (await this.prepay.transition(trx, co.prepay_id, 'cancel', 'finish', { payment_time: paid.paidAt }));
       if (!moved) {
         // A second channel order of the same prepay order was paid: money to give back by hand.
-        this.log.error({ prepayId: co.prepay_id, outTradeNo: co.out_trade_no }, 'a second payment arrived for an order that is no longer payable; refund it manually');
+        this.log.error(
+          { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
+          'a second payment arrived for an order that is no longer payable; refund it manually',
+        );
         return false;
       }
       await this.enqueueCallback(trx, co.prepay_id, 'finish', co.channel as PaymentChannel);

@@ -50,10 +50,16 @@ export class PsChannel {
           await this.refused(r, refusal);
           return 'failed';
         }
-        answer = await gateway.split(co, r.id, shares.map((s) => ({ type: s.type, account: s.account, amount: s.amountCents, description: s.description })), r.finish === 1);
+        answer = await gateway.split(
+          co,
+          r.id,
+          shares.map((s) => ({ type: s.type, account: s.account, amount: s.amountCents, description: s.description })),
+          r.finish === 1,
+        );
       } else {
         const frozen = await gateway.unsplitAmount(co);
-        if (!frozen.ok) throw new KitError('channel_error', `the channel did not tell the unsplit amount: ${frozen.errCode ?? ''} ${frozen.errMsg ?? ''}`.trim());
+        if (!frozen.ok)
+          throw new KitError('channel_error', `the channel did not tell the unsplit amount: ${frozen.errCode ?? ''} ${frozen.errMsg ?? ''}`.trim());
         answer = await gateway.finishSharing(co, r.id, Number(frozen.fields.unsplit_amount ?? 0), r.description ?? '');
       }
     } catch (e) {
@@ -146,7 +152,11 @@ export class PsChannel {
     const known = new Set((await this.store.channelReceivers(mch)).map((x) => `${x.type}:${x.account}`));
     const missing = shares.filter((s) => !known.has(`${s.type}:${s.account}`));
     if (missing.length === 0) return null;
-    const order = await this.store.db.selectFrom('prepay_orders').select(['sub_merchant_id', 'merchant_id']).where('prepay_id', '=', co.prepay_id).executeTakeFirstOrThrow();
+    const order = await this.store.db
+      .selectFrom('prepay_orders')
+      .select(['sub_merchant_id', 'merchant_id'])
+      .where('prepay_id', '=', co.prepay_id)
+      .executeTakeFirstOrThrow();
     const receivers = await this.store.activeReceivers([order.sub_merchant_id, order.merchant_id]);
     for (const s of missing) {
       const r = receivers.find((x) => x.type === s.type && x.account === s.account);
@@ -161,7 +171,11 @@ export class PsChannel {
    * Adds one receiver at the channel for a merchant number (idempotent there) and remembers it.
    * Returns the channel's reason when it refuses the receiver; throws when it cannot be reached.
    */
-  async addAtChannel(channel: string, merchant: MerchantFields, r: { type: PsShare['type']; account: string; name: string | null; relation_type: string }): Promise<string | null> {
+  async addAtChannel(
+    channel: string,
+    merchant: MerchantFields,
+    r: { type: PsShare['type']; account: string; name: string | null; relation_type: string },
+  ): Promise<string | null> {
     const answer = await this.channels.get(channel).addReceiver(merchant, { type: r.type, account: r.account, name: r.name, relationType: r.relation_type });
     if (!answer.ok) return `the channel refused the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim();
     await this.store.noteChannelReceiver(merchant.sub_mch_id ?? merchant.mch_id, r.type, r.account);
@@ -173,7 +187,11 @@ export class PsChannel {
     const mch = merchant.sub_mch_id ?? merchant.mch_id;
     if (!(await this.store.channelReceivers(mch)).some((x) => x.type === r.type && x.account === r.account)) return;
     const answer = await this.channels.get('SocialNative').removeReceiver(merchant, r);
-    if (!answer.ok) throw new KitError('channel_error', `the channel did not remove the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim());
+    if (!answer.ok)
+      throw new KitError(
+        'channel_error',
+        `the channel did not remove the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim(),
+      );
     await this.store.forgetChannelReceiver(mch, r.type, r.account);
   }
 

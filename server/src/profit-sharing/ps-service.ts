@@ -56,7 +56,16 @@ export class ProfitSharingService {
   async addReceiver(appId: string, body: AddReceiver): Promise<PaySuccess> {
     await this.sharingMerchant(appId, body.merchantId);
     const now = Date.now();
-    const row = { merchant_id: body.merchantId, type: body.type, account: body.account, name: body.name ?? null, relation_type: body.relationType, created_at: now, updated_at: now, removed_at: null };
+    const row = {
+      merchant_id: body.merchantId,
+      type: body.type,
+      account: body.account,
+      name: body.name ?? null,
+      relation_type: body.relationType,
+      created_at: now,
+      updated_at: now,
+      removed_at: null,
+    };
     // Told to the channel at once when the merchant has its own merchant number there, so that a
     // receiver the channel refuses is refused here; otherwise when a split first needs it.
     const merchant = await this.channelMerchant(body.merchantId);
@@ -91,7 +100,13 @@ export class ProfitSharingService {
 
   /** One split of a paid order to added receivers; accepted at once, its results come later. */
   async split(appId: string, body: SplitRequest): Promise<SplitAcceptedResponse> {
-    const shares: PsShare[] = body.receivers.map((r) => ({ type: r.type, account: r.account, amountCents: parseCents(r.amount), description: r.description, result: 'pending' }));
+    const shares: PsShare[] = body.receivers.map((r) => ({
+      type: r.type,
+      account: r.account,
+      amountCents: parseCents(r.amount),
+      description: r.description,
+      result: 'pending',
+    }));
     const amount = shares.reduce((a, s) => a + s.amountCents, 0);
     const order = await this.sharingOrder(appId, body.prepayId);
     const again = await this.store.requestByNumber(body.prepayId, body.outOrderNo);
@@ -102,9 +117,16 @@ export class ProfitSharingService {
     const known = new Set((await this.store.activeReceivers([order.sub_merchant_id, order.merchant_id])).map((r) => `${r.type}:${r.account}`));
     const unknown = shares.filter((s) => !known.has(`${s.type}:${s.account}`));
     if (unknown.length) {
-      throw new KitError('profit_sharing_receiver_unknown', `not added for this merchant (POST /submerchant-pay/profitSharing/receivers first): ${unknown.map((s) => `${s.type} ${s.account}`).join(', ')}`);
+      throw new KitError(
+        'profit_sharing_receiver_unknown',
+        `not added for this merchant (POST /submerchant-pay/profitSharing/receivers first): ${unknown.map((s) => `${s.type} ${s.account}`).join(', ')}`,
+      );
     }
-    const row = this.newRequest(appId, order, body.outOrderNo, 'split', { receivers_json: JSON.stringify(shares), amount_cents: amount, finish: body.finish ? 1 : 0 });
+    const row = this.newRequest(appId, order, body.outOrderNo, 'split', {
+      receivers_json: JSON.stringify(shares),
+      amount_cents: amount,
+      finish: body.finish ? 1 : 0,
+    });
     const created = await this.create(row, order, amount, body.finish === true);
     if (created !== 'created') return created;
     return this.sendNow(row, co);
@@ -203,7 +225,10 @@ export class ProfitSharingService {
           const sharing = await this.store.order(order.prepay_id, trx);
           if (sharing?.state === 'finished') throw new KitError('profit_sharing_finished');
           const left = (sharing?.max_share_cents ?? 0) - (sharing?.shared_cents ?? 0);
-          throw new KitError('profit_sharing_limit_exceeded', `this split takes ${formatCents(amount)}; the order (${formatCents(order.total_cents)}) may share ${formatCents(Math.max(0, left))} more (at most 30 % in all)`);
+          throw new KitError(
+            'profit_sharing_limit_exceeded',
+            `this split takes ${formatCents(amount)}; the order (${formatCents(order.total_cents)}) may share ${formatCents(Math.max(0, left))} more (at most 30 % in all)`,
+          );
         }
         await this.store.insertRequest(trx, row);
         await this.jobs.enqueue(trx, this.channel.followJob(row, now + this.opts.channelTimeoutMs + 1_000), 'rearm');
@@ -254,7 +279,8 @@ export class ProfitSharingService {
   private async sharingOrder(appId: string, prepayId: string): Promise<OrderRow> {
     const order = await this.payments.orderWithMerchants(prepayId);
     if (!order) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
-    if (order.sub_app_id !== appId && order.parent_app_id !== appId) throw new KitError('not_owner', `app "${appId}" owns neither the sub-merchant nor the parent of order "${prepayId}"`);
+    if (order.sub_app_id !== appId && order.parent_app_id !== appId)
+      throw new KitError('not_owner', `app "${appId}" owns neither the sub-merchant nor the parent of order "${prepayId}"`);
     if (!order.profit_sharing_contracted && !order.parent_profit_sharing_contracted) {
       throw new KitError('profit_sharing_not_enabled', 'the merchant is not contracted for profit sharing (npm run kit -- merchant contract <id>)');
     }
@@ -263,12 +289,17 @@ export class ProfitSharingService {
 
   /** The order's payment, which must have been placed with profit sharing. */
   private async sharedPayment(order: OrderRow, opts = { refundedToo: false }): Promise<PayChannelOrdersTable> {
-    if (order.status === 'refunded' && !opts.refundedToo) throw new KitError('order_already_refunded', `prepay order "${order.prepay_id}" was refunded; it can no longer be shared`);
-    if (order.status !== 'finish' && order.status !== 'refunded') throw new KitError('order_not_paid', `prepay order "${order.prepay_id}" is ${order.status}; only a paid order can be shared`);
+    if (order.status === 'refunded' && !opts.refundedToo)
+      throw new KitError('order_already_refunded', `prepay order "${order.prepay_id}" was refunded; it can no longer be shared`);
+    if (order.status !== 'finish' && order.status !== 'refunded')
+      throw new KitError('order_not_paid', `prepay order "${order.prepay_id}" is ${order.status}; only a paid order can be shared`);
     const co = await this.payments.paidChannelOrder(order.prepay_id);
     if (!co) throw new KitError('order_not_paid', `prepay order "${order.prepay_id}" has no recorded payment`);
     if (!co.profit_sharing) {
-      throw new KitError('profit_sharing_not_enabled', 'the order was not placed with profit sharing (4.5 enableProfitSharing, or profitSharing: true in the merchant’s SocialNative parameters)');
+      throw new KitError(
+        'profit_sharing_not_enabled',
+        'the order was not placed with profit sharing (4.5 enableProfitSharing, or profitSharing: true in the merchant’s SocialNative parameters)',
+      );
     }
     return co;
   }
@@ -291,7 +322,13 @@ export class ProfitSharingService {
     return this.channel.merchantFor(params);
   }
 
-  private newRequest(appId: string, order: OrderRow, outOrderNo: string, kind: PsRequestsTable['kind'], rest: Pick<PsRequestsTable, 'receivers_json' | 'amount_cents' | 'finish'> & { description?: string }): PsRequestsTable {
+  private newRequest(
+    appId: string,
+    order: OrderRow,
+    outOrderNo: string,
+    kind: PsRequestsTable['kind'],
+    rest: Pick<PsRequestsTable, 'receivers_json' | 'amount_cents' | 'finish'> & { description?: string },
+  ): PsRequestsTable {
     const now = Date.now();
     return {
       id: `PS${randomAlnum(26)}`,

@@ -12,11 +12,28 @@ import { ProfitSharingFollower } from './ps-follower';
 import { ProfitSharingService } from './ps-service';
 import { PsStore } from './ps-store';
 
-export function createProfitSharing(config: Config, handle: DbHandle, deps: { jobs: Jobs; merchants: MerchantService; channels: Channels; metrics?: Metrics }, log: Logger) {
+export function createProfitSharing(
+  config: Config,
+  handle: DbHandle,
+  deps: { jobs: Jobs; merchants: MerchantService; channels: Channels; metrics?: Metrics },
+  log: Logger,
+) {
   const store = new PsStore(handle.db);
   const payments = new PaymentStore(handle.db);
-  const channel = new PsChannel(store, deps.channels, deps.jobs, { querySchedule: config.PROFIT_SHARING_QUERY_SCHEDULE }, log.child({ part: 'profit-sharing' }));
+  const channel = new PsChannel(
+    store,
+    deps.channels,
+    deps.jobs,
+    { querySchedule: config.PROFIT_SHARING_QUERY_SCHEDULE },
+    log.child({ part: 'profit-sharing' }),
+  );
   const service = new ProfitSharingService(store, payments, deps.merchants, channel, deps.jobs, { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT });
-  const follower = new ProfitSharingFollower(store, payments, channel, { querySchedule: config.PROFIT_SHARING_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT }, deps.metrics);
+  const follower = new ProfitSharingFollower(
+    store,
+    payments,
+    channel,
+    { querySchedule: config.PROFIT_SHARING_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT },
+    deps.metrics,
+  );
   return { service, follower };
 }

@@ -14,7 +14,11 @@ export class PsStore {
     await this.db
       .insertInto('ps_receivers')
       .values(row)
-      .onConflict((oc) => oc.columns(['merchant_id', 'type', 'account']).doUpdateSet({ name: row.name, relation_type: row.relation_type, updated_at: row.updated_at, removed_at: null }))
+      .onConflict((oc) =>
+        oc
+          .columns(['merchant_id', 'type', 'account'])
+          .doUpdateSet({ name: row.name, relation_type: row.relation_type, updated_at: row.updated_at, removed_at: null }),
+      )
       .execute();
   }
 
@@ -54,7 +58,12 @@ export class PsStore {
   }
 
   async forgetChannelReceiver(channelMchId: string, type: ReceiverType, account: string): Promise<boolean> {
-    const res = await this.db.deleteFrom('ps_channel_receivers').where('channel_mch_id', '=', channelMchId).where('type', '=', type).where('account', '=', account).executeTakeFirst();
+    const res = await this.db
+      .deleteFrom('ps_channel_receivers')
+      .where('channel_mch_id', '=', channelMchId)
+      .where('type', '=', type)
+      .where('account', '=', account)
+      .executeTakeFirst();
     return Number(res.numDeletedRows) === 1;
   }
 
@@ -68,7 +77,15 @@ export class PsStore {
   async ensureOrder(on: Executor, prepayId: string, totalCents: number, maxShareCents: number, now: number): Promise<void> {
     await on
       .insertInto('ps_orders')
-      .values({ prepay_id: prepayId, total_cents: totalCents, max_share_cents: maxShareCents, shared_cents: 0, state: 'open', unfrozen_at: null, updated_at: now })
+      .values({
+        prepay_id: prepayId,
+        total_cents: totalCents,
+        max_share_cents: maxShareCents,
+        shared_cents: 0,
+        state: 'open',
+        unfrozen_at: null,
+        updated_at: now,
+      })
       .onConflict((oc) => oc.column('prepay_id').doNothing())
       .execute();
   }
@@ -91,11 +108,20 @@ export class PsStore {
   /** Gives back share that was not shared after all (refused, or closed receivers). */
   async release(on: Executor, prepayId: string, cents: number, now: number): Promise<void> {
     if (cents <= 0) return;
-    await on.updateTable('ps_orders').set({ shared_cents: sql`shared_cents - ${cents}`, updated_at: now }).where('prepay_id', '=', prepayId).execute();
+    await on
+      .updateTable('ps_orders')
+      .set({ shared_cents: sql`shared_cents - ${cents}`, updated_at: now })
+      .where('prepay_id', '=', prepayId)
+      .execute();
   }
 
   async setOrderState(on: Executor, prepayId: string, from: PsOrderState, to: PsOrderState, now: number): Promise<boolean> {
-    const res = await on.updateTable('ps_orders').set({ state: to, updated_at: now }).where('prepay_id', '=', prepayId).where('state', '=', from).executeTakeFirst();
+    const res = await on
+      .updateTable('ps_orders')
+      .set({ state: to, updated_at: now })
+      .where('prepay_id', '=', prepayId)
+      .where('state', '=', from)
+      .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 
@@ -134,7 +160,12 @@ export class PsStore {
     patch: Partial<Pick<PsRequestsTable, 'receivers_json' | 'channel_order_id' | 'last_error'>> = {},
     now = Date.now(),
   ): Promise<boolean> {
-    const res = await on.updateTable('ps_requests').set({ state: to, updated_at: now, ...patch }).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
+    const res = await on
+      .updateTable('ps_requests')
+      .set({ state: to, updated_at: now, ...patch })
+      .where('id', '=', id)
+      .where('state', 'in', from)
+      .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 

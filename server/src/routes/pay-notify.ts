@@ -27,13 +27,15 @@ export function payNotifyRoutes({ services }: RouteDeps): Router {
     if (!REALMS.includes(realm)) return answer(res, false, 'unknown channel');
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     try {
-      const result =
-        kind === 'pay' ? await services.payments.notifications.payment(realm, raw) : await services.payments.notifications.refund(realm, raw);
+      const result = kind === 'pay' ? await services.payments.notifications.payment(realm, raw) : await services.payments.notifications.refund(realm, raw);
       answer(res, result.ack, result.msg);
     } catch (err) {
       // Our own fault (database down…): the channel repeats the notification later.
       res.locals.log?.error({ err }, 'notification processing failed');
-      res.status(500).type('application/xml').send(toXml({ return_code: 'FAIL', return_msg: 'temporarily unavailable' }));
+      res
+        .status(500)
+        .type('application/xml')
+        .send(toXml({ return_code: 'FAIL', return_msg: 'temporarily unavailable' }));
     }
   };
 

@@ -32,7 +32,10 @@ export class SandboxNotifier implements JobHandler {
   readonly concurrency = 64;
   readonly leaseMs = NOTIFY_TIMEOUT_MS + 5_000;
 
-  constructor(private readonly jobs: Jobs, private readonly opts: NotifierOptions) {}
+  constructor(
+    private readonly jobs: Jobs,
+    private readonly opts: NotifierOptions,
+  ) {}
 
   /** Queues a notification about `ref` (the channel prepay id or refund id), due at `at`; wake after the commit. */
   enqueue(on: Executor, ref: string, n: Omit<SandboxNotification, 'duplicatesLeft'>, at: number, duplicates = this.opts.duplicates): Promise<boolean> {
@@ -64,12 +67,19 @@ export class SandboxNotifier implements JobHandler {
       return { state: 'done', result: 'acked' };
     }
     const wait = this.opts.schedule[job.attempts];
-    return wait === undefined ? { state: 'failed', result: 'gave_up', error: 'never acknowledged' } : { state: 'pending', nextAt: now + wait, error: 'not acknowledged' };
+    return wait === undefined
+      ? { state: 'failed', result: 'gave_up', error: 'never acknowledged' }
+      : { state: 'pending', nextAt: now + wait, error: 'not acknowledged' };
   }
 
   /** The notifications sent about `ref`, with how they ended (tests of duplicate handling). */
   async notificationsFor(ref: string) {
     const rows = await this.jobs.history(this.queue, ref);
-    return rows.map((r) => ({ id: r.id, kind: (JSON.parse(r.payload) as SandboxNotification).kind, state: r.state === 'pending' ? 'pending' : r.result, attempts: r.attempts }));
+    return rows.map((r) => ({
+      id: r.id,
+      kind: (JSON.parse(r.payload) as SandboxNotification).kind,
+      state: r.state === 'pending' ? 'pending' : r.result,
+      attempts: r.attempts,
+    }));
   }
 }

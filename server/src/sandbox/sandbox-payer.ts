@@ -14,7 +14,10 @@ import type { SandboxOrder, SandboxStore } from './sandbox-store';
 
 /** A refusal of the payer API, answered with this HTTP status and `{status: "fail", msg}`. */
 export class SandboxError extends Error {
-  constructor(readonly httpStatus: number, message: string) {
+  constructor(
+    readonly httpStatus: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -75,7 +78,8 @@ export class SandboxPayer {
 
   /** `POST /sandbox/login`: the phone side of the mini-program login. */
   async login(user?: unknown): Promise<{ code: string }> {
-    if (user !== undefined && user !== null && (typeof user !== 'string' || user.length > 64)) throw new SandboxError(400, 'user must be a string of at most 64 characters');
+    if (user !== undefined && user !== null && (typeof user !== 'string' || user.length > 64))
+      throw new SandboxError(400, 'user must be a string of at most 64 characters');
     const name = typeof user === 'string' && user ? user : `user-${randomAlnum(10)}`;
     const code = randomBytes(16).toString('hex');
     const now = Date.now();

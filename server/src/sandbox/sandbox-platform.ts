@@ -29,7 +29,10 @@ interface RealmRules {
 
 /** A business failure: answered with `result_code` FAIL and this `err_code`. */
 export class ProtocolFail extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -49,7 +52,13 @@ export class SandboxPlatform {
         key: config.PAY_SP_KEY ?? '',
         tradeTypes: ['NATIVE', 'JSAPI', 'APP'],
         merchantProblem: (f) =>
-          f.appid !== config.PAY_SP_APPID ? 'appid is not this service provider' : f.mch_id !== config.PAY_SP_MCH_ID ? 'mch_id is not this service provider' : !f.sub_mch_id ? 'sub_mch_id missing' : null,
+          f.appid !== config.PAY_SP_APPID
+            ? 'appid is not this service provider'
+            : f.mch_id !== config.PAY_SP_MCH_ID
+              ? 'mch_id is not this service provider'
+              : !f.sub_mch_id
+                ? 'sub_mch_id missing'
+                : null,
       },
       card: {
         key: config.CARD_KEY ?? '',
@@ -187,7 +196,14 @@ export class SandboxPlatform {
   private async orderQuery(realm: SandboxRealm, req: Fields): Promise<Fields> {
     const o = await this.findOrder(realm, req);
     const state = o.state === 'NOTPAY' && o.time_expire !== null && o.time_expire < Date.now() ? 'CLOSED' : o.state;
-    const out: Fields = { result_code: 'SUCCESS', trade_state: state, out_trade_no: o.out_trade_no, trade_type: o.trade_type, total_fee: String(o.total_fee), fee_type: 'CNY' };
+    const out: Fields = {
+      result_code: 'SUCCESS',
+      trade_state: state,
+      out_trade_no: o.out_trade_no,
+      trade_type: o.trade_type,
+      total_fee: String(o.total_fee),
+      fee_type: 'CNY',
+    };
     if (o.transaction_id) {
       out.transaction_id = o.transaction_id;
       out.time_end = formatChinaTime(o.paid_at!);
@@ -342,7 +358,8 @@ export class SandboxPlatform {
 function repeatedOrder(o: SandboxOrder, req: Fields): Fields {
   if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new ProtocolFail('ORDERPAID', 'the order has been paid');
   if (o.state === 'CLOSED') throw new ProtocolFail('ORDERCLOSED', 'the order is closed');
-  const same = String(o.total_fee) === req.total_fee && o.trade_type === req.trade_type && (o.sub_openid ?? o.openid ?? '') === (req.sub_openid || req.openid || '');
+  const same =
+    String(o.total_fee) === req.total_fee && o.trade_type === req.trade_type && (o.sub_openid ?? o.openid ?? '') === (req.sub_openid || req.openid || '');
   if (!same) throw new ProtocolFail('INVALID_REQUEST', 'out_trade_no was used with different parameters');
   return orderAnswer(o);
 }

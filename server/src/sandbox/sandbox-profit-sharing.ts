@@ -26,7 +26,10 @@ interface SplitReceiver {
 const RECEIVER_TYPES = new Set(['MERCHANT_ID', 'PERSONAL_OPENID']);
 
 export class SandboxProfitSharing {
-  constructor(private readonly store: SandboxStore, private readonly resultDelayMs: number) {}
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly resultDelayMs: number,
+  ) {}
 
   handle(realm: SandboxRealm, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields> {
     if (realm !== 'social') throw new ProtocolFail('NOT_SUPPORTED', 'the card acquirer does not share profits');
@@ -56,7 +59,8 @@ export class SandboxProfitSharing {
     const r = parseJson<Record<string, unknown>>(req.receiver, 'receiver');
     if (!RECEIVER_TYPES.has(String(r.type))) throw new ProtocolFail('PARAM_ERROR', 'receiver.type must be MERCHANT_ID or PERSONAL_OPENID');
     if (typeof r.account !== 'string' || !r.account) throw new ProtocolFail('PARAM_ERROR', 'receiver.account missing');
-    if (!(RELATION_TYPES as readonly string[]).includes(String(r.relation_type))) throw new ProtocolFail('PARAM_ERROR', 'receiver.relation_type is not one of the platform’s');
+    if (!(RELATION_TYPES as readonly string[]).includes(String(r.relation_type)))
+      throw new ProtocolFail('PARAM_ERROR', 'receiver.relation_type is not one of the platform’s');
     if (r.type === 'MERCHANT_ID' && (typeof r.name !== 'string' || !r.name)) throw new ProtocolFail('PARAM_ERROR', 'a MERCHANT_ID receiver needs its name');
     await this.store.upsertPsReceiver({
       mch_id: req.mch_id,
@@ -80,24 +84,36 @@ export class SandboxProfitSharing {
   private async split(req: Fields, finish: boolean): Promise<Fields> {
     const o = await this.sharedOrder(req);
     const receivers = parseJson<SplitReceiver[]>(req.receivers, 'receivers');
-    if (!Array.isArray(receivers) || receivers.length === 0 || receivers.length > 50) throw new ProtocolFail('PARAM_ERROR', 'receivers must list 1 to 50 receivers');
+    if (!Array.isArray(receivers) || receivers.length === 0 || receivers.length > 50)
+      throw new ProtocolFail('PARAM_ERROR', 'receivers must list 1 to 50 receivers');
     for (const r of receivers) {
-      if (!RECEIVER_TYPES.has(r?.type) || typeof r.account !== 'string' || !Number.isSafeInteger(r.amount) || r.amount <= 0 || typeof r.description !== 'string' || !r.description) {
+      if (
+        !RECEIVER_TYPES.has(r?.type) ||
+        typeof r.account !== 'string' ||
+        !Number.isSafeInteger(r.amount) ||
+        r.amount <= 0 ||
+        typeof r.description !== 'string' ||
+        !r.description
+      ) {
         throw new ProtocolFail('PARAM_ERROR', 'each receiver needs type, account, a positive integer amount (cents) and a description');
       }
     }
     const again = await this.store.psOrderByNumber(req.mch_id, req.sub_mch_id, req.out_order_no);
     if (again) {
-      if (again.kind !== 'split' || again.receivers_json !== JSON.stringify(receivers)) throw new ProtocolFail('INVALID_REQUEST', 'out_order_no was used with different parameters');
+      if (again.kind !== 'split' || again.receivers_json !== JSON.stringify(receivers))
+        throw new ProtocolFail('INVALID_REQUEST', 'out_order_no was used with different parameters');
       return orderAnswer(o, again);
     }
     if (o.unfrozen_at !== null) throw new ProtocolFail('ORDER_FINISHED', 'the sharing of this order has been finished');
-    const active = new Set((await this.store.psReceivers(req.mch_id, req.sub_mch_id)).filter((r) => r.removed_at === null).map((r) => `${r.type}:${r.account}`));
+    const active = new Set(
+      (await this.store.psReceivers(req.mch_id, req.sub_mch_id)).filter((r) => r.removed_at === null).map((r) => `${r.type}:${r.account}`),
+    );
     const unknown = receivers.find((r) => !active.has(`${r.type}:${r.account}`));
     if (unknown) throw new ProtocolFail('RECEIVER_INVALID', `receiver ${unknown.type} ${unknown.account} was not added for this merchant`);
     const amount = receivers.reduce((a, r) => a + r.amount, 0);
     const shared = await this.sharedSoFar(o);
-    if (shared + amount > maxShareCents(o.total_fee)) throw new ProtocolFail('AMOUNT_OVERDUE', `the order can share ${maxShareCents(o.total_fee) - shared} more at most`);
+    if (shared + amount > maxShareCents(o.total_fee))
+      throw new ProtocolFail('AMOUNT_OVERDUE', `the order can share ${maxShareCents(o.total_fee) - shared} more at most`);
     const now = Date.now();
     const row: SandboxPsOrder = {
       order_id: `30${formatChinaTime(now)}${randomBytes(8).toString('hex')}`,
@@ -128,7 +144,24 @@ export class SandboxProfitSharing {
     const unsplit = o.total_fee - (await this.sharedSoFar(o));
     if (req.amount !== String(unsplit)) throw new ProtocolFail('PARAM_ERROR', `amount must be the unsplit amount ${unsplit}`);
     const now = Date.now();
-    return this.record(o, { order_id: `30${formatChinaTime(now)}${randomBytes(8).toString('hex')}`, mch_id: req.mch_id, sub_mch_id: req.sub_mch_id, out_order_no: req.out_order_no, prepay_id: o.prepay_id, kind: 'finish', receivers_json: '[]', amount: unsplit, description: req.description, created_at: now, results_at: now, results_json: '[]' }, true);
+    return this.record(
+      o,
+      {
+        order_id: `30${formatChinaTime(now)}${randomBytes(8).toString('hex')}`,
+        mch_id: req.mch_id,
+        sub_mch_id: req.sub_mch_id,
+        out_order_no: req.out_order_no,
+        prepay_id: o.prepay_id,
+        kind: 'finish',
+        receivers_json: '[]',
+        amount: unsplit,
+        description: req.description,
+        created_at: now,
+        results_at: now,
+        results_json: '[]',
+      },
+      true,
+    );
   }
 
   private async record(o: SandboxOrder, row: SandboxPsOrder, unfreeze: boolean): Promise<Fields> {
@@ -140,7 +173,8 @@ export class SandboxProfitSharing {
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
       const raced = await this.store.psOrderByNumber(row.mch_id, row.sub_mch_id, row.out_order_no);
-      if (!raced || raced.receivers_json !== row.receivers_json || raced.kind !== row.kind) throw new ProtocolFail('INVALID_REQUEST', 'out_order_no was used with different parameters');
+      if (!raced || raced.receivers_json !== row.receivers_json || raced.kind !== row.kind)
+        throw new ProtocolFail('INVALID_REQUEST', 'out_order_no was used with different parameters');
       return orderAnswer(o, raced);
     }
     return orderAnswer(o, row);
@@ -199,7 +233,8 @@ export class SandboxProfitSharing {
     const o = req.transaction_id ? await this.store.orderByTransaction('social', req.mch_id, req.transaction_id) : undefined;
     if (!o || o.sub_mch_id !== req.sub_mch_id) throw new ProtocolFail('ORDER_NOT_EXIST', 'no such order');
     if (!o.profit_sharing) throw new ProtocolFail('NOT_SHARING_ORDER', 'the order was not placed with profit sharing');
-    if (opts.paidOnly && o.state !== 'SUCCESS') throw new ProtocolFail('ORDER_NOT_READY', o.state === 'REFUND' ? 'the order was refunded' : 'the order has not been paid');
+    if (opts.paidOnly && o.state !== 'SUCCESS')
+      throw new ProtocolFail('ORDER_NOT_READY', o.state === 'REFUND' ? 'the order was refunded' : 'the order has not been paid');
     return o;
   }
 }

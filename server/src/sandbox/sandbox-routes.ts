@@ -17,7 +17,10 @@ export function sandboxRoutes(sandbox: Sandbox): Router {
   const r = Router();
   const raw = express.raw({ type: () => true, limit: '64kb' });
 
-  for (const [realm, prefix] of [['social', ''], ['card', '/card']] as Array<[SandboxRealm, string]>) {
+  for (const [realm, prefix] of [
+    ['social', ''],
+    ['card', '/card'],
+  ] as Array<[SandboxRealm, string]>) {
     for (const [op, path] of Object.entries(PROTOCOL_PATHS) as Array<[ProtocolOp, string]>) {
       r.post(`${prefix}${path}`, raw, async (req, res) => {
         const xml = await sandbox.platform.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
@@ -58,17 +61,45 @@ export function sandboxRoutes(sandbox: Sandbox): Router {
   };
 
   r.options(['/pay', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
-  r.post('/pay', cors, raw, payer(async (req) => ({ status: 'success', transactionId: (await sandbox.payer.pay(json(req))).transactionId })));
-  r.post('/login', cors, raw, payer(async (req) => sandbox.payer.login(json(req).user)));
-  r.post('/renotify', cors, raw, payer(async (req) => {
-    const { prepayId } = json(req);
-    if (typeof prepayId !== 'string') throw new SandboxError(400, 'prepayId (the channel prepay id) is required');
-    await sandbox.payer.renotify(prepayId);
-    return { status: 'success' };
-  }));
-  r.get('/sns/jscode2session', cors, payer(async (req) => sandbox.payer.jscode2session(req.query as Record<string, unknown>)));
-  r.get('/faults', cors, payer(async () => ({ status: 'success', faults: sandbox.faults.current })));
-  r.post('/faults', cors, raw, payer(async (req) => ({ status: 'success', faults: sandbox.faults.set(json(req)) })));
+  r.post(
+    '/pay',
+    cors,
+    raw,
+    payer(async (req) => ({ status: 'success', transactionId: (await sandbox.payer.pay(json(req))).transactionId })),
+  );
+  r.post(
+    '/login',
+    cors,
+    raw,
+    payer(async (req) => sandbox.payer.login(json(req).user)),
+  );
+  r.post(
+    '/renotify',
+    cors,
+    raw,
+    payer(async (req) => {
+      const { prepayId } = json(req);
+      if (typeof prepayId !== 'string') throw new SandboxError(400, 'prepayId (the channel prepay id) is required');
+      await sandbox.payer.renotify(prepayId);
+      return { status: 'success' };
+    }),
+  );
+  r.get(
+    '/sns/jscode2session',
+    cors,
+    payer(async (req) => sandbox.payer.jscode2session(req.query as Record<string, unknown>)),
+  );
+  r.get(
+    '/faults',
+    cors,
+    payer(async () => ({ status: 'success', faults: sandbox.faults.current })),
+  );
+  r.post(
+    '/faults',
+    cors,
+    raw,
+    payer(async (req) => ({ status: 'success', faults: sandbox.faults.set(json(req)) })),
+  );
 
   r.get('/cashier', async (req, res) => {
     const pkg = typeof req.query.package === 'string' ? req.query.package : '';
@@ -76,7 +107,10 @@ export function sandboxRoutes(sandbox: Sandbox): Router {
     const order = await sandbox.payer.cashierOrder(pkg);
     res
       .status(order ? 200 : 404)
-      .setHeader('content-security-policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; base-uri 'none'")
+      .setHeader(
+        'content-security-policy',
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; base-uri 'none'",
+      )
       .type('html')
       .send(cashierPage(order, ret));
   });

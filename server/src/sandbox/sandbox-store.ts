@@ -77,7 +77,6 @@ export class SandboxStore {
     return on.insertInto('sandbox_refunds').values(row).execute();
   }
 
-
   insertLoginCode(code: string, user: string, expiresAt: number): Promise<unknown> {
     return this.db.insertInto('sandbox_login_codes').values({ code, user_name: user, expires_at: expiresAt }).execute();
   }
@@ -100,7 +99,9 @@ export class SandboxStore {
     await this.db
       .insertInto('sandbox_ps_receivers')
       .values(row)
-      .onConflict((oc) => oc.columns(['mch_id', 'sub_mch_id', 'type', 'account']).doUpdateSet({ name: row.name, relation_type: row.relation_type, removed_at: null }))
+      .onConflict((oc) =>
+        oc.columns(['mch_id', 'sub_mch_id', 'type', 'account']).doUpdateSet({ name: row.name, relation_type: row.relation_type, removed_at: null }),
+      )
       .execute();
   }
 
@@ -140,12 +141,22 @@ export class SandboxStore {
 
   /** Keeps a split's results once they are decided. */
   async settlePsResults(orderId: string, resultsJson: string): Promise<void> {
-    await this.db.updateTable('sandbox_ps_orders').set({ results_json: resultsJson }).where('order_id', '=', orderId).where('results_json', 'is', null).execute();
+    await this.db
+      .updateTable('sandbox_ps_orders')
+      .set({ results_json: resultsJson })
+      .where('order_id', '=', orderId)
+      .where('results_json', 'is', null)
+      .execute();
   }
 
   /** Releases what a profit-sharing order still holds frozen; false when it was released already. */
   async unfreeze(on: Executor, prepayId: string, now: number): Promise<boolean> {
-    const res = await on.updateTable('sandbox_orders').set({ unfrozen_at: now }).where('prepay_id', '=', prepayId).where('unfrozen_at', 'is', null).executeTakeFirst();
+    const res = await on
+      .updateTable('sandbox_orders')
+      .set({ unfrozen_at: now })
+      .where('prepay_id', '=', prepayId)
+      .where('unfrozen_at', 'is', null)
+      .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 }

@@ -4,9 +4,14 @@ import type { PrepayService } from '../orders/prepay-service';
 import { startLoop, type Loop } from './loop';
 
 export function startExpiryWorker(prepay: PrepayService, intervalMs: number, log: Logger): Loop {
-  return startLoop('expiry', intervalMs, async () => {
-    const n = await prepay.expireDue();
-    if (n > 0) log.info({ expired: n }, 'orders expired');
-    return n >= 500;
-  }, log);
+  return startLoop(
+    'expiry',
+    intervalMs,
+    async () => {
+      const n = await prepay.expireDue();
+      if (n > 0) log.info({ expired: n }, 'orders expired');
+      return n >= 500;
+    },
+    log,
+  );
 }

@@ -4,7 +4,12 @@ import type { AppService } from '../apps/app-service';
 import { startLoop, type Loop } from './loop';
 
 export function startHousekeeping(apps: AppService, log: Logger): Loop {
-  return startLoop('housekeeping', 60_000, async () => {
-    await apps.purgeSignatures();
-  }, log);
+  return startLoop(
+    'housekeeping',
+    60_000,
+    async () => {
+      await apps.purgeSignatures();
+    },
+    log,
+  );
 }

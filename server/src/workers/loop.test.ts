@@ -11,10 +11,15 @@ describe('startLoop', () => {
   it('runs again at once when poked while a tick was running, instead of waiting for the interval', async () => {
     let ticks = 0;
     let release!: () => void;
-    const loop = startLoop('t', 60_000, async () => {
-      ticks += 1;
-      if (ticks === 1) await new Promise<void>((r) => (release = r));
-    }, log);
+    const loop = startLoop(
+      't',
+      60_000,
+      async () => {
+        ticks += 1;
+        if (ticks === 1) await new Promise<void>((r) => (release = r));
+      },
+      log,
+    );
     await until(() => ticks === 1);
     loop.poke(); // work queued while tick 1 is busy
     release();
@@ -25,9 +30,14 @@ describe('startLoop', () => {
 
   it('waits the interval when nothing is left, and a poke cuts the wait short', async () => {
     let ticks = 0;
-    const loop = startLoop('t', 60_000, async () => {
-      ticks += 1;
-    }, log);
+    const loop = startLoop(
+      't',
+      60_000,
+      async () => {
+        ticks += 1;
+      },
+      log,
+    );
     await until(() => ticks === 1);
     await new Promise((r) => setTimeout(r, 50));
     expect(ticks).toBe(1);
@@ -39,10 +49,15 @@ describe('startLoop', () => {
 
   it('carries on after a failing tick and stops cleanly', async () => {
     let ticks = 0;
-    const loop = startLoop('t', 10, async () => {
-      ticks += 1;
-      if (ticks === 1) throw new Error('boom');
-    }, log);
+    const loop = startLoop(
+      't',
+      10,
+      async () => {
+        ticks += 1;
+        if (ticks === 1) throw new Error('boom');
+      },
+      log,
+    );
     await until(() => ticks >= 3);
     await loop.stop();
     const after = ticks;

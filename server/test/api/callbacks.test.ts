@@ -45,7 +45,9 @@ describeEachBackend('payment-result callbacks', (backend) => {
   });
 
   test('a receiver that fails, then answers OK: retried, re-signed each time, every attempt recorded', async () => {
-    const receiver = await startReceiver((_r, n) => (n === 1 ? { status: 500, body: 'database down' } : n === 2 ? { status: 200, body: 'received' } : { body: '  OK\n' }));
+    const receiver = await startReceiver((_r, n) =>
+      n === 1 ? { status: 500, body: 'database down' } : n === 2 ? { status: 200, body: 'received' } : { body: '  OK\n' },
+    );
     try {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);

@@ -97,7 +97,11 @@ describeEachBackend('chain queue survives a crash', (backend) => {
     // Second life: normal sealing.
     child = await startService({ ...env, CHAIN_SEAL_INTERVAL: '200ms' });
     client = new KitClient({ baseUrl: child.url, ...creds });
-    const results = await settle(client, acknowledged.map((id) => i2c('record', id)), 15_000);
+    const results = await settle(
+      client,
+      acknowledged.map((id) => i2c('record', id)),
+      15_000,
+    );
     const missing = acknowledged.filter((_, i) => !results[i].chainTrxId);
     expect(missing).toEqual([]);
     expect(acknowledged.length).toBeGreaterThanOrEqual(200);

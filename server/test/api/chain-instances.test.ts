@@ -39,7 +39,11 @@ describePg('two instances sealing one PostgreSQL ledger', () => {
       calls.push(a.runtime.services.chain.sealer.sealOnce(), b.runtime.services.chain.sealer.sealOnce());
     }
     await Promise.all(calls);
-    const results = await settle(app.client, ids.map((id) => i2c('record', id)), 15_000);
+    const results = await settle(
+      app.client,
+      ids.map((id) => i2c('record', id)),
+      15_000,
+    );
     expect(results.filter((r) => !r.chainTrxId)).toEqual([]);
 
     const blocks = await a.runtime.db.db.selectFrom('chain_blocks').select(['number', 'prev_hash', 'hash', 'tx_count']).orderBy('number').execute();

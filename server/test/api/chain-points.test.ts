@@ -24,7 +24,8 @@ describeEachBackend('trusted points', (backend) => {
   const account = (userId: string) => ({ tokenId: 'PTS', tokenAppId: issuer.appId, userAppId: wallet.appId, userId });
   const balanceOf = async (userId: string) => (await issuer.client.pointsBalance(account(userId))).data.balance;
   /** A deduction code through the typed 4.13 (asked by the user's app); returns the QR content. */
-  const linkFor = async (userId: string, maxAmount: number, id = uuid()) => (await wallet.client.deductionCode({ ...account(userId), maxAmount, uuid: id })).data.chainLinks[0];
+  const linkFor = async (userId: string, maxAmount: number, id = uuid()) =>
+    (await wallet.client.deductionCode({ ...account(userId), maxAmount, uuid: id })).data.chainLinks[0];
   const code = (as: App, userId: string, maxAmount: string | number, id = uuid(), over: Record<string, string> = {}) =>
     as.client.call<any>('GET', '/fungible-token/chainPay', {
       query: { tokenId: 'PTS', tokenAppId: issuer.appId, userAppId: wallet.appId, userId, maxAmount, uuid: id, ...over },
@@ -32,7 +33,10 @@ describeEachBackend('trusted points', (backend) => {
   /** Uploads items and waits until they settle; returns the lookup answers. */
   const run = async (as: App, items: Array<{ type: string; args: { id: string } & Record<string, unknown> }>) => {
     expect(await as.client.upload(items)).toEqual({ version: '1', status: 'pending' });
-    return settle(as.client, items.map((i) => i2c(i.type, i.args.id)));
+    return settle(
+      as.client,
+      items.map((i) => i2c(i.type, i.args.id)),
+    );
   };
   const issue = (userId: string, amount: string) =>
     run(issuer, [{ type: 'points.issue', args: { id: nextId('issue'), tokenId: 'PTS', userAppId: wallet.appId, userId, amount } }]);
@@ -81,7 +85,9 @@ describeEachBackend('trusted points', (backend) => {
       await issue('carol', '0.00001');
       expect(await balanceOf('carol')).toBe((Number(before) + 0.00001).toFixed(5));
       for (const amount of ['0.000001', '-1', '0', '1e3', 12]) {
-        const res = await upload(issuer.client, [{ type: 'points.issue', args: { id: nextId('bad'), tokenId: 'PTS', userAppId: wallet.appId, userId: 'carol', amount } }]);
+        const res = await upload(issuer.client, [
+          { type: 'points.issue', args: { id: nextId('bad'), tokenId: 'PTS', userAppId: wallet.appId, userId: 'carol', amount } },
+        ]);
         expect(res.body).toMatchObject({ status: 'fail', error: 'invalid_action_args', code: 'E0043' });
       }
     });
@@ -93,7 +99,9 @@ describeEachBackend('trusted points', (backend) => {
       expect(foreign.httpStatus).toBe(401);
       expect(foreign.body).toMatchObject({ error: 'not_token_issuer', code: 'E0047' });
       // Without tokenAppId the stranger addresses its own (nonexistent) PTS.
-      const own = await upload(stranger.client, [{ type: 'points.issue', args: { id: 'y', tokenId: 'PTS', userAppId: wallet.appId, userId: 'alice', amount: '5' } }]);
+      const own = await upload(stranger.client, [
+        { type: 'points.issue', args: { id: 'y', tokenId: 'PTS', userAppId: wallet.appId, userId: 'alice', amount: '5' } },
+      ]);
       expect(own.body).toMatchObject({ error: 'point_type_not_found', code: 'E0046' });
     });
 
@@ -104,7 +112,14 @@ describeEachBackend('trusted points', (backend) => {
 
     test('transfer moves points; only the sender app may send; overdraw fails and can be resubmitted', async () => {
       await issue('dave', '10');
-      const t = { id: nextId('t'), tokenId: 'PTS', tokenAppId: issuer.appId, from: { userAppId: wallet.appId, userId: 'dave' }, to: { userAppId: wallet.appId, userId: 'erin' }, amount: '3.25' };
+      const t = {
+        id: nextId('t'),
+        tokenId: 'PTS',
+        tokenAppId: issuer.appId,
+        from: { userAppId: wallet.appId, userId: 'dave' },
+        to: { userAppId: wallet.appId, userId: 'erin' },
+        amount: '3.25',
+      };
       const [ok] = await run(wallet, [{ type: 'points.transfer', args: t }]);
       expect(ok.id).toMatch(/^[0-9a-f]{64}$/);
       expect(await balanceOf('dave')).toBe('6.75000');
@@ -129,7 +144,9 @@ describeEachBackend('trusted points', (backend) => {
     test('items apply in queue order: a transfer queued right after the issue that funds it succeeds', async () => {
       const from = { userAppId: wallet.appId, userId: 'frank' };
       const to = { userAppId: wallet.appId, userId: 'gina' };
-      await upload(issuer.client, [{ type: 'points.issue', args: { id: nextId('issue'), tokenId: 'PTS', userAppId: wallet.appId, userId: 'frank', amount: '2' } }]);
+      await upload(issuer.client, [
+        { type: 'points.issue', args: { id: nextId('issue'), tokenId: 'PTS', userAppId: wallet.appId, userId: 'frank', amount: '2' } },
+      ]);
       const [r] = await run(wallet, [{ type: 'points.transfer', args: { id: nextId('t'), tokenId: 'PTS', tokenAppId: issuer.appId, from, to, amount: '2' } }]);
       expect(r.id).toMatch(/^[0-9a-f]{64}$/);
       expect(await balanceOf('gina')).toBe('2.00000');
@@ -214,7 +231,10 @@ describeEachBackend('trusted points', (backend) => {
       const ids = Array.from({ length: 8 }, () => nextId('race'));
       const answers = await Promise.all(ids.map((id) => shop.client.upload([{ type: 'chainPay', args: { id, code: link, amount: '10' } }])));
       for (const a of answers) expect(a.status).toBe('pending');
-      const results = await settle(shop.client, ids.map((id) => i2c('chainPay', id)));
+      const results = await settle(
+        shop.client,
+        ids.map((id) => i2c('chainPay', id)),
+      );
       expect(results.filter((r) => r.id).length).toBe(1);
       expect(results.filter((r) => Object.keys(r).length === 0).length).toBe(ids.length - 1);
       expect(await balanceOf('judy')).toBe('90.00000');

@@ -89,7 +89,10 @@ describeEachBackend('chain upload and lookup', (backend) => {
     await upload(app.client, [{ type: 'record', args: { id: 'taken', v: 1 } }]);
     const calls = Array.from({ length: 12 }, (_, c) =>
       c === 5
-        ? [{ type: 'record', args: { id: 'together-5-0' } }, { type: 'record', args: { id: 'taken', v: 2 } }]
+        ? [
+            { type: 'record', args: { id: 'together-5-0' } },
+            { type: 'record', args: { id: 'taken', v: 2 } },
+          ]
         : Array.from({ length: 10 }, (_, i) => ({ type: 'record', args: { id: `together-${c}-${i}` } })),
     );
     const answers = await Promise.all(calls.map((items) => upload(app.client, items)));
@@ -143,7 +146,14 @@ describeEachBackend('chain upload and lookup', (backend) => {
     });
 
     test('an unknown action type', async () => {
-      expectFail(await upload(app.client, [{ type: 'record', args: { id: 'ok-1' } }, { type: 'mint.nft', args: { id: 'x' } }]), 'unknown_action_type', 'E0042');
+      expectFail(
+        await upload(app.client, [
+          { type: 'record', args: { id: 'ok-1' } },
+          { type: 'mint.nft', args: { id: 'x' } },
+        ]),
+        'unknown_action_type',
+        'E0042',
+      );
       expect((await lookup(app.client, [i2c('record', 'ok-1')])).body.items).toEqual([{}]);
     });
 
@@ -180,7 +190,10 @@ describeEachBackend('chain upload and lookup', (backend) => {
   test('the proof of a confirmed item verifies independently', async () => {
     const items = Array.from({ length: 7 }, (_, i) => ({ type: 'record', args: { id: `proof-${i}`, i } }));
     await app.client.upload(items);
-    const results = await settle(app.client, items.map((it) => i2c('record', it.args.id)));
+    const results = await settle(
+      app.client,
+      items.map((it) => i2c('record', it.args.id)),
+    );
     const nodeKey = kit.runtime.services.chain.nodeKey.publicKeyHex;
     for (const r of results) {
       const proof = await confirmedProof(app.client, r.id);
@@ -252,11 +265,17 @@ describeEachBackend('chain queue before sealing', (backend) => {
   });
 
   test('a block holds the calls queued since the last one, in order, under one root', async () => {
-    await upload(app.client, [{ type: 'record', args: { id: 'b-1' } }, { type: 'record', args: { id: 'b-2' } }]);
+    await upload(app.client, [
+      { type: 'record', args: { id: 'b-1' } },
+      { type: 'record', args: { id: 'b-2' } },
+    ]);
     await upload(app.client, [{ type: 'record', args: { id: 'b-3' } }]);
     const sealed = await kit.runtime.services.chain.sealer.sealOnce();
     expect(sealed.confirmed).toBe(3);
-    const items = await settle(app.client, ['b-1', 'b-2', 'b-3'].map((id) => i2c('record', id)));
+    const items = await settle(
+      app.client,
+      ['b-1', 'b-2', 'b-3'].map((id) => i2c('record', id)),
+    );
     expect(new Set(items.map((r) => r.chainBlockNum))).toEqual(new Set([String(sealed.block)]));
     const proofs = await Promise.all(items.map((r) => confirmedProof(app.client, r.id)));
     expect(proofs.map((p) => p.leafIndex)).toEqual([0, 1, 2]);

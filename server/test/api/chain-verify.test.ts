@@ -38,14 +38,24 @@ describeEachBackend('chain verify', (backend) => {
     for (let round = 0; round < 3; round++) {
       const items = Array.from({ length: 5 }, (_, i) => ({ type: 'record', args: { id: `v-${round}-${i}`, round } }));
       await upload(app.client, items);
-      await settle(app.client, items.map((it) => i2c('record', it.args.id)));
+      await settle(
+        app.client,
+        items.map((it) => i2c('record', it.args.id)),
+      );
     }
     await upload(app.client, [
       { type: 'points.create', args: { id: 'c', tokenId: 'PTS', name: 'P' } },
       { type: 'points.issue', args: { id: 'i', tokenId: 'PTS', userAppId: wallet.appId, userId: 'u', amount: '10' } },
     ]);
     await settle(app.client, [i2c('points.create', 'c'), i2c('points.issue', 'i')]);
-    const code = await wallet.client.deductionCode({ tokenId: 'PTS', tokenAppId: app.appId, userAppId: wallet.appId, userId: 'u', maxAmount: 5, uuid: randomBytes(16).toString('hex') });
+    const code = await wallet.client.deductionCode({
+      tokenId: 'PTS',
+      tokenAppId: app.appId,
+      userAppId: wallet.appId,
+      userId: 'u',
+      maxAmount: 5,
+      uuid: randomBytes(16).toString('hex'),
+    });
     await upload(app.client, [{ type: 'chainPay', args: { id: 'pay', code: code.data.chainLinks[0], amount: '2' } }]);
     const settled = await settle(app.client, [i2c('points.issue', 'i'), i2c('chainPay', 'pay')]);
     expect(settled.every((r) => r.id)).toBe(true);
@@ -157,7 +167,11 @@ describeEachBackend('chain verify', (backend) => {
     const other = nodeKeyFrom(keyFromSeed(randomBytes(32)));
     const last = await db.selectFrom('chain_blocks').selectAll().orderBy('number', 'desc').limit(1).executeTakeFirstOrThrow();
     const header = { number: last.number, prevHash: last.prev_hash, merkleRoot: last.merkle_root, time: last.time, txCount: last.tx_count };
-    await db.updateTable('chain_blocks').set({ signer: other.publicKeyHex, signature: other.signHeader(header) }).where('number', '=', last.number).execute();
+    await db
+      .updateTable('chain_blocks')
+      .set({ signer: other.publicKeyHex, signature: other.signHeader(header) })
+      .where('number', '=', last.number)
+      .execute();
     try {
       expect(blockHash(header)).toBe(last.hash);
       const untrusted = await verify();

@@ -19,7 +19,12 @@ describeEachBackend('conformance', (backend) => {
   afterAll(() => kit.close());
 
   const count = async (table: 'prepay_orders' | 'chain_items' | 'merchants') =>
-    Number((await kit.runtime.db.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())!.n);
+    Number(
+      (await kit.runtime.db.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst())!.n,
+    );
 
   describe('a known path with a wrong method', () => {
     it.each([
@@ -63,11 +68,31 @@ describeEachBackend('conformance', (backend) => {
     };
 
     it.each([
-      ['an order extraInfo', '/submerchant-pay/', (): string => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"note":"\\ud800"}}`, 'prepay_orders'],
-      ['a key of extraInfo', '/submerchant-pay/', (): string => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"\\udfff":1}}`, 'prepay_orders'],
+      [
+        'an order extraInfo',
+        '/submerchant-pay/',
+        (): string => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"note":"\\ud800"}}`,
+        'prepay_orders',
+      ],
+      [
+        'a key of extraInfo',
+        '/submerchant-pay/',
+        (): string => `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"\\udfff":1}}`,
+        'prepay_orders',
+      ],
       ['a chain item id', '/common-chain-upload/', (): string => '{"items":[{"type":"record","args":{"id":"\\ud800"}}]}', 'chain_items'],
-      ['a point type name', '/common-chain-upload/', (): string => `{"items":[{"type":"points.create","args":{"id":"pt-1","tokenId":"PTS","name":"\\ud800"}}]}`, 'chain_items'],
-      ['a merchant name', '/merchant', (): string => `{"type":"merchant","parameters":{"displayName":"a\\udc00b","pw":"long enough pw","appId":"${app.appId}"}}`, 'merchants'],
+      [
+        'a point type name',
+        '/common-chain-upload/',
+        (): string => `{"items":[{"type":"points.create","args":{"id":"pt-1","tokenId":"PTS","name":"\\ud800"}}]}`,
+        'chain_items',
+      ],
+      [
+        'a merchant name',
+        '/merchant',
+        (): string => `{"type":"merchant","parameters":{"displayName":"a\\udc00b","pw":"long enough pw","appId":"${app.appId}"}}`,
+        'merchants',
+      ],
     ] as const)('a lone surrogate in %s: 400 and nothing stored', async (_what, path, body, table) => {
       const before = await count(table);
       const res = await signedPost(path, body());
@@ -77,14 +102,21 @@ describeEachBackend('conformance', (backend) => {
     });
 
     it('a well-formed pair written as escapes is fine', async () => {
-      const res = await signedPost('/submerchant-pay/', `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"note":"\\ud83d\\ude00 \\\\ud800"}}`);
+      const res = await signedPost(
+        '/submerchant-pay/',
+        `{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":{"note":"\\ud83d\\ude00 \\\\ud800"}}`,
+      );
       expect(res.status).toBe(200);
       const { prepayId } = (await res.json()) as { prepayId: string };
       expect((await kit.runtime.services.prepay.find(prepayId))!.extra_info).toBe('{"note":"😀 \\\\ud800"}');
     });
 
     it('bytes that are not UTF-8 in a body: 400', async () => {
-      const raw = Buffer.concat([Buffer.from(`{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":"`), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
+      const raw = Buffer.concat([
+        Buffer.from(`{"subMerchantId":"${subId}","totalAmount":"1.00","orderId":null,"extraInfo":"`),
+        Buffer.from([0xed, 0xa0, 0x80]),
+        Buffer.from('"}'),
+      ]);
       const before = await count('prepay_orders');
       const res = await signedPost('/submerchant-pay/', raw);
       expect(res.status).toBe(400);
@@ -93,7 +125,12 @@ describeEachBackend('conformance', (backend) => {
     });
 
     it('a lone surrogate (or other bytes that are not UTF-8) in a query: 400', async () => {
-      const signed = encodeQuery(signRequest({ method: 'GET', path: '/fungible-token/balance', query: { tokenId: 'PTS', tokenAppId: app.appId, userAppId: app.appId, userId: 'u' } }, app));
+      const signed = encodeQuery(
+        signRequest(
+          { method: 'GET', path: '/fungible-token/balance', query: { tokenId: 'PTS', tokenAppId: app.appId, userAppId: app.appId, userId: 'u' } },
+          app,
+        ),
+      );
       for (const bad of ['%ED%A0%80', '%FF', '%E4%B8']) {
         const res = await fetch(`${kit.url}/fungible-token/balance?${signed.replace('userId=u', `userId=u${bad}`)}`);
         expect([bad, res.status]).toEqual([bad, 400]);

@@ -75,12 +75,25 @@ describeEachBackend('donations', (backend) => {
   });
 
   test('4.10 a donation needs a project known to this app; amounts carry at least 2 decimals, kept as sent', async () => {
-    const ok = await charity.client.donate({ id: 'don-1', donatorId: 'd-7', donatorName: 'Ann', projectId_biz: 'proj-1', amount: '12.50 RMB', createTime: 1_700_000_100 });
+    const ok = await charity.client.donate({
+      id: 'don-1',
+      donatorId: 'd-7',
+      donatorName: 'Ann',
+      projectId_biz: 'proj-1',
+      amount: '12.50 RMB',
+      createTime: 1_700_000_100,
+    });
     expect(ok).toEqual({ status: 'pending', version: '1' });
 
     const noProject = await donate(charity, { id: 'don-2', projectId_biz: 'no-such-project', amount: '1.00 RMB' });
     expect(noProject.httpStatus).toBe(400);
-    expect(noProject.body).toMatchObject({ status: 'fail', version: '1', error: 'project_not_found', code: 'E0045', msg: expect.stringContaining('no-such-project') });
+    expect(noProject.body).toMatchObject({
+      status: 'fail',
+      version: '1',
+      error: 'project_not_found',
+      code: 'E0045',
+      msg: expect.stringContaining('no-such-project'),
+    });
     // Another app's project does not count; the typed client reports the refusal as KitApiError.
     const other = await kit.newApp();
     const refused = await other.client.donate({ id: 'don-3', projectId_biz: 'proj-1' }).catch((e: unknown) => e);
@@ -96,7 +109,11 @@ describeEachBackend('donations', (backend) => {
     expect((await donate(charity, { id: 'don-5', amount: '1.00 RMB' })).body).toMatchObject({ error: 'invalid_request' });
 
     const ids = await settledIds(charity, 'donate', ['don-1', 'don-2', 'don-4', 'don-6']);
-    expect(ids).toEqual({ status: 'success', version: '1', ids: { 'don-1': expect.stringMatching(/^[0-9a-f]{64}$/), 'don-6': expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(ids).toEqual({
+      status: 'success',
+      version: '1',
+      ids: { 'don-1': expect.stringMatching(/^[0-9a-f]{64}$/), 'don-6': expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
     const stored = await kit.runtime.db.db.selectFrom('chain_items').select('content').where('chain_id', '=', ids.ids['don-6']).executeTakeFirstOrThrow();
     expect(decryptDonationContent(charity.appSecret, JSON.parse(stored.content).sealed)).toMatchObject({ amount: '12.505 RMB' });
   });
@@ -167,7 +184,9 @@ describeEachBackend('donations', (backend) => {
     const res = await charity.client.lookup([i2c('donation.project', 'proj-1'), i2c('donation.donate', 'don-1')]);
     expect(res.items.map((r) => r.id)).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]);
     // And 4.14 uploads of donation types are validated and encrypted the same way.
-    const bad = await charity.client.call<any>('POST', '/common-chain-upload/', { body: { items: [{ type: 'donation.donate', args: { id: 'x', projectId_biz: 'nope' } }] } });
+    const bad = await charity.client.call<any>('POST', '/common-chain-upload/', {
+      body: { items: [{ type: 'donation.donate', args: { id: 'x', projectId_biz: 'nope' } }] },
+    });
     expect(bad.body).toMatchObject({ status: 'fail', error: 'project_not_found' });
   });
 });

@@ -11,7 +11,10 @@ describeEachBackend('kit demo create', (backend) => {
     const kit = await startTestKit(backend, env);
     try {
       // As an operator runs it: its own process next to the running service (one SQLite connection per process).
-      const run = await runKitCommand(['demo', 'create', '--password', 'demo-password-1', '--callback', 'https://merchant.example/cb'], { ...env, PORT: '18080' });
+      const run = await runKitCommand(['demo', 'create', '--password', 'demo-password-1', '--callback', 'https://merchant.example/cb'], {
+        ...env,
+        PORT: '18080',
+      });
       expect(run.code).toBe(0);
       // Scripts read stdout: exactly one JSON line.
       const lines = run.stdout.trim().split('\n');
@@ -34,7 +37,9 @@ describeEachBackend('kit demo create', (backend) => {
       expect(await client.login(demo.subMerchantId, demo.password)).toMatchObject({ displayName: 'Demo Shop', parentMerchantId: demo.parentMerchantId });
       const order = await client.createPrepay({ subMerchantId: demo.subMerchantId, totalAmount: '9.90' });
       expect((await client.socialPayNative(order.prepayId)).args.code_url).toBeTruthy();
-      expect(await kit.runtime.services.merchants.effectivePaymentParams(demo.subMerchantId, 'SocialNative')).toMatchObject({ notifyCallbackUrl: 'https://merchant.example/cb' });
+      expect(await kit.runtime.services.merchants.effectivePaymentParams(demo.subMerchantId, 'SocialNative')).toMatchObject({
+        notifyCallbackUrl: 'https://merchant.example/cb',
+      });
       // The balance is on the chain already: the command sealed its block.
       const { tokenId, tokenAppId, userAppId, userId } = demo.points;
       expect((await client.pointsBalance({ tokenId, tokenAppId, userAppId, userId })).data.balance).toBe('100.00000');

@@ -65,7 +65,8 @@ describeEachBackend('service process and kit command', (backend) => {
     try {
       await runKitCommand(['app', 'create'], env);
       const files = fs.readdirSync(env.DATA_DIR!).map((f) => path.join(env.DATA_DIR!, f));
-      if (backend.name === 'sqlite') expect(files.map((f) => path.basename(f))).toEqual(expect.arrayContaining(['kit.sqlite', 'kit.sqlite-wal', 'kit.sqlite-shm', 'master.key']));
+      if (backend.name === 'sqlite')
+        expect(files.map((f) => path.basename(f))).toEqual(expect.arrayContaining(['kit.sqlite', 'kit.sqlite-wal', 'kit.sqlite-shm', 'master.key']));
       for (const f of files) expect([path.basename(f), (fs.statSync(f).mode & 0o777).toString(8)]).toEqual([path.basename(f), '600']);
       expect((fs.statSync(env.DATA_DIR!).mode & 0o077).toString(8)).toBe('0');
     } finally {
@@ -92,7 +93,15 @@ describeEachBackend('service process and kit command', (backend) => {
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l))
         .find((l) => l.msg === 'callback delivery failed; will retry');
-      expect(line).toMatchObject({ level: 40, prepayId, status: 'finish', attempt: 1, httpStatus: 500, error: 'HTTP 500', nextAttemptAt: expect.stringMatching(/^\d{4}-/) });
+      expect(line).toMatchObject({
+        level: 40,
+        prepayId,
+        status: 'finish',
+        attempt: 1,
+        httpStatus: 500,
+        error: 'HTTP 500',
+        nextAttemptAt: expect.stringMatching(/^\d{4}-/),
+      });
     } finally {
       await svc.stop();
       await receiver.close();

@@ -29,7 +29,9 @@ describeEachBackend('merchants', (backend) => {
     });
 
     it('answers in the specification shape', async () => {
-      const a = await owner.client.call('POST', '/merchant', { body: { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: owner.appId } } });
+      const a = await owner.client.call('POST', '/merchant', {
+        body: { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: owner.appId } },
+      });
       expect(a.httpStatus).toBe(200);
       expect(a.body).toEqual({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
     });
@@ -39,7 +41,11 @@ describeEachBackend('merchants', (backend) => {
       ['an unknown type', { type: 'shop', parameters: {} }, /type/],
       ['an empty display name', { type: 'merchant', parameters: { displayName: ' ', pw: 'password123', appId: 'x' } }, /displayName/],
       ['a short password', { type: 'merchant', parameters: { displayName: 'X', pw: 'short', appId: 'x' } }, /pw/],
-      ['a parent id on a parent', { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: 'x', parentMerchantId: 'PM1' } }, /parentMerchantId/],
+      [
+        'a parent id on a parent',
+        { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: 'x', parentMerchantId: 'PM1' } },
+        /parentMerchantId/,
+      ],
       ['no parent on a sub-merchant', { type: 'subMerchant', parameters: { displayName: 'X', pw: 'password123', appId: 'x' } }, /parentMerchantId/],
       ['disabled as a string', { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: 'x', disabled: 'no' } }, /disabled/],
     ])('refuses %s with 400 and a clear message', async (_what, body, msg) => {
@@ -49,7 +55,9 @@ describeEachBackend('merchants', (backend) => {
     });
 
     it('refuses an unknown owner app, an unknown parent, and a parent the signer has nothing to do with', async () => {
-      const unknownApp = await owner.client.call('POST', '/merchant', { body: { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: 'app_nope' } } });
+      const unknownApp = await owner.client.call('POST', '/merchant', {
+        body: { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: 'app_nope' } },
+      });
       expect(unknownApp).toMatchObject({ httpStatus: 400, body: { error: 'unknown_app' } });
       const unknownParent = await owner.client.call('POST', '/merchant', {
         body: { type: 'subMerchant', parameters: { displayName: 'X', pw: 'password123', appId: owner.appId, parentMerchantId: 'PMdoesnotexist' } },
@@ -72,10 +80,18 @@ describeEachBackend('merchants', (backend) => {
 
     it('is signed: an unsigned call is 401 and creates nothing', async () => {
       const unsigned = new KitClient({ baseUrl: kit.url, appId: owner.appId, appSecret: 'wrong-secret' });
-      const before = await kit.runtime.db.db.selectFrom('merchants').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
-      const a = await unsigned.call('POST', '/merchant', { body: { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: owner.appId } } });
+      const before = await kit.runtime.db.db
+        .selectFrom('merchants')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst();
+      const a = await unsigned.call('POST', '/merchant', {
+        body: { type: 'merchant', parameters: { displayName: 'X', pw: 'password123', appId: owner.appId } },
+      });
       expect(a).toMatchObject({ httpStatus: 401, body: { status: 'fail', error: 'signature_mismatch' } });
-      const after = await kit.runtime.db.db.selectFrom('merchants').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+      const after = await kit.runtime.db.db
+        .selectFrom('merchants')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst();
       expect(Number(after!.n)).toBe(Number(before!.n));
     });
   });
@@ -84,7 +100,14 @@ describeEachBackend('merchants', (backend) => {
     it('logs in a sub-merchant and a parent merchant', async () => {
       const { parentId, subId, pw } = await createMerchants(owner.client, owner.appId, { parent: 'Acme', sub: 'Acme Store 1' });
       const sub = await owner.client.login(subId, pw);
-      expect(sub).toEqual({ version: 1, status: 'success', displayName: 'Acme Store 1', userId: subId, loginToken: expect.any(String), parentMerchantId: parentId });
+      expect(sub).toEqual({
+        version: 1,
+        status: 'success',
+        displayName: 'Acme Store 1',
+        userId: subId,
+        loginToken: expect.any(String),
+        parentMerchantId: parentId,
+      });
       const parent = await owner.client.login(parentId, pw);
       expect(parent).toMatchObject({ displayName: 'Acme', userId: parentId, parentMerchantId: null });
       expect(parent.loginToken).not.toBe(sub.loginToken);
@@ -147,7 +170,11 @@ describeEachBackend('merchants', (backend) => {
   describe('payment parameters (4.7)', () => {
     it('stores parameters per channel and a sub-merchant inherits its parent field by field', async () => {
       const { parentId, subId } = await createMerchants(owner.client, owner.appId);
-      await owner.client.setPaymentParams(parentId, 'SocialNative', { socialAppId: 'wxparent', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/cb' });
+      await owner.client.setPaymentParams(parentId, 'SocialNative', {
+        socialAppId: 'wxparent',
+        socialMchId: '1900000001',
+        notifyCallbackUrl: 'https://merchant.example/cb',
+      });
       await owner.client.setPaymentParams(subId, 'SocialNative', { socialMchId: '1900000002' });
       await owner.client.setPaymentParams(parentId, 'SocialCardNetworkBizSmall', { cardNetworkBizMchId: 'C1', terminalId: 'T1' });
       const { merchants } = kit.runtime.services;
@@ -159,13 +186,18 @@ describeEachBackend('merchants', (backend) => {
       expect(await merchants.effectivePaymentParams(subId, 'SocialCardNetworkBizSmall')).toEqual({ cardNetworkBizMchId: 'C1', terminalId: 'T1' });
       // Read at payment time: a later change of the parent shows through at once.
       await owner.client.setPaymentParams(parentId, 'SocialNative', { socialAppId: 'wxparent2', notifyCallbackUrl: 'https://merchant.example/cb2' });
-      expect(await merchants.effectivePaymentParams(subId, 'SocialNative')).toMatchObject({ socialAppId: 'wxparent2', notifyCallbackUrl: 'https://merchant.example/cb2' });
+      expect(await merchants.effectivePaymentParams(subId, 'SocialNative')).toMatchObject({
+        socialAppId: 'wxparent2',
+        notifyCallbackUrl: 'https://merchant.example/cb2',
+      });
     });
 
     it('is refused with 401 for a signer that is not the owner, and nothing changes', async () => {
       const { subId } = await createMerchants(owner.client, owner.appId);
       await owner.client.setPaymentParams(subId, 'SocialNative', { socialMchId: 'mine' });
-      const a = await other.client.call('PUT', '/merchant/paymentParams', { body: { id: subId, paymentChannel: 'SocialNative', parameters: { socialMchId: 'theirs' } } });
+      const a = await other.client.call('PUT', '/merchant/paymentParams', {
+        body: { id: subId, paymentChannel: 'SocialNative', parameters: { socialMchId: 'theirs' } },
+      });
       expect(a).toMatchObject({ httpStatus: 401, body: { version: 1, status: 'fail', error: 'not_owner' } });
       expect(await kit.runtime.services.merchants.effectivePaymentParams(subId, 'SocialNative')).toEqual({ socialMchId: 'mine' });
     });
@@ -188,7 +220,10 @@ describeEachBackend('merchants', (backend) => {
     it('refuses profitSharing: true for a merchant not contracted, and accepts it once contracted', async () => {
       const { parentId } = await createMerchants(owner.client, owner.appId);
       const body = { id: parentId, paymentChannel: 'SocialNative', parameters: { profitSharing: true } };
-      expect(await owner.client.call('PUT', '/merchant/paymentParams', { body })).toMatchObject({ httpStatus: 400, body: { error: 'profit_sharing_not_enabled' } });
+      expect(await owner.client.call('PUT', '/merchant/paymentParams', { body })).toMatchObject({
+        httpStatus: 400,
+        body: { error: 'profit_sharing_not_enabled' },
+      });
       await kit.runtime.services.merchants.setContracted(parentId, true);
       expect(await owner.client.call('PUT', '/merchant/paymentParams', { body })).toMatchObject({ httpStatus: 200, body: { status: 'success', version: 1 } });
     });
@@ -196,20 +231,36 @@ describeEachBackend('merchants', (backend) => {
     it('merges: fields sent are set, null clears, fields not sent stay (a partial update keeps notifyCallbackUrl)', async () => {
       const { parentId } = await createMerchants(owner.client, owner.appId);
       const { merchants } = kit.runtime.services;
-      await owner.client.setPaymentParams(parentId, 'SocialNative', { socialAppId: 'wxa', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/cb' });
+      await owner.client.setPaymentParams(parentId, 'SocialNative', {
+        socialAppId: 'wxa',
+        socialMchId: '1900000001',
+        notifyCallbackUrl: 'https://merchant.example/cb',
+      });
       await owner.client.setPaymentParams(parentId, 'SocialNative', { socialMchId: '1900000009' });
-      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({ socialAppId: 'wxa', socialMchId: '1900000009', notifyCallbackUrl: 'https://merchant.example/cb' });
+      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({
+        socialAppId: 'wxa',
+        socialMchId: '1900000009',
+        notifyCallbackUrl: 'https://merchant.example/cb',
+      });
       await owner.client.setPaymentParams(parentId, 'SocialNative', { socialAppId: null });
-      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({ socialMchId: '1900000009', notifyCallbackUrl: 'https://merchant.example/cb' });
+      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({
+        socialMchId: '1900000009',
+        notifyCallbackUrl: 'https://merchant.example/cb',
+      });
       // A cleared field of a sub-merchant falls back to its parent's again.
       const { subId } = await createMerchants(owner.client, owner.appId);
       await owner.client.setPaymentParams(subId, 'SocialNative', { notifyCallbackUrl: 'https://shop.example/cb' });
       await owner.client.setPaymentParams(subId, 'SocialNative', { notifyCallbackUrl: null });
       expect(await merchants.effectivePaymentParams(subId, 'SocialNative')).toEqual({});
       // A bad value changes nothing, not even the good fields sent with it.
-      const bad = await owner.client.call('PUT', '/merchant/paymentParams', { body: { id: parentId, paymentChannel: 'SocialNative', parameters: { socialMchId: '1', notifyCallbackUrl: 'ftp://x' } } });
+      const bad = await owner.client.call('PUT', '/merchant/paymentParams', {
+        body: { id: parentId, paymentChannel: 'SocialNative', parameters: { socialMchId: '1', notifyCallbackUrl: 'ftp://x' } },
+      });
       expect(bad.httpStatus).toBe(400);
-      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({ socialMchId: '1900000009', notifyCallbackUrl: 'https://merchant.example/cb' });
+      expect(await merchants.effectivePaymentParams(parentId, 'SocialNative')).toEqual({
+        socialMchId: '1900000009',
+        notifyCallbackUrl: 'https://merchant.example/cb',
+      });
     });
 
     it('merges concurrent partial updates without losing either', async () => {
@@ -221,12 +272,18 @@ describeEachBackend('merchants', (backend) => {
         ...fields.map((f) => owner.client.setPaymentParams(parentId, 'SocialNative', f)),
       ]);
       const params = await kit.runtime.services.merchants.effectivePaymentParams(parentId, 'SocialNative');
-      expect(params).toMatchObject({ notifyCallbackUrl: 'https://merchant.example/cb', socialAppId: expect.stringMatching(/^wx\d$/), socialMchId: expect.stringMatching(/^19000000\d$/) });
+      expect(params).toMatchObject({
+        notifyCallbackUrl: 'https://merchant.example/cb',
+        socialAppId: expect.stringMatching(/^wx\d$/),
+        socialMchId: expect.stringMatching(/^19000000\d$/),
+      });
       expect(await kit.runtime.services.merchants.effectivePaymentParams(parentId, 'SocialCardNetworkBizSmall')).toEqual({ terminalId: 'T9' });
     });
 
     it('refuses an unknown merchant', async () => {
-      const a = await owner.client.call('PUT', '/merchant/paymentParams', { body: { id: 'SMnothere', paymentChannel: 'SocialNative', parameters: { socialMchId: '1' } } });
+      const a = await owner.client.call('PUT', '/merchant/paymentParams', {
+        body: { id: 'SMnothere', paymentChannel: 'SocialNative', parameters: { socialMchId: '1' } },
+      });
       expect(a).toMatchObject({ httpStatus: 400, body: { error: 'unknown_merchant' } });
     });
   });
@@ -235,11 +292,15 @@ describeEachBackend('merchants', (backend) => {
 /** A POST with exactly these headers (fetch would drop an empty one). */
 function rawPost(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

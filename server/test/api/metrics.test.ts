@@ -36,7 +36,16 @@ describeEachBackend('metrics', (backend) => {
     const text = await scrape();
     expect(text).toContain('# HELP kit_http_requests_total');
     // Every line is a comment or a sample in the exposition format (prom-client spells NaN "Nan", which Prometheus reads alike).
-    const bad = text.split('\n').filter((l) => l && !l.startsWith('# ') && !/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*\})? (-?[0-9.e+-]+|NaN|Nan|\+Inf|-Inf)$/.test(l));
+    const bad = text
+      .split('\n')
+      .filter(
+        (l) =>
+          l &&
+          !l.startsWith('# ') &&
+          !/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")*\})? (-?[0-9.e+-]+|NaN|Nan|\+Inf|-Inf)$/.test(
+            l,
+          ),
+      );
     expect(bad).toEqual([]);
   });
 
@@ -70,7 +79,18 @@ describeEachBackend('metrics', (backend) => {
 
   it('reports chain sealing: items confirmed, seal latency and queue depth', async () => {
     const { client } = await kit.newApp();
-    expect((await client.call('POST', '/common-chain-upload/', { body: { items: [{ type: 'record', args: { id: 'm-1', v: 1 } }, { type: 'record', args: { id: 'm-2', v: 2 } }] } })).httpStatus).toBe(200);
+    expect(
+      (
+        await client.call('POST', '/common-chain-upload/', {
+          body: {
+            items: [
+              { type: 'record', args: { id: 'm-1', v: 1 } },
+              { type: 'record', args: { id: 'm-2', v: 2 } },
+            ],
+          },
+        })
+      ).httpStatus,
+    ).toBe(200);
     await settle(client, [i2c('record', 'm-1'), i2c('record', 'm-2')]);
     const text = await scrape();
     expect(sample(text, 'kit_chain_items_sealed_total{result="confirmed"}')).toBeGreaterThanOrEqual(2);
@@ -81,7 +101,13 @@ describeEachBackend('metrics', (backend) => {
 
   it('declares the callback and reconciliation metrics the payment code reports', async () => {
     const text = await scrape();
-    for (const name of ['kit_callback_attempts_total', 'kit_callback_outbox_depth', 'kit_payment_reconciliations_total', 'kit_log_lines_dropped', 'kit_log_buffer_bytes']) {
+    for (const name of [
+      'kit_callback_attempts_total',
+      'kit_callback_outbox_depth',
+      'kit_payment_reconciliations_total',
+      'kit_log_lines_dropped',
+      'kit_log_buffer_bytes',
+    ]) {
       expect(text).toContain(`# HELP ${name} `);
     }
     kit.runtime.services.metrics.callbackAttempt('delivered');

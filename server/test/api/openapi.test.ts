@@ -49,7 +49,8 @@ function servedRoutes(app: Express): Set<string> {
 function describedRoutes(doc: { paths: Record<string, Record<string, unknown>> }): Set<string> {
   const out = new Set<string>();
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const method of Object.keys(item)) if (['get', 'post', 'put', 'delete', 'patch', 'options'].includes(method)) out.add(`${method.toUpperCase()} ${path}`);
+    for (const method of Object.keys(item))
+      if (['get', 'post', 'put', 'delete', 'patch', 'options'].includes(method)) out.add(`${method.toUpperCase()} ${path}`);
   }
   return out;
 }
@@ -148,7 +149,8 @@ describe('API reference page', () => {
 });
 
 describe('examples in the document', () => {
-  const schemaOf = (b: unknown): ZodTypeAny => ((b as { schema?: ZodTypeAny }).schema && (b as { contentType?: string }).contentType ? (b as { schema: ZodTypeAny }).schema : (b as ZodTypeAny));
+  const schemaOf = (b: unknown): ZodTypeAny =>
+    (b as { schema?: ZodTypeAny }).schema && (b as { contentType?: string }).contentType ? (b as { schema: ZodTypeAny }).schema : (b as ZodTypeAny);
   const withExamples = ROUTE_DOCS.filter((r) => r.example).map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const);
 
   it('exist for the main endpoints of the specification', () => {

@@ -6,7 +6,18 @@
  */
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { SOCIAL_PARAMS, newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import {
+  SOCIAL_PARAMS,
+  newOrder,
+  payApi,
+  payByCode,
+  payFixture,
+  sandboxOpenId,
+  sandboxPost,
+  startReceiver,
+  waitFor,
+  type PayFixture,
+} from '../support/payments';
 import { socialNativeAdapter } from '../../src/payments/channels';
 
 const CARD_PARAMS = { cardNetworkBizMchId: '898000000000001', terminalId: 'T0000001' };
@@ -18,7 +29,10 @@ async function setFaults(kit: TestKit, faults: object) {
 
 /** The callbacks one receiver got for one order, as `status` values in arrival order. */
 const callbacksOf = (received: Array<{ body: string }>, prepayId: string) =>
-  received.map((r) => JSON.parse(r.body)).filter((b) => b.prepayId === prepayId).map((b) => b.status as string);
+  received
+    .map((r) => JSON.parse(r.body))
+    .filter((b) => b.prepayId === prepayId)
+    .map((b) => b.status as string);
 
 describeEachBackend('money paths converge', (backend) => {
   let kit: TestKit;
@@ -98,7 +112,11 @@ describeEachBackend('money paths converge', (backend) => {
     expect((await f.client.waitForPayment(late)).status).toBe('finish');
     const lateCo = (await kit.runtime.services.payments.state(late)).channelOrders[0];
     await sandboxPost(kit.url, '/renotify', { prepayId: lateCo.channel_prepay_id });
-    await waitFor(async () => (await kit.runtime.services.sandbox!.notifier.notificationsFor(lateCo.channel_prepay_id!))[0]?.state === 'acked', 5_000, 'the late notification acknowledged');
+    await waitFor(
+      async () => (await kit.runtime.services.sandbox!.notifier.notificationsFor(lateCo.channel_prepay_id!))[0]?.state === 'acked',
+      5_000,
+      'the late notification acknowledged',
+    );
 
     // Notification first, then the query runs anyway (made due again by hand).
     await setFaults(kit, {});
@@ -145,7 +163,10 @@ describeEachBackend('money paths converge', (backend) => {
     const prepayId = await paidOrder();
     await setFaults(kit, { refunds: 'hold' });
     const lost = await payApi.refund(f.client, prepayId, token);
-    expect(lost).toMatchObject({ httpStatus: 503, body: { status: 'fail', error: 'channel_unavailable', msg: expect.stringMatching(/completes it on its own/) } });
+    expect(lost).toMatchObject({
+      httpStatus: 503,
+      body: { status: 'fail', error: 'channel_unavailable', msg: expect.stringMatching(/completes it on its own/) },
+    });
     expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'requesting' });
     // While the service is on it, another request is told so; it starts no second refund.
     expect(await payApi.refund(f.client, prepayId, token)).toMatchObject({ httpStatus: 409, body: { error: 'refund_in_progress' } });
@@ -207,7 +228,10 @@ describeEachBackend('money paths converge', (backend) => {
     ['inherited from the parent', 'parent'],
   ] as const)('card network, parameters %s: mini-program payment and refund end to end, with callbacks', async (_what, where) => {
     const g = await payFixture(kit);
-    await g.client.setPaymentParams(where === 'sub' ? g.subId : g.parentId, 'SocialCardNetworkBizSmall', { ...CARD_PARAMS, notifyCallbackUrl: `${receiver.url}/card` });
+    await g.client.setPaymentParams(where === 'sub' ? g.subId : g.parentId, 'SocialCardNetworkBizSmall', {
+      ...CARD_PARAMS,
+      notifyCallbackUrl: `${receiver.url}/card`,
+    });
     const prepayId = await newOrder(g, '66.60');
     const openId = await sandboxOpenId(kit.url, `card-payer-${where}`, { appid: kit.runtime.config.MP_APPID!, secret: kit.runtime.config.MP_SECRET! });
     const { args } = await g.client.socialPay(prepayId, openId);

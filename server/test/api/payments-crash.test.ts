@@ -50,7 +50,11 @@ describeEachBackend('a refund interrupted by a crash', (backend) => {
 
       // No retry by anyone: the follow-up job resumes the refund (the faults died with the process).
       await waitFor(async () => (await client.prepayDetail(prepayId)).status === 'refunded', 30_000, 'the order to be refunded');
-      const statuses = () => receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.prepayId === prepayId).map((b) => b.status);
+      const statuses = () =>
+        receiver.received
+          .map((r) => JSON.parse(r.body))
+          .filter((b) => b.prepayId === prepayId)
+          .map((b) => b.status);
       await waitFor(() => statuses().length === 2, 10_000, 'the refunded callback');
       await new Promise((r) => setTimeout(r, 1_000));
       expect(statuses()).toEqual(['finish', 'refunded']);

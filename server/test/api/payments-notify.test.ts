@@ -59,10 +59,14 @@ describeEachBackend('payment notifications', (backend) => {
     // The sandbox sends the notification, then two extra copies; and once more on request.
     await sandboxPost(kit.url, '/renotify', { prepayId: channelPrepayId });
     const sandbox = kit.runtime.services.sandbox!.notifier;
-    await waitFor(async () => {
-      const rows = await sandbox.notificationsFor(channelPrepayId);
-      return rows.length === 2 && rows.every((r) => r.state === 'acked') && rows[0].attempts === 3;
-    }, 10_000, 'every copy acknowledged');
+    await waitFor(
+      async () => {
+        const rows = await sandbox.notificationsFor(channelPrepayId);
+        return rows.length === 2 && rows.every((r) => r.state === 'acked') && rows[0].attempts === 3;
+      },
+      10_000,
+      'every copy acknowledged',
+    );
     const after = await f.client.prepayDetail(prepayId);
     expect(after).toEqual(first);
     const callbacks = await kit.runtime.services.callbacks.history(prepayId);
@@ -115,7 +119,14 @@ describeEachBackend('payment notifications', (backend) => {
     await payByCode(kit, f, prepayId);
     await f.client.waitForPayment(prepayId);
     const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
-    const info = { out_trade_no: co.out_trade_no, out_refund_no: 'Rforged', refund_id: '1', total_fee: co.total_cents, refund_fee: co.total_cents, refund_status: 'SUCCESS' };
+    const info = {
+      out_trade_no: co.out_trade_no,
+      out_refund_no: 'Rforged',
+      refund_id: '1',
+      total_fee: co.total_cents,
+      refund_fee: co.total_cents,
+      refund_status: 'SUCCESS',
+    };
     const forged = toXml({ return_code: 'SUCCESS', appid: 'x', mch_id: 'y', nonce_str: 'n', req_info: encryptReqInfo(info, 'some-other-key') });
     expect((await post('/social/refund', forged)).status).toBe(400);
     // Even with our key, a refund we never requested is refused.

@@ -28,10 +28,14 @@ describeEachBackend('refund', (backend) => {
     const prepayId = await paidOrder();
     expect(await f.client.refund(prepayId, subToken)).toEqual({ version: 1, status: 'success' });
     // Completion is asynchronous: a held detail call sees the change.
-    const detail = await waitFor(async () => {
-      const d = await f.client.prepayDetail(prepayId, { wait: true });
-      return d.status === 'refunded' ? d : undefined;
-    }, 10_000, 'refunded');
+    const detail = await waitFor(
+      async () => {
+        const d = await f.client.prepayDetail(prepayId, { wait: true });
+        return d.status === 'refunded' ? d : undefined;
+      },
+      10_000,
+      'refunded',
+    );
     expect(detail.paymentTime).toBeDefined();
     const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.refund).toMatchObject({ state: 'success', refund_cents: 777 });

@@ -64,7 +64,8 @@ describeEachBackend('sandbox', (backend) => {
       sign_type: 'MD5',
       out_trade_no: 'NoSuch',
     };
-    const post = async (fields: Record<string, string>) => parseXml(await (await fetch(`${kit.url}/sandbox/pay/orderquery`, { method: 'POST', body: toXml(fields) })).text());
+    const post = async (fields: Record<string, string>) =>
+      parseXml(await (await fetch(`${kit.url}/sandbox/pay/orderquery`, { method: 'POST', body: toXml(fields) })).text());
     const good = await post({ ...req, sign: signFields(req, key, 'MD5') });
     expect(good).toMatchObject({ return_code: 'SUCCESS', result_code: 'FAIL', err_code: 'ORDERNOTEXIST' });
     expect(good.sign).toBe(signFields(good, key, 'MD5'));
@@ -77,7 +78,16 @@ describeEachBackend('sandbox', (backend) => {
     beforeAll(async () => {
       browser = await chromium.launch({
         executablePath: '/usr/bin/chromium',
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
     });
     afterAll(() => browser?.close());

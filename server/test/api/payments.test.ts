@@ -27,7 +27,13 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     expect(answer).toMatchObject({ version: 1, status: 'success' });
     const args = answer.args;
     expect(Object.keys(args).sort()).toEqual(NATIVE_ARG_KEYS);
-    expect(args).toMatchObject({ return_code: 'SUCCESS', result_code: 'SUCCESS', trade_type: 'NATIVE', appid: kit.runtime.config.PAY_SP_APPID, mch_id: kit.runtime.config.PAY_SP_MCH_ID });
+    expect(args).toMatchObject({
+      return_code: 'SUCCESS',
+      result_code: 'SUCCESS',
+      trade_type: 'NATIVE',
+      appid: kit.runtime.config.PAY_SP_APPID,
+      mch_id: kit.runtime.config.PAY_SP_MCH_ID,
+    });
     expect(args.code_url).toMatch(/^weixin:\/\/wxpay\/bizpayurl\?pr=/);
 
     const before = Date.now();
@@ -73,7 +79,11 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     expect(typeof args.timeStamp).toBe('number');
     expect(args.signType).toBe('HMAC-SHA256');
     expect(args.package).toMatch(/^prepay_id=wx/);
-    const expected = signFields({ appId: mp.appid, timeStamp: args.timeStamp, nonceStr: args.nonceStr, package: args.package, signType: args.signType }, spKey, 'HMAC-SHA256');
+    const expected = signFields(
+      { appId: mp.appid, timeStamp: args.timeStamp, nonceStr: args.nonceStr, package: args.package, signType: args.signType },
+      spKey,
+      'HMAC-SHA256',
+    );
     expect(args.paySign).toBe(expected);
 
     const channelPrepayId = args.package.slice('prepay_id='.length);
@@ -122,7 +132,11 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     const answer = await g.client.socialPayApp(shared, { enableProfitSharing: true });
     expect(answer.args.package).toBe('Sign=WXPay');
     expect((await kit.runtime.services.payments.state(shared)).channelOrders[0].profit_sharing).toBe(1);
-    const sandboxOrder = await kit.runtime.db.db.selectFrom('sandbox_orders').selectAll().where('prepay_id', '=', answer.args.prepayid).executeTakeFirstOrThrow();
+    const sandboxOrder = await kit.runtime.db.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('prepay_id', '=', answer.args.prepayid)
+      .executeTakeFirstOrThrow();
     expect(sandboxOrder.profit_sharing).toBe(1);
   });
 
@@ -133,7 +147,13 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
     const openId = await sandboxOpenId(kit.url, 'erin', mp);
     const { args } = await g.client.socialPay(prepayId, openId);
     const cardKey = kit.runtime.config.CARD_KEY!;
-    expect(args.paySign).toBe(signFields({ appId: mp.appid, timeStamp: args.timeStamp, nonceStr: args.nonceStr, package: args.package, signType: args.signType }, cardKey, args.signType));
+    expect(args.paySign).toBe(
+      signFields(
+        { appId: mp.appid, timeStamp: args.timeStamp, nonceStr: args.nonceStr, package: args.package, signType: args.signType },
+        cardKey,
+        args.signType,
+      ),
+    );
     const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.channelOrders[0].channel).toBe('SocialCardNetworkBizSmall');
     expect(await sandboxPost(kit.url, '/pay', { prepayId: args.package.slice(10), openId })).toMatchObject({ status: 200 });
@@ -145,7 +165,10 @@ describeEachBackend('payment arguments and payment through the sandbox', (backen
   test('missing channel parameters: a clear 4xx and nothing placed', async () => {
     const app = await kit.newApp();
     const pm = await app.client.createMerchant({ type: 'merchant', parameters: { displayName: 'P', pw: 'password-123', appId: app.appId } });
-    const sm = await app.client.createMerchant({ type: 'subMerchant', parameters: { displayName: 'S', pw: 'password-123', appId: app.appId, parentMerchantId: pm.data.id } });
+    const sm = await app.client.createMerchant({
+      type: 'subMerchant',
+      parameters: { displayName: 'S', pw: 'password-123', appId: app.appId, parentMerchantId: pm.data.id },
+    });
     const prepayId = (await app.client.createPrepay({ subMerchantId: sm.data.id, totalAmount: '1.00' })).prepayId;
     const a = await payApi.native(app.client, prepayId);
     expect(a.httpStatus).toBe(400);

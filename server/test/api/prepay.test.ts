@@ -7,7 +7,13 @@ describeEachBackend('prepay orders', (backend) => {
   let kit: TestKit;
   let app: Awaited<ReturnType<TestKit['newApp']>>;
   let m: Awaited<ReturnType<typeof createMerchants>>;
-  const countOrders = async () => Number((await kit.runtime.db.db.selectFrom('prepay_orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())!.n);
+  const countOrders = async () =>
+    Number(
+      (await kit.runtime.db.db
+        .selectFrom('prepay_orders')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst())!.n,
+    );
 
   beforeAll(async () => {
     kit = await startTestKit(backend, { ORDER_TTL: '3s', WAIT_FOR_FINISH_HOLD: '1500ms' });
@@ -100,7 +106,10 @@ describeEachBackend('prepay orders', (backend) => {
     for (const [client, id] of cases) {
       for (const wait of [0, 1]) {
         const a = await client.call('GET', `/submerchant-pay/prePay/${id}`, { query: { waitForFinish: wait } });
-        expect([id, a]).toMatchObject([id, { httpStatus: 200, body: { version: 1, status: 'fail', error: 'not_found', code: 'E0020', msg: expect.any(String), traceId: expect.any(String) } }]);
+        expect([id, a]).toMatchObject([
+          id,
+          { httpStatus: 200, body: { version: 1, status: 'fail', error: 'not_found', code: 'E0020', msg: expect.any(String), traceId: expect.any(String) } },
+        ]);
       }
     }
     // The client's loop ends at once on it instead of spinning.

@@ -27,23 +27,37 @@ describeEachBackend('profit sharing across a crash', (backend) => {
       await admin.services.merchants.setContracted(m.parentId, true);
       await admin.db.close();
       await client.setPaymentParams(m.parentId, 'SocialNative', { ...SOCIAL_PARAMS, profitSharing: true });
-      await client.addProfitSharingReceiver({ merchantId: m.parentId, type: 'MERCHANT_ID', account: '1900000777', name: 'Crash Partner', relationType: 'PARTNER' });
+      await client.addProfitSharingReceiver({
+        merchantId: m.parentId,
+        type: 'MERCHANT_ID',
+        account: '1900000777',
+        name: 'Crash Partner',
+        relationType: 'PARTNER',
+      });
       const { prepayId } = await client.createPrepay({ subMerchantId: m.subId, totalAmount: '20.00' });
       const { args } = await client.socialPayNative(prepayId);
       await sandboxPost(service.url, '/pay', { codeUrl: args.code_url });
       expect((await client.waitForPayment(prepayId)).status).toBe('finish');
 
       const outOrderNo = `crash${Date.now()}`;
-      const accepted = await client.shareProfit({ prepayId, outOrderNo, receivers: [{ type: 'MERCHANT_ID', account: '1900000777', amount: '6.00', description: 'share' }] });
+      const accepted = await client.shareProfit({
+        prepayId,
+        outOrderNo,
+        receivers: [{ type: 'MERCHANT_ID', account: '1900000777', amount: '6.00', description: 'share' }],
+      });
       expect(accepted.data.state).toBe('processing');
       expect((await client.profitSharingOrder(prepayId, outOrderNo)).data.receivers[0].result).toBe('pending');
       await service.kill();
       service = await startServiceProcess(env, { port });
 
-      const done = await waitFor(async () => {
-        const d = await client.profitSharingOrder(prepayId, outOrderNo);
-        return d.data.state === 'finished' ? d : undefined;
-      }, 30_000, 'the results after the restart');
+      const done = await waitFor(
+        async () => {
+          const d = await client.profitSharingOrder(prepayId, outOrderNo);
+          return d.data.state === 'finished' ? d : undefined;
+        },
+        30_000,
+        'the results after the restart',
+      );
       expect(done.data.receivers[0]).toMatchObject({ result: 'success', amount: '6.00', finishTime: expect.any(String) });
       expect((await client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('6.00');
     } finally {

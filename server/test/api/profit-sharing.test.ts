@@ -16,7 +16,8 @@ const sharing = {
   finish: (c: KitClient, body: unknown) => c.call<any>('POST', '/submerchant-pay/profitSharing/finish', { body }),
   receiver: (c: KitClient, body: unknown) => c.call<any>('POST', '/submerchant-pay/profitSharing/receivers', { body }),
   amounts: (c: KitClient, prepayId: string) => c.call<any>('GET', `/submerchant-pay/profitSharing/amounts/${prepayId}`),
-  detail: (c: KitClient, prepayId: string, outOrderNo: string) => c.call<any>('GET', `/submerchant-pay/profitSharing/orders/${outOrderNo}`, { query: { prepayId } }),
+  detail: (c: KitClient, prepayId: string, outOrderNo: string) =>
+    c.call<any>('GET', `/submerchant-pay/profitSharing/orders/${outOrderNo}`, { query: { prepayId } }),
 };
 
 describeEachBackend('profit sharing', (backend) => {
@@ -27,7 +28,11 @@ describeEachBackend('profit sharing', (backend) => {
   const no = (tag = 'S') => `${tag}${Date.now().toString(36)}${++seq}`;
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { SANDBOX_PROFIT_SHARING_DELAY: '300ms', PROFIT_SHARING_QUERY_SCHEDULE: '200ms,300ms,500ms', SANDBOX_REFUND_DELAY: '200ms' });
+    kit = await startTestKit(backend, {
+      SANDBOX_PROFIT_SHARING_DELAY: '300ms',
+      PROFIT_SHARING_QUERY_SCHEDULE: '200ms,300ms,500ms',
+      SANDBOX_REFUND_DELAY: '200ms',
+    });
     receiver = await startReceiver();
     f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
     await kit.runtime.services.merchants.setContracted(f.parentId, true);
@@ -59,7 +64,12 @@ describeEachBackend('profit sharing', (backend) => {
 
   test('the whole flow: split, follow the asynchronous results, finish, amounts', async () => {
     const prepayId = await sharedPaidOrder('100.00');
-    expect((await f.client.profitSharingAmounts(prepayId)).data).toEqual({ totalAmount: '100.00', sharedAmount: '0.00', maxShareAmount: '30.00', unfrozen: false });
+    expect((await f.client.profitSharingAmounts(prepayId)).data).toEqual({
+      totalAmount: '100.00',
+      sharedAmount: '0.00',
+      maxShareAmount: '30.00',
+      unfrozen: false,
+    });
     const body = split(prepayId, { partner: '15.00', staff: '5.50' });
     expect(await f.client.shareProfit(body)).toEqual({ version: 1, status: 'success', data: { outOrderNo: body.outOrderNo, state: 'processing' } });
     // Results come later (the sandbox decides them after ~300 ms); right now they are pending.
@@ -69,17 +79,33 @@ describeEachBackend('profit sharing', (backend) => {
     const done = await f.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100, timeoutMs: 10_000 });
     expect(done.data.state).toBe('finished');
     expect(done.data.receivers).toEqual([
-      { type: 'MERCHANT_ID', account: PARTNER.account, amount: '15.00', description: 'partner share', result: 'success', finishTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+      {
+        type: 'MERCHANT_ID',
+        account: PARTNER.account,
+        amount: '15.00',
+        description: 'partner share',
+        result: 'success',
+        finishTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
       { type: 'PERSONAL_OPENID', account: STAFF.account, amount: '5.50', description: 'staff bonus', result: 'success', finishTime: expect.any(String) },
     ]);
-    expect((await f.client.profitSharingAmounts(prepayId)).data).toEqual({ totalAmount: '100.00', sharedAmount: '20.50', maxShareAmount: '30.00', unfrozen: false });
+    expect((await f.client.profitSharingAmounts(prepayId)).data).toEqual({
+      totalAmount: '100.00',
+      sharedAmount: '20.50',
+      maxShareAmount: '30.00',
+      unfrozen: false,
+    });
 
     const fin = await f.client.finishProfitSharing({ prepayId, outOrderNo: no('F'), description: 'done sharing' });
     expect(fin.data.state).toBe('finished');
     expect((await f.client.profitSharingAmounts(prepayId)).data).toMatchObject({ sharedAmount: '20.50', unfrozen: true });
     // The platform released the rest: nothing of the order is frozen any more.
     const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders.find((c) => c.state === 'paid')!;
-    const atChannel = await kit.runtime.db.db.selectFrom('sandbox_orders').select('unfrozen_at').where('prepay_id', '=', co.channel_prepay_id!).executeTakeFirstOrThrow();
+    const atChannel = await kit.runtime.db.db
+      .selectFrom('sandbox_orders')
+      .select('unfrozen_at')
+      .where('prepay_id', '=', co.channel_prepay_id!)
+      .executeTakeFirstOrThrow();
     expect(atChannel.unfrozen_at).not.toBeNull();
     // After finish, no more splits.
     const late = await sharing.split(f.client, split(prepayId, { staff: '1.00' }));
@@ -96,10 +122,20 @@ describeEachBackend('profit sharing', (backend) => {
     expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].profit_sharing).toBe(1);
     await sandboxPost(kit.url, '/pay', { codeUrl: args.code_url });
     expect((await g.client.waitForPayment(prepayId)).status).toBe('finish');
-    const body = { prepayId, outOrderNo: no(), receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '3.00', description: 'all of it' }], finish: true };
+    const body = {
+      prepayId,
+      outOrderNo: no(),
+      receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '3.00', description: 'all of it' }],
+      finish: true,
+    };
     expect((await g.client.shareProfit(body)).data.state).toBe('processing');
     expect((await g.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 })).data.receivers[0].result).toBe('success');
-    expect((await g.client.profitSharingAmounts(prepayId)).data).toEqual({ totalAmount: '10.00', sharedAmount: '3.00', maxShareAmount: '3.00', unfrozen: true });
+    expect((await g.client.profitSharingAmounts(prepayId)).data).toEqual({
+      totalAmount: '10.00',
+      sharedAmount: '3.00',
+      maxShareAmount: '3.00',
+      unfrozen: true,
+    });
     expect(await sharing.split(g.client, { ...body, outOrderNo: no() })).toMatchObject({ httpStatus: 409, body: { error: 'profit_sharing_finished' } });
   });
 
@@ -107,7 +143,10 @@ describeEachBackend('profit sharing', (backend) => {
     const prepayId = await sharedPaidOrder('100.01');
     expect((await f.client.profitSharingAmounts(prepayId)).data.maxShareAmount).toBe('30.00');
     const tooMuch = await sharing.split(f.client, split(prepayId, { partner: '20.00', staff: '10.01' }));
-    expect(tooMuch).toMatchObject({ httpStatus: 409, body: { version: 1, status: 'fail', error: 'profit_sharing_limit_exceeded', code: 'E0060', msg: expect.stringContaining('30.00') } });
+    expect(tooMuch).toMatchObject({
+      httpStatus: 409,
+      body: { version: 1, status: 'fail', error: 'profit_sharing_limit_exceeded', code: 'E0060', msg: expect.stringContaining('30.00') },
+    });
     expect((await f.client.shareProfit(split(prepayId, { partner: '20.00', staff: '10.00' }))).data.state).toBe('processing');
     const oneCent = await sharing.split(f.client, split(prepayId, { staff: '0.01' }));
     expect(oneCent).toMatchObject({ httpStatus: 409, body: { error: 'profit_sharing_limit_exceeded' } });
@@ -146,7 +185,13 @@ describeEachBackend('profit sharing', (backend) => {
 
   test('refusals, each with its own error, and nothing recorded', async () => {
     const paid = await sharedPaidOrder('30.00');
-    const count = async () => Number((await kit.runtime.db.db.selectFrom('ps_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())!.n);
+    const count = async () =>
+      Number(
+        (await kit.runtime.db.db
+          .selectFrom('ps_requests')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirst())!.n,
+      );
     const before = await count();
 
     // An unpaid order.
@@ -157,20 +202,32 @@ describeEachBackend('profit sharing', (backend) => {
     // A merchant that is not contracted.
     const plain = await payFixture(kit);
     const notContracted = await sharedPaidOrder('30.00', plain);
-    expect(await sharing.split(plain.client, split(notContracted, { partner: '1.00' }))).toMatchObject({ httpStatus: 400, body: { error: 'profit_sharing_not_enabled', code: 'E0024' } });
-    expect(await sharing.receiver(plain.client, { merchantId: plain.parentId, ...PARTNER })).toMatchObject({ httpStatus: 400, body: { error: 'profit_sharing_not_enabled' } });
+    expect(await sharing.split(plain.client, split(notContracted, { partner: '1.00' }))).toMatchObject({
+      httpStatus: 400,
+      body: { error: 'profit_sharing_not_enabled', code: 'E0024' },
+    });
+    expect(await sharing.receiver(plain.client, { merchantId: plain.parentId, ...PARTNER })).toMatchObject({
+      httpStatus: 400,
+      body: { error: 'profit_sharing_not_enabled' },
+    });
 
     // A contracted merchant's order placed without profit sharing.
     const without = await newOrder(f, '30.00');
     const { args } = await f.client.socialPayNative(without);
     await sandboxPost(kit.url, '/pay', { codeUrl: args.code_url });
     expect((await f.client.waitForPayment(without)).status).toBe('finish');
-    expect(await sharing.split(f.client, split(without, { partner: '1.00' }))).toMatchObject({ httpStatus: 400, body: { error: 'profit_sharing_not_enabled' } });
+    expect(await sharing.split(f.client, split(without, { partner: '1.00' }))).toMatchObject({
+      httpStatus: 400,
+      body: { error: 'profit_sharing_not_enabled' },
+    });
 
     // A receiver never added (and one added for another merchant).
     const stranger = { type: 'PERSONAL_OPENID', account: 'oNeverAdded0000000000000001', amount: '1.00', description: 'x' };
     const unknown = await sharing.split(f.client, { prepayId: paid, outOrderNo: no(), receivers: [stranger] });
-    expect(unknown).toMatchObject({ httpStatus: 400, body: { error: 'profit_sharing_receiver_unknown', code: 'E0061', msg: expect.stringContaining(stranger.account) } });
+    expect(unknown).toMatchObject({
+      httpStatus: 400,
+      body: { error: 'profit_sharing_receiver_unknown', code: 'E0061', msg: expect.stringContaining(stranger.account) },
+    });
 
     // Another app's order: 401; an unknown order: 404.
     const other = await kit.newApp();
@@ -193,7 +250,10 @@ describeEachBackend('profit sharing', (backend) => {
       const a = await sharing.split(f.client, bad);
       expect([JSON.stringify(bad), a.httpStatus, a.body.error]).toEqual([JSON.stringify(bad), 400, expect.stringMatching(/invalid_request|invalid_amount/)]);
     }
-    expect(await sharing.receiver(f.client, { merchantId: f.parentId, type: 'MERCHANT_ID', account: '1900000999', relationType: 'PARTNER' })).toMatchObject({ httpStatus: 400, body: { msg: expect.stringContaining('name') } });
+    expect(await sharing.receiver(f.client, { merchantId: f.parentId, type: 'MERCHANT_ID', account: '1900000999', relationType: 'PARTNER' })).toMatchObject({
+      httpStatus: 400,
+      body: { msg: expect.stringContaining('name') },
+    });
     expect(await sharing.detail(f.client, paid, 'nope')).toMatchObject({ httpStatus: 404, body: { error: 'not_found' } });
     expect((await f.client.call('GET', '/submerchant-pay/profitSharing/orders/x')).httpStatus).toBe(400);
     expect((await fetch(`${kit.url}/submerchant-pay/profitSharing/orders`)).status).toBe(405);
@@ -220,7 +280,10 @@ describeEachBackend('profit sharing', (backend) => {
     expect(done.data.receivers[1].failReason).toBeTruthy();
     expect((await g.client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('2.00');
     // A removed receiver cannot be named; added again, it can.
-    expect(await sharing.split(g.client, split(prepayId, { staff: '1.00' }))).toMatchObject({ httpStatus: 400, body: { error: 'profit_sharing_receiver_unknown' } });
+    expect(await sharing.split(g.client, split(prepayId, { staff: '1.00' }))).toMatchObject({
+      httpStatus: 400,
+      body: { error: 'profit_sharing_receiver_unknown' },
+    });
     await g.client.addProfitSharingReceiver({ merchantId: g.parentId, ...STAFF });
     const again = split(prepayId, { staff: '1.00' });
     await g.client.shareProfit(again);

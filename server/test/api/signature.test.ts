@@ -27,57 +27,116 @@ describeEachBackend('signed requests', (backend) => {
 
   const cases: Array<[string, () => { query: Array<[string, string]>; body: string }, string]> = [
     ['no signature at all', () => ({ query: [], body: orderBody() }), 'signature_missing'],
-    ['a missing _s', () => ({ query: signRequest({ method: 'POST', path: '/submerchant-pay/', body: orderBody() }, app).filter(([k]) => k !== '_s'), body: orderBody() }), 'signature_missing'],
-    ['a stale _t (6 minutes old)', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app, Date.now() - 360_000), body };
-    }, 'timestamp_out_of_window'],
-    ['a _t from the future', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app, Date.now() + 360_000), body };
-    }, 'timestamp_out_of_window'],
-    ['a _t in seconds', () => {
-      const body = orderBody();
-      const q = signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app).map(([k, v]) => [k, k === '_t' ? v.slice(0, 10) : v] as [string, string]);
-      return { query: q, body };
-    }, 'timestamp_invalid'],
-    ['a wrong secret', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, { appId: app.appId, appSecret: 'not-the-secret' }), body };
-    }, 'signature_mismatch'],
-    ['an unknown app', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, { appId: 'app_ghost', appSecret: 'x' }), body };
-    }, 'signature_mismatch'],
-    ['a body changed after signing', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app), body: body.replace('3.00', '30.00') };
-    }, 'signature_mismatch'],
-    ['the same JSON re-serialised with other spacing', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app), body: JSON.stringify(JSON.parse(body), null, 1) };
-    }, 'signature_mismatch'],
-    ['a signature for another path', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'POST', path: '/merchant', body }, app), body };
-    }, 'signature_mismatch'],
-    ['a signature for another method', () => {
-      const body = orderBody();
-      return { query: signRequest({ method: 'PUT', path: '/submerchant-pay/', body }, app), body };
-    }, 'signature_mismatch'],
-    ['an extra query field added after signing', () => {
-      const body = orderBody();
-      return { query: [...signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app), ['x', '1']], body };
-    }, 'signature_mismatch'],
+    [
+      'a missing _s',
+      () => ({ query: signRequest({ method: 'POST', path: '/submerchant-pay/', body: orderBody() }, app).filter(([k]) => k !== '_s'), body: orderBody() }),
+      'signature_missing',
+    ],
+    [
+      'a stale _t (6 minutes old)',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app, Date.now() - 360_000), body };
+      },
+      'timestamp_out_of_window',
+    ],
+    [
+      'a _t from the future',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app, Date.now() + 360_000), body };
+      },
+      'timestamp_out_of_window',
+    ],
+    [
+      'a _t in seconds',
+      () => {
+        const body = orderBody();
+        const q = signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app).map(
+          ([k, v]) => [k, k === '_t' ? v.slice(0, 10) : v] as [string, string],
+        );
+        return { query: q, body };
+      },
+      'timestamp_invalid',
+    ],
+    [
+      'a wrong secret',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, { appId: app.appId, appSecret: 'not-the-secret' }), body };
+      },
+      'signature_mismatch',
+    ],
+    [
+      'an unknown app',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, { appId: 'app_ghost', appSecret: 'x' }), body };
+      },
+      'signature_mismatch',
+    ],
+    [
+      'a body changed after signing',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app), body: body.replace('3.00', '30.00') };
+      },
+      'signature_mismatch',
+    ],
+    [
+      'the same JSON re-serialised with other spacing',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app), body: JSON.stringify(JSON.parse(body), null, 1) };
+      },
+      'signature_mismatch',
+    ],
+    [
+      'a signature for another path',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'POST', path: '/merchant', body }, app), body };
+      },
+      'signature_mismatch',
+    ],
+    [
+      'a signature for another method',
+      () => {
+        const body = orderBody();
+        return { query: signRequest({ method: 'PUT', path: '/submerchant-pay/', body }, app), body };
+      },
+      'signature_mismatch',
+    ],
+    [
+      'an extra query field added after signing',
+      () => {
+        const body = orderBody();
+        return { query: [...signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app), ['x', '1']], body };
+      },
+      'signature_mismatch',
+    ],
   ];
 
   it.each(cases)('refuses %s with 401 in the failure shape, creating nothing', async (_what, make, error) => {
-    const before = await kit.runtime.db.db.selectFrom('prepay_orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const before = await kit.runtime.db.db
+      .selectFrom('prepay_orders')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
     const { query, body } = make();
     const res = await send('/submerchant-pay/', query, body);
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ version: 1, status: 'fail', error, code: expect.stringMatching(/^E0\d+$/), msg: expect.any(String), traceId: expect.any(String) });
-    const after = await kit.runtime.db.db.selectFrom('prepay_orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    expect(await res.json()).toEqual({
+      version: 1,
+      status: 'fail',
+      error,
+      code: expect.stringMatching(/^E0\d+$/),
+      msg: expect.any(String),
+      traceId: expect.any(String),
+    });
+    const after = await kit.runtime.db.db
+      .selectFrom('prepay_orders')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
     expect(Number(after!.n)).toBe(Number(before!.n));
   });
 
@@ -110,7 +169,11 @@ describeEachBackend('signed requests', (backend) => {
   it('tells the sender of a non-JSON body what is wrong', async () => {
     const body = 'subMerchantId=SM1';
     const query = signRequest({ method: 'POST', path: '/submerchant-pay/', body }, app);
-    const res = await fetch(`${kit.url}/submerchant-pay/?${encodeQuery(query)}`, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await fetch(`${kit.url}/submerchant-pay/?${encodeQuery(query)}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     expect(await res.json()).toMatchObject({ status: 'fail', error: 'unsupported_media_type' });
   });
@@ -186,7 +249,11 @@ describeEachBackend('replay refusal', (backend) => {
       const { parentId } = await createMerchants(app.client, app.appId);
       const twin = new KitClient({ baseUrl: kit.url, appId: app.appId, appSecret: app.appSecret });
       const same = { socialMchId: '1900000001', socialAppId: 'wxsame' };
-      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? twin : app.client).call('PUT', '/merchant/paymentParams', { body: { id: parentId, paymentChannel: 'SocialNative', parameters: same } })));
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          (i % 2 ? twin : app.client).call('PUT', '/merchant/paymentParams', { body: { id: parentId, paymentChannel: 'SocialNative', parameters: same } }),
+        ),
+      );
       expect(answers.map((a) => a.httpStatus)).toEqual(Array(40).fill(200));
       const ts = Array.from({ length: 1000 }, () => nextTimestamp());
       expect(new Set(ts).size).toBe(1000);

@@ -31,7 +31,8 @@ export const payApi = {
   mini: (c: KitClient, prepayId: string, openId: string) => c.call<any>('POST', '/submerchant-pay/socialPay', { body: { prepayId, openId } }),
   app: (c: KitClient, prepayId: string, enableProfitSharing?: boolean) =>
     c.call<any>('POST', '/submerchant-pay/socialPayApp', { body: enableProfitSharing === undefined ? { prepayId } : { prepayId, enableProfitSharing } }),
-  refund: (c: KitClient, prepayId: string, loginToken: string) => c.call<any>('POST', '/submerchant-pay/refund', { query: { loginToken }, body: { id: prepayId } }),
+  refund: (c: KitClient, prepayId: string, loginToken: string) =>
+    c.call<any>('POST', '/submerchant-pay/refund', { query: { loginToken }, body: { id: prepayId } }),
 };
 
 /** The payer side of the sandbox. */
@@ -55,7 +56,11 @@ export async function payByCode(kit: TestKit, f: PayFixture, prepayId: string) {
   return { codeUrl: args.code_url, transactionId: paid.body.transactionId as string };
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -89,9 +89,7 @@ export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetwor
  * present is set, a field sent as `null` is cleared, a field not sent stays as it was.
  */
 const nullableFields = <S extends z.ZodObject<z.ZodRawShape>>(schema: S) =>
-  z
-    .object(Object.fromEntries(Object.entries(schema.shape).map(([k, v]) => [k, (v as z.ZodOptional<z.ZodTypeAny>).unwrap().nullable().optional()])))
-    .strict();
+  z.object(Object.fromEntries(Object.entries(schema.shape).map(([k, v]) => [k, (v as z.ZodOptional<z.ZodTypeAny>).unwrap().nullable().optional()]))).strict();
 export const channelParamsPatchSchemas = {
   SocialNative: nullableFields(channelParamsSchemas.SocialNative),
   SocialCardNetworkBizSmall: nullableFields(channelParamsSchemas.SocialCardNetworkBizSmall),

@@ -32,7 +32,11 @@ export type MpOrder = PrepayDetail & {
 export const mpPayRequestSchema = z
   .object({
     prepayId,
-    code: z.string().min(1, 'must not be empty').max(256).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII'),
+    code: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(256)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII'),
   })
   .strict();
 export type MpPayRequest = z.infer<typeof mpPayRequestSchema>;
@@ -41,6 +45,4 @@ export type MpPayRequest = z.infer<typeof mpPayRequestSchema>;
  * The router's answer to "pay": 4.4's `status` and `args` as they came. Anything but `success`
  * means the payment expired and the payer must scan again (specification section 7).
  */
-export type MpPayResponse =
-  | { version: 1; status: 'success'; args: MiniProgramPayArgs }
-  | { version: 1; status: string; error?: string; msg?: string };
+export type MpPayResponse = { version: 1; status: 'success'; args: MiniProgramPayArgs } | { version: 1; status: string; error?: string; msg?: string };

@@ -7,7 +7,11 @@ export const DEDUCTION_CODE_TTL_MS = 20_000;
 export const DEDUCTION_CODE_REFRESH_MS = 5_000;
 
 const queryId = (max = 128) =>
-  z.string({ required_error: 'is required', invalid_type_error: 'must be given once' }).min(1, 'must not be empty').max(max).regex(NO_CONTROL_CHARS, 'must not contain control characters');
+  z
+    .string({ required_error: 'is required', invalid_type_error: 'must be given once' })
+    .min(1, 'must not be empty')
+    .max(max)
+    .regex(NO_CONTROL_CHARS, 'must not contain control characters');
 
 export const pointTokenIdSchema = queryId(64);
 
@@ -27,7 +31,9 @@ export const deductionCodeQuerySchema = z
   .object({
     ...account,
     maxAmount: z.string({ required_error: 'is required', invalid_type_error: 'must be given once' }),
-    uuid: z.string({ required_error: 'is required', invalid_type_error: 'must be given once' }).regex(/^[0-9A-Za-z]{32}$/, 'must be exactly 32 letters and digits'),
+    uuid: z
+      .string({ required_error: 'is required', invalid_type_error: 'must be given once' })
+      .regex(/^[0-9A-Za-z]{32}$/, 'must be exactly 32 letters and digits'),
   })
   .passthrough();
 export type DeductionCodeQuery = z.infer<typeof deductionCodeQuerySchema>;

@@ -12,7 +12,19 @@ export const RECEIVER_TYPES = ['MERCHANT_ID', 'PERSONAL_OPENID'] as const;
 export type ReceiverType = (typeof RECEIVER_TYPES)[number];
 
 /** How a receiver relates to the merchant, as the payment platform names it. */
-export const RELATION_TYPES = ['SERVICE_PROVIDER', 'STORE', 'STAFF', 'STORE_OWNER', 'PARTNER', 'HEADQUARTER', 'BRAND', 'DISTRIBUTOR', 'USER', 'SUPPLIER', 'CUSTOM'] as const;
+export const RELATION_TYPES = [
+  'SERVICE_PROVIDER',
+  'STORE',
+  'STAFF',
+  'STORE_OWNER',
+  'PARTNER',
+  'HEADQUARTER',
+  'BRAND',
+  'DISTRIBUTOR',
+  'USER',
+  'SUPPLIER',
+  'CUSTOM',
+] as const;
 
 /** Largest share of an order's amount, all splits together (section 8). */
 export const MAX_SHARE_PERCENT = 30;
@@ -33,7 +45,11 @@ export interface ProfitSharingSummary {
   maxShareAmount: string;
 }
 
-const account = z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').regex(/^[0-9A-Za-z_-]+$/, 'must be letters, digits, "-" or "_"');
+const account = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters')
+  .regex(/^[0-9A-Za-z_-]+$/, 'must be letters, digits, "-" or "_"');
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 /** The merchant's own number for a split (or a finish); unique per order. */
@@ -51,7 +67,8 @@ export const addReceiverRequestSchema = z
   })
   .strict()
   .superRefine((r, ctx) => {
-    if (r.type === 'MERCHANT_ID' && !r.name) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['name'], message: 'is required for a MERCHANT_ID receiver (its registered name)' });
+    if (r.type === 'MERCHANT_ID' && !r.name)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['name'], message: 'is required for a MERCHANT_ID receiver (its registered name)' });
   });
 export type AddReceiverRequest = z.input<typeof addReceiverRequestSchema>;
 

@@ -33,7 +33,8 @@ serve({
     await pool(a.count, a.concurrency ?? 16, async (i) => {
       const { prepayId } = await c.createPrepay({ subMerchantId: a.subMerchantId, totalAmount: '1.00', extraInfo: { bench: `${process.pid}-${i}` } });
       let codeUrl: string | undefined;
-      if (a.native) codeUrl = ((await c.expect('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId } })) as NativePayResponse).args.code_url;
+      if (a.native)
+        codeUrl = ((await c.expect('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId } })) as NativePayResponse).args.code_url;
       out[i] = { prepayId, codeUrl };
     });
     return out;
@@ -92,13 +93,20 @@ serve({
       body: { items: a.ids.map((id) => ({ type: 'record', id, queryType: 'i2c' })) },
     });
     const items = res.body.items ?? [];
-    return { confirmed: items.filter((x) => x.id).length, pending: items.filter((x) => x.id === '').length, failed: items.filter((x) => x.id === undefined).length };
+    return {
+      confirmed: items.filter((x) => x.id).length,
+      pending: items.filter((x) => x.id === '').length,
+      failed: items.filter((x) => x.id === undefined).length,
+    };
   },
 
   /** Creates a sub-merchant (4.17) of `parentId`; returns its id. */
   async subMerchant(a: { url: string; creds: Creds; parentId: string; displayName: string }) {
     const pw = `bench-${Date.now()}`;
-    const r = await client(a.url, a.creds).createMerchant({ type: 'subMerchant', parameters: { displayName: a.displayName, pw, appId: a.creds.appId, parentMerchantId: a.parentId } });
+    const r = await client(a.url, a.creds).createMerchant({
+      type: 'subMerchant',
+      parameters: { displayName: a.displayName, pw, appId: a.creds.appId, parentMerchantId: a.parentId },
+    });
     return r.data.id;
   },
 

@@ -98,10 +98,13 @@ export class Fleet {
     const url = `http://127.0.0.1:${port}`;
     let exited: string | undefined;
     child.once('exit', (code, signal) => (exited = `${signal ?? code}`));
-    for (const deadline = Date.now() + 60_000; ; ) {
+    for (const deadline = Date.now() + 60_000; ;) {
       if (exited !== undefined) throw new Error(`instance ${index} exited (${exited}) before it was ready:\n${tail(log)}`);
       if (Date.now() > deadline) throw new Error(`instance ${index} was not ready within 60 s:\n${tail(log)}`);
-      const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await sleep(100);
     }
@@ -216,7 +219,10 @@ export class Fleet {
  */
 export function serviceArgs(): string[] {
   const scripts = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).scripts as Record<string, string>;
-  const words = scripts.server.trim().split(/\s+/).filter((w, i) => !(i === 0 && w === 'exec'));
+  const words = scripts.server
+    .trim()
+    .split(/\s+/)
+    .filter((w, i) => !(i === 0 && w === 'exec'));
   if (words[0] !== 'node' || words.some((w) => /[&|;<>$`]/.test(w))) throw new Error(`cannot run the "server" script "${scripts.server}" without a shell`);
   return words.slice(1);
 }

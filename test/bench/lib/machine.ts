@@ -14,5 +14,9 @@ export function describeMachine(): string {
 }
 
 export function loadAverage(): string {
-  return os.loadavg().slice(0, 1).map((x) => x.toFixed(2)).join('');
+  return os
+    .loadavg()
+    .slice(0, 1)
+    .map((x) => x.toFixed(2))
+    .join('');
 }

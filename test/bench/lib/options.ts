@@ -41,7 +41,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     );
   }
   if (instances > 2) throw new OptionsError(`BENCH_INSTANCES may be 1 or 2, got ${instances}`);
-  const filter = argv.filter((a) => a !== '--').join(' ').trim() || undefined;
+  const filter =
+    argv
+      .filter((a) => a !== '--')
+      .join(' ')
+      .trim() || undefined;
   return {
     duration: positiveNumber(env, 'BENCH_DURATION', 10, false),
     filter,

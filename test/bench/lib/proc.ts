@@ -29,7 +29,10 @@ export function parseStatus(text: string): Memory {
 export function parseStatTicks(text: string): number {
   const close = text.lastIndexOf(')');
   if (close < 0) throw new Error('not a /proc stat line');
-  const fields = text.slice(close + 2).trim().split(/\s+/);
+  const fields = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);

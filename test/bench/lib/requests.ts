@@ -31,7 +31,10 @@ export interface BuiltRequest {
  */
 export class SignatureClock {
   private last: number;
-  constructor(from: number, private readonly step: number) {
+  constructor(
+    from: number,
+    private readonly step: number,
+  ) {
     this.last = from - step;
   }
   next(nowMs = Date.now()): number {

@@ -16,14 +16,26 @@ async function perInstanceAndAggregate(b: Bench, name: string, request: RequestK
   b.report({ ...row(label, one, `≥ ${min} × bare`), minRatio: min });
   if (b.fleet.instances.length > 1) {
     const all = await b.load(b.fleet.urls, request);
-    b.report({ ...row(`${name}, ${b.fleet.instances.length} instances together`, all, undefined), notes: `${notes(all)}; aggregate / one instance = ${round(all.rate / one.rate, 2)}×` });
+    b.report({
+      ...row(`${name}, ${b.fleet.instances.length} instances together`, all, undefined),
+      notes: `${notes(all)}; aggregate / one instance = ${round(all.rate / one.rate, 2)}×`,
+    });
   }
   return one;
 }
 
 function row(scenario: string, r: LoadRun, target: string | undefined) {
   const failed = r.non2xx > 0 || r.errors > 0;
-  return { scenario, rate: { value: r.rate, unit: 'req/s' }, p50: r.p50, p99: r.p99, cpuUs: r.cpuUs, target, met: target && failed ? false : undefined, notes: notes(r) };
+  return {
+    scenario,
+    rate: { value: r.rate, unit: 'req/s' },
+    p50: r.p50,
+    p99: r.p99,
+    cpuUs: r.cpuUs,
+    target,
+    met: target && failed ? false : undefined,
+    notes: notes(r),
+  };
 }
 
 function notes(r: LoadRun): string {
@@ -43,7 +55,13 @@ const read: Scenario = {
   name: 'signed detail read (GET /submerchant-pay/prePay/<id>)',
   async run(b) {
     const merchant = b.driver('merchant');
-    const orders = await merchant.call<Array<{ prepayId: string }>>('orders', { url: b.fleet.urls[0], creds: b.creds, subMerchantId: b.demo.subMerchantId, count: 100, native: false });
+    const orders = await merchant.call<Array<{ prepayId: string }>>('orders', {
+      url: b.fleet.urls[0],
+      creds: b.creds,
+      subMerchantId: b.demo.subMerchantId,
+      count: 100,
+      native: false,
+    });
     await b.release();
     await perInstanceAndAggregate(b, this.name, { kind: 'read', prepayIds: orders.map((o) => o.prepayId) });
   },

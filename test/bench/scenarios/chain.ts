@@ -22,7 +22,11 @@ const upload: Scenario = {
         const tag = tagOf('u');
         tags.push(tag);
         const started = now();
-        const r = await b.load(urls, (p, warmup) => ({ kind: 'upload', tag: `${tag}${warmup ? 'w' : ''}p${p}`, items: ITEMS_PER_CALL }), { connections: 16, cpu, warmup: urls.length === 1 });
+        const r = await b.load(urls, (p, warmup) => ({ kind: 'upload', tag: `${tag}${warmup ? 'w' : ''}p${p}`, items: ITEMS_PER_CALL }), {
+          connections: 16,
+          cpu,
+          warmup: urls.length === 1,
+        });
         // The queue drains when the last calls' items are confirmed (on chain).
         const last = r.built.flatMap((built, p) => lastIds(`${tag}p${p}`, built).slice(0, Math.floor(500 / urls.length)));
         let confirmedAfter = NaN;
@@ -42,7 +46,9 @@ const upload: Scenario = {
           cpuUs: r.cpuUs,
           target: label === this.name || urls.length === 1 ? `≥ ${min.toLocaleString('en-US')} items/s` : undefined,
           met: urls.length === 1 ? items >= min && r.non2xx === 0 : undefined,
-          notes: `${Math.round(r.rate)} calls/s, 16 connections; CPU and latency per call; ${Number.isNaN(confirmedAfter) ? 'queue not drained within 60 s' : `queue drained ${round(confirmedAfter, 1)} s after the load`}` + (r.non2xx ? `; ${r.non2xx} not 2xx` : ''),
+          notes:
+            `${Math.round(r.rate)} calls/s, 16 connections; CPU and latency per call; ${Number.isNaN(confirmedAfter) ? 'queue not drained within 60 s' : `queue drained ${round(confirmedAfter, 1)} s after the load`}` +
+            (r.non2xx ? `; ${r.non2xx} not 2xx` : ''),
         });
         return r;
       };
@@ -112,7 +118,13 @@ const confirmed: Scenario = {
   async run(b) {
     const d = Driver.start('merchant');
     try {
-      const r = await d.call<{ samples: Float64Array; failed: number }>('confirmed', { urls: b.fleet.urls, creds: b.creds, seconds: b.opts.duration, writers: 8, tag: tagOf('c') });
+      const r = await d.call<{ samples: Float64Array; failed: number }>('confirmed', {
+        urls: b.fleet.urls,
+        creds: b.creds,
+        seconds: b.opts.duration,
+        writers: 8,
+        tag: tagOf('c'),
+      });
       const lat = latency(r.samples);
       b.report({
         scenario: this.name,
@@ -120,7 +132,10 @@ const confirmed: Scenario = {
         p99: lat.p99,
         target: 'p99 ≤ 1.2 s',
         met: lat.p99 <= 1200 && r.failed === 0,
-        notes: `${lat.count} uploads by 8 writers` + (b.fleet.instances.length > 1 ? ', uploaded to one instance and looked up on the other' : '') + (r.failed ? `; ${r.failed} failed` : ''),
+        notes:
+          `${lat.count} uploads by 8 writers` +
+          (b.fleet.instances.length > 1 ? ', uploaded to one instance and looked up on the other' : '') +
+          (r.failed ? `; ${r.failed} failed` : ''),
       });
     } finally {
       await d.stop();

@@ -34,7 +34,10 @@ export const holds: Scenario = {
     const setupStart = now();
     const orders = await payableOrders(b, n + paced);
     const setupS = (now() - setupStart) / 1000;
-    const channel = await channelOrders(b, orders.map((o) => o.prepayId));
+    const channel = await channelOrders(
+      b,
+      orders.map((o) => o.prepayId),
+    );
     const burst = channel.slice(0, n);
     const pacedOrders = channel.slice(n);
 
@@ -44,7 +47,9 @@ export const holds: Scenario = {
     const holders = Array.from({ length: Math.ceil(n / PER_PROCESS) + 1 }, () => b.driver('holds'));
     const openStart = now();
     await Promise.all(
-      holders.slice(0, -1).map((h, i) => h.call('open', { url: holdUrl, creds: b.creds, ids: burst.slice(i * PER_PROCESS, (i + 1) * PER_PROCESS).map((o) => o.prepayId) })),
+      holders
+        .slice(0, -1)
+        .map((h, i) => h.call('open', { url: holdUrl, creds: b.creds, ids: burst.slice(i * PER_PROCESS, (i + 1) * PER_PROCESS).map((o) => o.prepayId) })),
     );
     await b.fleet.settle([holdAt]);
     const openS = (now() - openStart) / 1000;
@@ -93,7 +98,10 @@ export const holds: Scenario = {
     const wake = latencies(burst, all.flat(), sent.answered);
     const fromStart = latencies(burst, all.flat(), new Float64Array(burst.length).fill(burstStart));
     const acked = sent.acked.reduce((s, x) => s + x, 0);
-    const finished = await finishedCount(b, burst.map((o) => o.prepayId));
+    const finished = await finishedCount(
+      b,
+      burst.map((o) => o.prepayId),
+    );
     b.report({
       scenario: `… all ${n.toLocaleString('en-US')} paid at once (payment committed → held answer)`,
       rate: { value: (n / (lastAnswer - burstStart)) * 1000, unit: 'answers/s' },
@@ -150,6 +158,9 @@ function heapPerCall(beforeFile: string, afterFile: string, n: number): string {
   const { perUnit, groups } = heapGrowth(readHeap(beforeFile), readHeap(afterFile), n);
   console.log(`  JS heap per held call: ${Math.round(perUnit)} B`);
   for (const g of groups.slice(0, 25)) console.log(`    ${Math.round(g.bytes).toString().padStart(6)} B  ${g.count.toFixed(2).padStart(6)} ×  ${g.name}`);
-  const top = groups.slice(0, 5).map((g) => `${g.name} ${Math.round(g.bytes)} B`).join(', ');
+  const top = groups
+    .slice(0, 5)
+    .map((g) => `${g.name} ${Math.round(g.bytes)} B`)
+    .join(', ');
   return `; JS heap per held call ${round(perUnit / 1024, 1)} KB (heap snapshots; they collect garbage and take memory themselves, so this run's RSS is not comparable), largest: ${top}`;
 }

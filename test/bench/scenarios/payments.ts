@@ -22,7 +22,12 @@ async function receiver(b: Bench, mode: 'ok' | 'fail'): Promise<{ receiver: Driv
   const { url } = await r.call<{ url: string }>('start', { creds: b.creds, mode });
   const m = Driver.start('merchant');
   try {
-    const shop = await m.call<string>('subMerchant', { url: b.fleet.urls[0], creds: b.creds, parentId: b.demo.parentMerchantId, displayName: 'Bench callbacks' });
+    const shop = await m.call<string>('subMerchant', {
+      url: b.fleet.urls[0],
+      creds: b.creds,
+      parentId: b.demo.parentMerchantId,
+      displayName: 'Bench callbacks',
+    });
     await m.call('callbackUrl', { url: b.fleet.urls[0], creds: b.creds, merchantId: shop, notifyCallbackUrl: url });
     return { receiver: r, shop };
   } finally {
@@ -47,7 +52,12 @@ async function notifyAll(b: Bench, orders: Awaited<ReturnType<typeof channelOrde
   try {
     const parts = await Promise.all(
       drivers.map((d, i) =>
-        d.call<NotifyAnswer>('send', { url: urls[i], key: PLATFORM_KEY, orders: orders.filter((_, k) => k % urls.length === i), concurrency: Math.ceil(concurrency / urls.length) }),
+        d.call<NotifyAnswer>('send', {
+          url: urls[i],
+          key: PLATFORM_KEY,
+          orders: orders.filter((_, k) => k % urls.length === i),
+          concurrency: Math.ceil(concurrency / urls.length),
+        }),
       ),
     );
     return parts;
@@ -63,7 +73,10 @@ const notifications: Scenario = {
     const n = count('BENCH_NOTIFICATIONS', 2000);
     const min = b.postgres ? 1000 : 2000;
     const { receiver: rcv, shop } = await receiver(b, 'ok');
-    const orders = await channelOrders(b, (await payableOrders(b, n, shop)).map((o) => o.prepayId));
+    const orders = await channelOrders(
+      b,
+      (await payableOrders(b, n, shop)).map((o) => o.prepayId),
+    );
     await b.fleet.settle();
     const cpuBefore = b.fleet.cpuMs();
     const started = now();
@@ -72,7 +85,10 @@ const notifications: Scenario = {
     const cpuMs = b.fleet.cpuMs() - cpuBefore;
     const lat = latency(parts.map((p) => p.answered.map((a, i) => a - p.sent[i])));
     const acked = parts.reduce((s, p) => s + p.acked.reduce((x, y) => x + y, 0), 0);
-    const finished = await finishedCount(b, orders.map((o) => o.prepayId));
+    const finished = await finishedCount(
+      b,
+      orders.map((o) => o.prepayId),
+    );
     const rate = (n / elapsed) * 1000;
     // Their callbacks reach the receiver before the next scenario starts.
     const callbacksDelivered = await delivered(rcv, finished);
@@ -100,7 +116,10 @@ const callbacks: Scenario = {
     // once and is due again 2 s later); the service is paused (SIGSTOP) until all are due and the
     // receiver is back, then resumed.
     const { receiver: rcv, shop } = await receiver(b, 'fail');
-    const orders = await channelOrders(b, (await payableOrders(b, n, shop)).map((o) => o.prepayId));
+    const orders = await channelOrders(
+      b,
+      (await payableOrders(b, n, shop)).map((o) => o.prepayId),
+    );
     await notifyAll(b, orders, 32);
     for (const deadline = now() + 60_000; now() < deadline; await sleep(50)) {
       if ((await rcv.call<{ refusedOrders: number }>('counts')).refusedOrders >= n) break;

@@ -40,9 +40,9 @@ export default function PayPage() {
   let bar: ReactNode = null;
   if (view.kind === 'loading') {
     body = (
-      <View className='loading'>
-        <View className='spinner spinner--dark' />
-        <Text className='loading__text' data-testid='mp-status' data-state='loading'>
+      <View className="loading">
+        <View className="spinner spinner--dark" />
+        <Text className="loading__text" data-testid="mp-status" data-state="loading">
           {t('state.loading')}
         </Text>
       </View>
@@ -52,11 +52,11 @@ export default function PayPage() {
     const amount = displayAmount(view.order.totalAmount);
     bar =
       view.kind === 'ready' ? (
-        <PrimaryButton testId='mp-pay' onClick={() => void flow.pay()}>
+        <PrimaryButton testId="mp-pay" onClick={() => void flow.pay()}>
           {t('pay.button', { amount })}
         </PrimaryButton>
       ) : (
-        <PrimaryButton testId='mp-pay' busy>
+        <PrimaryButton testId="mp-pay" busy>
           {view.kind === 'paying' ? t('pay.paying') : t('pay.confirming')}
         </PrimaryButton>
       );
@@ -64,14 +64,14 @@ export default function PayPage() {
     body = <ResultPage t={t} view={view} />;
     if (view.kind === 'error') {
       bar = (
-        <PrimaryButton testId='mp-retry' onClick={() => void flow.retry(options.current)}>
+        <PrimaryButton testId="mp-retry" onClick={() => void flow.retry(options.current)}>
           {t('pay.retry')}
         </PrimaryButton>
       );
     } else if (process.env.TARO_ENV !== 'h5') {
       // In the social app the payer leaves from here; an H5 page has nowhere to go back to.
       bar = (
-        <PrimaryButton testId='mp-done' onClick={() => void Taro.exitMiniProgram?.().catch?.(() => Taro.navigateBack())}>
+        <PrimaryButton testId="mp-done" onClick={() => void Taro.exitMiniProgram?.().catch?.(() => Taro.navigateBack())}>
           {t('pay.done')}
         </PrimaryButton>
       );
@@ -80,8 +80,8 @@ export default function PayPage() {
 
   return (
     <View className={`page page--${view.kind}${bar ? ' page--with-bar' : ''}`}>
-      <View className='page__body'>{body}</View>
-      {bar && <View className='bar'>{bar}</View>}
+      <View className="page__body">{body}</View>
+      {bar && <View className="bar">{bar}</View>}
     </View>
   );
 }
@@ -96,12 +96,12 @@ function PrimaryButton({ testId, busy = false, onClick, children }: { testId: st
       className={`btn btn--primary${busy ? ' btn--busy' : ''}`}
       data-testid={testId}
       data-busy={busy ? 'true' : 'false'}
-      hoverClass='btn--pressed'
+      hoverClass="btn--pressed"
       {...(busy ? { disabled: true } : {})}
       onClick={busy ? undefined : onClick}
     >
-      {busy && <View className='spinner' />}
-      <Text className='btn__text'>{children}</Text>
+      {busy && <View className="spinner" />}
+      <Text className="btn__text">{children}</Text>
     </Button>
   );
 }
@@ -123,34 +123,34 @@ function OrderPage({ t, view }: { t: Translator; view: Extract<PayView, { kind: 
   const total = decimalUnits(order.totalAmount, 2);
   return (
     <View>
-      <View className='hero'>
-        <View className='merchant'>
-          <View className='merchant__avatar'>
+      <View className="hero">
+        <View className="merchant">
+          <View className="merchant__avatar">
             <Text>{initial(order.merchantDisplayName)}</Text>
           </View>
-          <Text className='merchant__name' data-testid='mp-merchant'>
+          <Text className="merchant__name" data-testid="mp-merchant">
             {order.merchantDisplayName}
           </Text>
         </View>
-        <Text className='hero__label' data-testid='mp-status' data-state={view.kind}>
+        <Text className="hero__label" data-testid="mp-status" data-state={view.kind}>
           {view.kind === 'waiting' ? t('state.waiting') : t('state.ready')}
         </Text>
-        <Amount value={order.totalAmount} className='hero__amount' testId='mp-amount' />
+        <Amount value={order.totalAmount} className="hero__amount" testId="mp-amount" />
         {discount > 0 && total !== null && (
-          <View className='hero__discount' data-testid='mp-discount'>
-            <Text className='chip chip--discount'>
+          <View className="hero__discount" data-testid="mp-discount">
+            <Text className="chip chip--discount">
               {t('order.discount')} -{formatMoney(discount)}
             </Text>
-            <Text className='hero__original' data-one-line>
-              {t('order.original')} <Text className='money strike'>{formatMoney(total + discount)}</Text>
+            <Text className="hero__original" data-one-line>
+              {t('order.original')} <Text className="money strike">{formatMoney(total + discount)}</Text>
             </Text>
           </View>
         )}
       </View>
       {view.kind === 'ready' && view.notice && <NoticeBanner t={t} notice={view.notice} />}
-      <View className='card'>
-        <Row label={t('order.number')} value={order.prepayId} testId='mp-order-number' />
-        <Row label={t('order.created')} value={localTime(order.createTime)} testId='mp-created' />
+      <View className="card">
+        <Row label={t('order.number')} value={order.prepayId} testId="mp-order-number" />
+        <Row label={t('order.created')} value={localTime(order.createTime)} testId="mp-created" />
       </View>
       <Items t={t} order={order} />
     </View>
@@ -163,7 +163,7 @@ function NoticeBanner({ t, notice }: { t: Translator; notice: Notice }) {
       ? t('notice.cancelled')
       : t('notice.failed', { reason: notice.problem.error || notice.problem.network ? t.problem(notice.problem) : t('notice.tryAgain') });
   return (
-    <View className={`notice notice--${notice.kind}`} data-testid='mp-notice' data-notice={notice.kind}>
+    <View className={`notice notice--${notice.kind}`} data-testid="mp-notice" data-notice={notice.kind}>
       <Text>{text}</Text>
     </View>
   );
@@ -192,28 +192,28 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
   return (
     <View>
       <View className={`result result--${tone}`}>
-        <View className='result__icon'>
+        <View className="result__icon">
           <Text>{icon}</Text>
         </View>
-        <Text className='result__title' data-testid='mp-status' data-state={view.kind}>
+        <Text className="result__title" data-testid="mp-status" data-state={view.kind}>
           {t(`state.${view.kind}`)}
         </Text>
-        <Text className='result__detail' data-testid='mp-detail'>
+        <Text className="result__detail" data-testid="mp-detail">
           {detail}
         </Text>
-        {order && <Amount value={order.totalAmount} className='result__amount' testId='mp-amount' />}
+        {order && <Amount value={order.totalAmount} className="result__amount" testId="mp-amount" />}
       </View>
       {order && (
-        <View className='card' data-testid={receipt ? 'mp-receipt' : undefined}>
-          {receipt && <Text className='card__title'>{t('order.receipt')}</Text>}
-          <Row label={t('order.merchant')} value={order.merchantDisplayName} testId='mp-merchant' />
+        <View className="card" data-testid={receipt ? 'mp-receipt' : undefined}>
+          {receipt && <Text className="card__title">{t('order.receipt')}</Text>}
+          <Row label={t('order.merchant')} value={order.merchantDisplayName} testId="mp-merchant" />
           <Row label={t('order.amount')} value={displayAmount(order.totalAmount)} money />
           {order.paymentTime && (order.status === 'finish' || order.status === 'refunded') ? (
-            <Row label={t('order.paidAt')} value={localTime(order.paymentTime)} testId='mp-paid-at' />
+            <Row label={t('order.paidAt')} value={localTime(order.paymentTime)} testId="mp-paid-at" />
           ) : (
             <Row label={t('order.created')} value={localTime(order.createTime)} />
           )}
-          <Row label={t('order.number')} value={order.prepayId} testId='mp-order-number' />
+          <Row label={t('order.number')} value={order.prepayId} testId="mp-order-number" />
         </View>
       )}
       {order && receipt && <Items t={t} order={order} />}
@@ -223,8 +223,8 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
 
 function Row({ label, value, testId, money = false }: { label: string; value: string; testId?: string; money?: boolean }) {
   return (
-    <View className='row'>
-      <Text className='row__label'>{label}</Text>
+    <View className="row">
+      <Text className="row__label">{label}</Text>
       <Text className={`row__value${money ? ' money' : ''}`} data-testid={testId}>
         {value}
       </Text>
@@ -236,20 +236,20 @@ function Row({ label, value, testId, money = false }: { label: string; value: st
 function Items({ t, order }: { t: Translator; order: MpOrder }) {
   if (!order.items?.length && !order.note) return null;
   return (
-    <View className='card items' data-testid='mp-items'>
-      {!!order.items?.length && <Text className='card__title'>{t('order.items')}</Text>}
+    <View className="card items" data-testid="mp-items">
+      {!!order.items?.length && <Text className="card__title">{t('order.items')}</Text>}
       {order.items?.map((item, i) => (
-        <View className='item' key={i} data-testid='mp-item'>
-          <Text className='item__name'>{item.name}</Text>
-          {item.quantity !== undefined && <Text className='item__qty'>×{item.quantity}</Text>}
-          {item.amount !== undefined && <Text className='item__amount money'>{displayAmount(item.amount)}</Text>}
+        <View className="item" key={i} data-testid="mp-item">
+          <Text className="item__name">{item.name}</Text>
+          {item.quantity !== undefined && <Text className="item__qty">×{item.quantity}</Text>}
+          {item.amount !== undefined && <Text className="item__amount money">{displayAmount(item.amount)}</Text>}
         </View>
       ))}
-      {!!order.itemsMore && <Text className='items__more'>{t('order.more', { count: order.itemsMore })}</Text>}
+      {!!order.itemsMore && <Text className="items__more">{t('order.more', { count: order.itemsMore })}</Text>}
       {order.note && (
-        <View className='items__note'>
-          <Text className='row__label'>{t('order.note')}</Text>
-          <Text className='items__note-text'>{order.note}</Text>
+        <View className="items__note">
+          <Text className="row__label">{t('order.note')}</Text>
+          <Text className="items__note-text">{order.note}</Text>
         </View>
       )}
     </View>

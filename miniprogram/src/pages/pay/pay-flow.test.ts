@@ -174,7 +174,9 @@ describe('paying in the mini-program (weapp)', () => {
   });
 
   it('asks to scan again when 4.4 does not answer success', async () => {
-    control.setRoute(server({ order: activeOrder(), pay: { statusCode: 200, data: { version: 1, status: 'fail', error: 'order_not_active', msg: 'expired' } } }));
+    control.setRoute(
+      server({ order: activeOrder(), pay: { statusCode: 200, data: { version: 1, status: 'fail', error: 'order_not_active', msg: 'expired' } } }),
+    );
     const { f, views } = flow();
     await f.start({ scene: SCENE });
     await f.pay();
@@ -183,7 +185,9 @@ describe('paying in the mini-program (weapp)', () => {
   });
 
   it('stays ready with a message when the login code is refused', async () => {
-    control.setRoute(server({ order: activeOrder(), pay: { statusCode: 400, data: { version: 1, status: 'fail', error: 'mp_login_failed', msg: 'code refused' } } }));
+    control.setRoute(
+      server({ order: activeOrder(), pay: { statusCode: 400, data: { version: 1, status: 'fail', error: 'mp_login_failed', msg: 'code refused' } } }),
+    );
     const { f, views } = flow();
     await f.start({ scene: SCENE });
     await f.pay();

@@ -70,7 +70,10 @@ export function returnUrl(href: string): string {
   const strip = (part: string) => {
     const q = part.indexOf('?');
     if (q < 0) return part;
-    const kept = part.slice(q + 1).split('&').filter((p) => p && !p.startsWith('sandboxResult='));
+    const kept = part
+      .slice(q + 1)
+      .split('&')
+      .filter((p) => p && !p.startsWith('sandboxResult='));
     return kept.length ? `${part.slice(0, q)}?${kept.join('&')}` : part.slice(0, q);
   };
   return hash ? `${base}${strip(hash)}` : strip(base);

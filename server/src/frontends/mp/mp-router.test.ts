@@ -65,15 +65,22 @@ describeEachBackend('mini-program router', (backend) => {
     expect(a.body.items).toBeUndefined();
   });
 
-  it("adds what extraInfo says was bought, in the one shape the page understands, and nothing else of it", async () => {
-    const extraInfo = { items: [{ name: 'Latte', quantity: 2, amount: '36.00' }, { name: 'Croissant', price: '8.50' }, { sku: 'hidden' }], note: 'Table 4', secret: 'merchant-only' };
+  it('adds what extraInfo says was bought, in the one shape the page understands, and nothing else of it', async () => {
+    const extraInfo = {
+      items: [{ name: 'Latte', quantity: 2, amount: '36.00' }, { name: 'Croissant', price: '8.50' }, { sku: 'hidden' }],
+      note: 'Table 4',
+      secret: 'merchant-only',
+    };
     const { prepayId } = await f.client.createPrepay({ subMerchantId: f.subId, totalAmount: '44.50', extraInfo });
     const a = await call(kit.url, 'GET', `/mp/api/orders/${prepayId}`);
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({
       prepayId,
       totalAmount: '44.50',
-      items: [{ name: 'Latte', quantity: 2, amount: '36.00' }, { name: 'Croissant', amount: '8.50' }],
+      items: [
+        { name: 'Latte', quantity: 2, amount: '36.00' },
+        { name: 'Croissant', amount: '8.50' },
+      ],
       note: 'Table 4',
     });
     expect(a.text).not.toContain('merchant-only');

@@ -4,7 +4,13 @@ import { PayerLogin } from './payer-login';
 const reply = (status: number, body: string) => jest.fn(async (_url: URL | string) => new Response(body, { status }));
 
 function login(fetchImpl: jest.Mock, over: Partial<ConstructorParameters<typeof PayerLogin>[0]> = {}) {
-  return new PayerLogin({ appId: 'wxapp', secret: 's3cret-value', loginUrl: () => 'http://login.test/sns/jscode2session?x=1', fetch: fetchImpl as unknown as typeof fetch, ...over });
+  return new PayerLogin({
+    appId: 'wxapp',
+    secret: 's3cret-value',
+    loginUrl: () => 'http://login.test/sns/jscode2session?x=1',
+    fetch: fetchImpl as unknown as typeof fetch,
+    ...over,
+  });
 }
 
 async function failure(p: Promise<unknown>): Promise<KitError> {
@@ -22,7 +28,13 @@ describe('PayerLogin', () => {
     const f = reply(200, JSON.stringify({ openid: 'o-123', session_key: 'k' }));
     expect(await login(f).openIdFor('the-code')).toBe('o-123');
     const url = new URL(String(f.mock.calls[0][0]));
-    expect(Object.fromEntries(url.searchParams)).toEqual({ x: '1', appid: 'wxapp', secret: 's3cret-value', js_code: 'the-code', grant_type: 'authorization_code' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      x: '1',
+      appid: 'wxapp',
+      secret: 's3cret-value',
+      js_code: 'the-code',
+      grant_type: 'authorization_code',
+    });
   });
 
   it('turns an errcode into mp_login_failed without quoting the secret', async () => {

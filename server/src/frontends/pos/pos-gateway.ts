@@ -93,9 +93,7 @@ export class PosGateway {
       throw e;
     }
     const client = await this.client(cashier);
-    const created = await upstream('creating the order', () =>
-      client.createPrepay({ subMerchantId: cashier.merchantId, totalAmount: amount, orderId: null }),
-    );
+    const created = await upstream('creating the order', () => client.createPrepay({ subMerchantId: cashier.merchantId, totalAmount: amount, orderId: null }));
     const detail = await upstream('reading the order', () => client.prepayDetail(created.prepayId));
     return this.orderView(client, created.prepayId, detail, linkPrefix);
   }

@@ -52,7 +52,10 @@ describeEachBackend('POS router', (backend) => {
     kit = await startTestKit(backend, { POS_MP_LINK_PREFIX: 'https://m.example/mp/#/pages/pay/index?scene=' });
     const app = await kit.newApp();
     ({ subId, parentId, pw } = await createMerchants(app.client, app.appId));
-    const other = await app.client.createMerchant({ type: 'subMerchant', parameters: { displayName: 'Other Shop', pw, appId: app.appId, parentMerchantId: parentId } });
+    const other = await app.client.createMerchant({
+      type: 'subMerchant',
+      parameters: { displayName: 'Other Shop', pw, appId: app.appId, parentMerchantId: parentId },
+    });
     otherSubId = other.data.id;
   });
   afterAll(() => kit.close());
@@ -325,10 +328,14 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     const refund = await c.call('POST', `/orders/${order.prepayId}/refund`);
     expect(refund.status).toBe(200);
     expect(['finish', 'refunded']).toContain(refund.body.detail.status);
-    const refunded = await waitFor(async () => {
-      const o = (await c.call('GET', `/orders/${order.prepayId}`)).body.order;
-      return o.status === 'refunded' ? o : null;
-    }, 10_000, 'the refund to complete');
+    const refunded = await waitFor(
+      async () => {
+        const o = (await c.call('GET', `/orders/${order.prepayId}`)).body.order;
+        return o.status === 'refunded' ? o : null;
+      },
+      10_000,
+      'the refund to complete',
+    );
     expect(refunded.codeUrl).toBeNull();
     const twice = await c.call('POST', `/orders/${order.prepayId}/refund`);
     expect(twice.status).toBeGreaterThanOrEqual(400);
@@ -342,7 +349,11 @@ describeEachBackend('POS router: orders placed with profit sharing', (backend) =
   let f: PayFixture;
   const PARTNER = { type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
   beforeAll(async () => {
-    kit = await startTestKit(backend, { SANDBOX_PROFIT_SHARING_DELAY: '300ms', PROFIT_SHARING_QUERY_SCHEDULE: '200ms,300ms,500ms', SANDBOX_REFUND_DELAY: '200ms' });
+    kit = await startTestKit(backend, {
+      SANDBOX_PROFIT_SHARING_DELAY: '300ms',
+      PROFIT_SHARING_QUERY_SCHEDULE: '200ms,300ms,500ms',
+      SANDBOX_REFUND_DELAY: '200ms',
+    });
     f = await payFixture(kit);
     await kit.runtime.services.merchants.setContracted(f.parentId, true);
     await f.client.setPaymentParams(f.parentId, 'SocialNative', { profitSharing: true });
@@ -367,7 +378,11 @@ describeEachBackend('POS router: orders placed with profit sharing', (backend) =
     expect((await listed(untouched)).profitSharing).toEqual({ state: 'open', sharedAmount: '0.00', maxShareAmount: '3.00' });
     expect((await listed(unpaid)).profitSharing).toBeUndefined();
 
-    const body = { prepayId: shared, outOrderNo: 'POS1', receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '12.50', description: 'partner share' }] };
+    const body = {
+      prepayId: shared,
+      outOrderNo: 'POS1',
+      receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '12.50', description: 'partner share' }],
+    };
     await f.client.shareProfit(body);
     // The split is on its way until the sandbox's results arrive (~300 ms).
     expect((await listed(shared)).profitSharing).toEqual({ state: 'processing', sharedAmount: '12.50', maxShareAmount: '30.00' });
@@ -439,7 +454,10 @@ describeEachBackend('POS router with trusted points', (backend) => {
     expect((await c.call('GET', '/points/balance?tokenId=PTS&userId=alice')).body.balance).toBe('87.50000');
 
     // Another sub-merchant cannot use this session's handle.
-    const other = await f.client.createMerchant({ type: 'subMerchant', parameters: { displayName: 'Kiosk', pw: f.pw, appId: f.appId, parentMerchantId: f.parentId } });
+    const other = await f.client.createMerchant({
+      type: 'subMerchant',
+      parameters: { displayName: 'Kiosk', pw: f.pw, appId: f.appId, parentMerchantId: f.parentId },
+    });
     const o = new Counter(kit.url);
     await o.call('POST', '/login', { userId: other.data.id, pw: f.pw });
     expect((await o.call('POST', '/points/code', { handle: session.handle })).body.error).toBe('pos_points_session_invalid');
@@ -468,7 +486,11 @@ describe('POS login behind a TLS-terminating proxy', () => {
     const app = await kit.newApp();
     const { subId, pw } = await createMerchants(app.client, app.appId);
     const post = (headers: Record<string, string>) =>
-      fetch(`${kit.url}/pos/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ userId: subId, pw }) });
+      fetch(`${kit.url}/pos/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ userId: subId, pw }),
+      });
     const plain = await post({});
     expect(plain.status).toBe(403);
     expect((await plain.json()).error).toBe('secure_connection_required');

@@ -35,8 +35,7 @@ export function posApiRoutes({ config, services, selfClients }: RouteDeps): Rout
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
 
   /** Where a phone opens the mini-program's H5 page; by default this service as the display reached it. */
-  const linkPrefix = (req: Request) =>
-    config.POS_MP_LINK_PREFIX ?? `${req.protocol}://${req.get('host')}${config.BASE_PATH}/mp/#/pages/pay/index?scene=`;
+  const linkPrefix = (req: Request) => config.POS_MP_LINK_PREFIX ?? `${req.protocol}://${req.get('host')}${config.BASE_PATH}/mp/#/pages/pay/index?scene=`;
 
   const cashier: RequestHandler = async (req, res, next) => {
     try {
@@ -96,54 +95,86 @@ export function posApiRoutes({ config, services, selfClients }: RouteDeps): Rout
     }
   });
 
-  r.post('/orders', cashier, guarded(async (req, res) => {
-    const { amount } = validate(posCreateOrderSchema, req.body);
-    res.json(ok({ order: await gw.createOrder(who(res), amount, linkPrefix(req)) }));
-  }));
+  r.post(
+    '/orders',
+    cashier,
+    guarded(async (req, res) => {
+      const { amount } = validate(posCreateOrderSchema, req.body);
+      res.json(ok({ order: await gw.createOrder(who(res), amount, linkPrefix(req)) }));
+    }),
+  );
 
-  r.get('/orders', cashier, guarded(async (req, res) => {
-    const { since } = validate(posListOrdersSchema, req.query, 'query');
-    res.json(ok({ orders: await gw.listOrders(who(res), since) }));
-  }));
+  r.get(
+    '/orders',
+    cashier,
+    guarded(async (req, res) => {
+      const { since } = validate(posListOrdersSchema, req.query, 'query');
+      res.json(ok({ orders: await gw.listOrders(who(res), since) }));
+    }),
+  );
 
-  r.get('/orders/:prepayId', cashier, guarded(async (req, res) => {
-    const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
-    res.json(ok({ order: await gw.getOrder(who(res), prepayId, linkPrefix(req)) }));
-  }));
+  r.get(
+    '/orders/:prepayId',
+    cashier,
+    guarded(async (req, res) => {
+      const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
+      res.json(ok({ order: await gw.getOrder(who(res), prepayId, linkPrefix(req)) }));
+    }),
+  );
 
-  r.get('/orders/:prepayId/wait', cashier, guarded(async (req, res) => {
-    const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
-    // The display hanging up ends the held call upstream too.
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    try {
-      const detail = await gw.waitOrder(who(res), prepayId, gone.signal);
-      if (!res.writableEnded && !gone.signal.aborted) res.json(detail);
-    } catch (e) {
-      if (gone.signal.aborted) return;
-      throw e;
-    }
-  }));
+  r.get(
+    '/orders/:prepayId/wait',
+    cashier,
+    guarded(async (req, res) => {
+      const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
+      // The display hanging up ends the held call upstream too.
+      const gone = new AbortController();
+      res.on('close', () => gone.abort());
+      try {
+        const detail = await gw.waitOrder(who(res), prepayId, gone.signal);
+        if (!res.writableEnded && !gone.signal.aborted) res.json(detail);
+      } catch (e) {
+        if (gone.signal.aborted) return;
+        throw e;
+      }
+    }),
+  );
 
-  r.post('/orders/:prepayId/refund', cashier, guarded(async (req, res) => {
-    const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
-    res.json(ok({ detail: await gw.refund(who(res), prepayId) }));
-  }));
+  r.post(
+    '/orders/:prepayId/refund',
+    cashier,
+    guarded(async (req, res) => {
+      const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
+      res.json(ok({ detail: await gw.refund(who(res), prepayId) }));
+    }),
+  );
 
-  r.get('/points/balance', cashier, guarded(async (req, res) => {
-    const q = validate(posBalanceQuerySchema, req.query, 'query');
-    res.json(ok(await gw.balance(who(res), q)));
-  }));
+  r.get(
+    '/points/balance',
+    cashier,
+    guarded(async (req, res) => {
+      const q = validate(posBalanceQuerySchema, req.query, 'query');
+      res.json(ok(await gw.balance(who(res), q)));
+    }),
+  );
 
-  r.post('/points/sessions', cashier, guarded(async (req, res) => {
-    const body = validate(posPointsSessionSchema, req.body);
-    res.json(ok(await gw.startPoints(who(res), body)));
-  }));
+  r.post(
+    '/points/sessions',
+    cashier,
+    guarded(async (req, res) => {
+      const body = validate(posPointsSessionSchema, req.body);
+      res.json(ok(await gw.startPoints(who(res), body)));
+    }),
+  );
 
-  r.post('/points/code', cashier, guarded(async (req, res) => {
-    const { handle } = validate(posPointsCodeSchema, req.body);
-    res.json(ok({ code: await gw.pointsCode(who(res), handle) }));
-  }));
+  r.post(
+    '/points/code',
+    cashier,
+    guarded(async (req, res) => {
+      const { handle } = validate(posPointsCodeSchema, req.body);
+      res.json(ok({ code: await gw.pointsCode(who(res), handle) }));
+    }),
+  );
 
   return r;
 }

@@ -9,7 +9,11 @@ export const chainCommands: KitCommand[] = [
     summary: 'Re-verifies every block, link, signature, Merkle root and item; reports the first inconsistency (exit 1).',
     async run(ctx, args, out) {
       const { values } = parseCommandArgs(args, { trust: { type: 'string' } });
-      const extra = values.trust?.split(',').map((k) => k.trim()).filter(Boolean) ?? [];
+      const extra =
+        values.trust
+          ?.split(',')
+          .map((k) => k.trim())
+          .filter(Boolean) ?? [];
       const report = await ctx.services.chain.verify(extra);
       out(JSON.stringify({ ...report, nodePublicKey: ctx.services.chain.nodeKey.publicKeyHex }));
       return report.ok ? 0 : 1;

@@ -29,7 +29,10 @@ export const demoCommands: KitCommand[] = [
       const { apps, merchants, chain } = ctx.services;
       const pw = values.password ?? randomBytes(9).toString('base64url');
       const app = await apps.create('demo');
-      const parent = await merchants.create(app.appId, { type: 'merchant', parameters: { displayName: 'Demo Merchant', pw, appId: app.appId, disabled: false } });
+      const parent = await merchants.create(app.appId, {
+        type: 'merchant',
+        parameters: { displayName: 'Demo Merchant', pw, appId: app.appId, disabled: false },
+      });
       const sub = await merchants.create(app.appId, {
         type: 'subMerchant',
         parameters: { displayName: 'Demo Shop', pw, appId: app.appId, disabled: false, parentMerchantId: parent.id },

@@ -35,7 +35,15 @@ const lookupAnswer = z.object({
   ),
 });
 
-const CHAIN_ERRORS = ['invalid_request', 'too_many_items', 'item_too_large', 'unknown_action_type', 'invalid_action_args', 'duplicate_item_id', 'id_conflict'] as const;
+const CHAIN_ERRORS = [
+  'invalid_request',
+  'too_many_items',
+  'item_too_large',
+  'unknown_action_type',
+  'invalid_action_args',
+  'duplicate_item_id',
+  'id_conflict',
+] as const;
 
 export const chainRoutes: RouteDoc[] = [
   {
@@ -44,7 +52,10 @@ export const chainRoutes: RouteDoc[] = [
     tag: 'Donations',
     section: '4.9',
     summary: 'Upload a donation project (encrypted, queued for the chain)',
-    example: { body: { id: 'proj-1', title: 'Clean water', founder: 'Water Trust', targetAmount: ['1000.00 RMB', '50000.00 RMB'] }, answer: { version: '1', status: 'pending' } },
+    example: {
+      body: { id: 'proj-1', title: 'Clean water', founder: 'Water Trust', targetAmount: ['1000.00 RMB', '50000.00 RMB'] },
+      answer: { version: '1', status: 'pending' },
+    },
     auth: 'signed',
     body: donationProjectSchema,
     answer: donationPendingResponseSchema,
@@ -68,7 +79,10 @@ export const chainRoutes: RouteDoc[] = [
     tag: 'Donations',
     section: '4.11',
     summary: 'On-chain ids of donation projects or donations (at most 20)',
-    example: { body: { type: 'project', originalIds: ['proj-1'] }, answer: { version: '1', status: 'success', ids: { 'proj-1': '9b2f6c0e4d1a7f3b8c5e2d9a6f1b4c7e0d3a8f5b2c9e6d1a4f7b0c3e8d5a2f6c' } } },
+    example: {
+      body: { type: 'project', originalIds: ['proj-1'] },
+      answer: { version: '1', status: 'success', ids: { 'proj-1': '9b2f6c0e4d1a7f3b8c5e2d9a6f1b4c7e0d3a8f5b2c9e6d1a4f7b0c3e8d5a2f6c' } },
+    },
     auth: 'signed',
     body: donationLookupSchema,
     answer: donationOnChainIdsAnswerSchema,
@@ -80,7 +94,13 @@ export const chainRoutes: RouteDoc[] = [
     tag: 'Trusted points',
     section: '4.12',
     summary: 'Balance of a point type for a user',
-    example: { answer: { version: '1', status: 'success', data: { balance: '100.00000', tokenId: 'PTS', tokenAppId: 'app_demo', userAppId: 'app_demo', userId: 'alice' } } },
+    example: {
+      answer: {
+        version: '1',
+        status: 'success',
+        data: { balance: '100.00000', tokenId: 'PTS', tokenAppId: 'app_demo', userAppId: 'app_demo', userId: 'alice' },
+      },
+    },
     auth: 'signed',
     query: balanceQuerySchema.strip(),
     answer: balanceResponseSchema,
@@ -103,7 +123,8 @@ export const chainRoutes: RouteDoc[] = [
     tag: 'Chain',
     section: '4.14',
     summary: 'Upload up to 50 typed items for the chain',
-    description: 'Action types: record, donation.project, donation.donate, points.create, points.issue, points.transfer, chainPay. `args.id` is the caller\'s de-duplication key.',
+    description:
+      "Action types: record, donation.project, donation.donate, points.create, points.issue, points.transfer, chainPay. `args.id` is the caller's de-duplication key.",
     example: { body: { items: [{ type: 'record', args: { id: 'order-1001', total: '12.34' } }] }, answer: { version: '1', status: 'pending' } },
     auth: 'signed',
     body: uploadBody,
@@ -116,7 +137,20 @@ export const chainRoutes: RouteDoc[] = [
     tag: 'Chain',
     section: '4.15',
     summary: 'Look up uploaded items (at most 500): confirmed, pending (`{id: ""}`) or failed/unknown (`{}`)',
-    example: { body: { items: [{ type: 'record', id: 'order-1001', queryType: 'i2c' }] }, answer: { version: '1', status: 'success', items: [{ id: '9b2f6c0e4d1a7f3b8c5e2d9a6f1b4c7e0d3a8f5b2c9e6d1a4f7b0c3e8d5a2f6c', chainTrxId: '9b2f6c0e4d1a7f3b8c5e2d9a6f1b4c7e0d3a8f5b2c9e6d1a4f7b0c3e8d5a2f6c', chainBlockNum: '42' }] } },
+    example: {
+      body: { items: [{ type: 'record', id: 'order-1001', queryType: 'i2c' }] },
+      answer: {
+        version: '1',
+        status: 'success',
+        items: [
+          {
+            id: '9b2f6c0e4d1a7f3b8c5e2d9a6f1b4c7e0d3a8f5b2c9e6d1a4f7b0c3e8d5a2f6c',
+            chainTrxId: '9b2f6c0e4d1a7f3b8c5e2d9a6f1b4c7e0d3a8f5b2c9e6d1a4f7b0c3e8d5a2f6c',
+            chainBlockNum: '42',
+          },
+        ],
+      },
+    },
     auth: 'signed',
     body: lookupBody,
     answer: lookupAnswer,
@@ -126,7 +160,7 @@ export const chainRoutes: RouteDoc[] = [
     method: 'get',
     path: '/common-chain-upload/proof/:id',
     tag: 'Chain',
-    summary: 'Inclusion proof of one of the caller\'s items by on-chain id (verify it with `verifyChainProof`)',
+    summary: "Inclusion proof of one of the caller's items by on-chain id (verify it with `verifyChainProof`)",
     auth: 'signed',
     params: z.object({ id: chainIdSchema }),
     answer: proofAnswerSchema,

@@ -21,7 +21,14 @@ export const operationRoutes: RouteDoc[] = [
     auth: 'metricsToken',
     answer: text('text/plain; version=0.0.4', 'Prometheus text exposition format'),
   },
-  { method: 'get', path: '/openapi.json', tag: 'Operations', summary: 'This document (OpenAPI 3.1)', auth: 'none', answer: z.object({ openapi: z.string() }).passthrough() },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'Operations',
+    summary: 'This document (OpenAPI 3.1)',
+    auth: 'none',
+    answer: z.object({ openapi: z.string() }).passthrough(),
+  },
   { method: 'get', path: '/docs/', tag: 'Operations', summary: 'Readable API reference of this document', auth: 'none', answer: html('The reference page') },
   ...(['pay', 'refund'] as const).map((kind): RouteDoc => ({
     method: 'post',
@@ -29,7 +36,9 @@ export const operationRoutes: RouteDoc[] = [
     tag: 'Channel notifications',
     summary: `${kind === 'pay' ? 'Payment' : 'Refund'} notifications from a payment channel (the notify URL the service gives the channel)`,
     auth: 'none',
-    params: z.object({ realm: z.enum(['social', 'card']).openapi({ description: '`social`: the social payment platform; `card`: the card-network acquirer' }) }),
+    params: z.object({
+      realm: z.enum(['social', 'card']).openapi({ description: '`social`: the social payment platform; `card`: the card-network acquirer' }),
+    }),
     body: notification,
     answer: notification,
     errors: ['notification_invalid'],

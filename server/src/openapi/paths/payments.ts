@@ -30,7 +30,15 @@ const createPrepayBody = createPrepayRequestSchema.extend({
   extraInfo: z.unknown().optional().openapi({ description: 'Free information tied to the transaction (JSON recommended, at most 8 KB serialised).' }),
 });
 
-const PAYMENT_ERRORS = ['invalid_request', 'not_owner', 'order_not_active', 'payment_params_missing', 'merchant_disabled', 'channel_error', 'channel_unavailable'] as const;
+const PAYMENT_ERRORS = [
+  'invalid_request',
+  'not_owner',
+  'order_not_active',
+  'payment_params_missing',
+  'merchant_disabled',
+  'channel_error',
+  'channel_unavailable',
+] as const;
 
 export const paymentRoutes: RouteDoc[] = [
   {
@@ -39,7 +47,10 @@ export const paymentRoutes: RouteDoc[] = [
     tag: 'Payments',
     section: '4.1',
     summary: 'Create a prepay order',
-    example: { body: { subMerchantId: 'SM8dJ2kq0Lw1', totalAmount: '12.34', orderId: null, extraInfo: { orderNo: 'A-1001' } }, answer: { version: 1, status: 'success', prepayId: 'Qx81Fk2LmZ0a' } },
+    example: {
+      body: { subMerchantId: 'SM8dJ2kq0Lw1', totalAmount: '12.34', orderId: null, extraInfo: { orderNo: 'A-1001' } },
+      answer: { version: 1, status: 'success', prepayId: 'Qx81Fk2LmZ0a' },
+    },
     auth: 'signed',
     body: createPrepayBody,
     answer: createPrepayResponseSchema,
@@ -55,7 +66,17 @@ export const paymentRoutes: RouteDoc[] = [
       'With `waitForFinish=1` the answer is held until the order leaves `active` or the hold time (WAIT_FOR_FINISH_HOLD, at most 55 s) passes. ' +
       'Client loop: call with waitForFinish=1; stop when `status` is `finish`; on any other `active` answer, a network error or a non-200 answer, call again at once. ' +
       'An unknown, malformed or another app\'s id answers HTTP 200 with `status: "fail"` and `error: "not_found"` (neither active nor finish: the loop stops and tells the payer).',
-    example: { answer: { version: 1, status: 'finish', merchantDisplayName: 'Corner Shop', totalAmount: '12.34', disconut: '0.00', createTime: '2025-01-01T08:00:00.000Z', paymentTime: '2025-01-01T08:00:21.345Z' } },
+    example: {
+      answer: {
+        version: 1,
+        status: 'finish',
+        merchantDisplayName: 'Corner Shop',
+        totalAmount: '12.34',
+        disconut: '0.00',
+        createTime: '2025-01-01T08:00:00.000Z',
+        paymentTime: '2025-01-01T08:00:21.345Z',
+      },
+    },
     auth: 'signed',
     params: z.object({ prepayId: z.string() }),
     query: prepayDetailQuerySchema,
@@ -102,14 +123,23 @@ export const paymentRoutes: RouteDoc[] = [
     section: '4.6',
     summary: 'Refund a paid order in full',
     description:
-      'Needs the login token of the order\'s sub-merchant or of its parent (4.16) besides the signature; without one, 401. Success means accepted; the order becomes `refunded` and a `refunded` callback is sent when the channel completes it. ' +
+      "Needs the login token of the order's sub-merchant or of its parent (4.16) besides the signature; without one, 401. Success means accepted; the order becomes `refunded` and a `refunded` callback is sent when the channel completes it. " +
       'When the channel cannot be reached (503) the refund stays requested and the service completes it on its own.',
     example: { body: { id: 'Qx81Fk2LmZ0a' }, answer: { version: 1, status: 'success' } },
     auth: 'signed',
     query: refundQuerySchema.strip(),
     body: refundRequestSchema,
     answer: refundResponseSchema,
-    errors: ['login_invalid', 'not_owner', 'not_found', 'order_not_paid', 'order_already_refunded', 'refund_in_progress', 'channel_error', 'channel_unavailable'],
+    errors: [
+      'login_invalid',
+      'not_owner',
+      'not_found',
+      'order_not_paid',
+      'order_already_refunded',
+      'refund_in_progress',
+      'channel_error',
+      'channel_unavailable',
+    ],
   },
   {
     method: 'post',
@@ -118,7 +148,17 @@ export const paymentRoutes: RouteDoc[] = [
     section: '4.16',
     summary: 'Log in as a merchant or sub-merchant',
     description: 'Not signed: authenticated by the password, accepted only over a secure connection (TLS, or `X-Forwarded-Proto: https` from a trusted proxy).',
-    example: { body: { userId: 'SM8dJ2kq0Lw1', pw: 'correct horse battery' }, answer: { version: 1, status: 'success', displayName: 'Corner Shop', userId: 'SM8dJ2kq0Lw1', loginToken: 'lt_4kM0c2Qe8sWd1yP7', parentMerchantId: 'PM3hT6vQ9cXe' } },
+    example: {
+      body: { userId: 'SM8dJ2kq0Lw1', pw: 'correct horse battery' },
+      answer: {
+        version: 1,
+        status: 'success',
+        displayName: 'Corner Shop',
+        userId: 'SM8dJ2kq0Lw1',
+        loginToken: 'lt_4kM0c2Qe8sWd1yP7',
+        parentMerchantId: 'PM3hT6vQ9cXe',
+      },
+    },
     auth: 'none',
     body: loginRequestSchema,
     answer: loginResponseSchema,
@@ -131,7 +171,13 @@ export const paymentRoutes: RouteDoc[] = [
     section: '4.17',
     summary: 'Create a parent merchant or a sub-merchant',
     description: '`parameters.appId` becomes the owner and may differ from the signing app.',
-    example: { body: { type: 'subMerchant', parameters: { displayName: 'Corner Shop', pw: 'correct horse battery', appId: 'app_demo', parentMerchantId: 'PM3hT6vQ9cXe' } }, answer: { version: 1, status: 'success', data: { id: 'SM8dJ2kq0Lw1' } } },
+    example: {
+      body: {
+        type: 'subMerchant',
+        parameters: { displayName: 'Corner Shop', pw: 'correct horse battery', appId: 'app_demo', parentMerchantId: 'PM3hT6vQ9cXe' },
+      },
+      answer: { version: 1, status: 'success', data: { id: 'SM8dJ2kq0Lw1' } },
+    },
     auth: 'signed',
     body: createMerchantRequestSchema,
     answer: createMerchantResponseSchema,
@@ -142,9 +188,17 @@ export const paymentRoutes: RouteDoc[] = [
     path: '/merchant/paymentParams',
     tag: 'Merchants',
     section: '4.7',
-    summary: 'Set a merchant\'s payment parameters for one channel',
-    description: 'Signed by the app that owns the merchant (otherwise 401). A merge: fields sent are set, `null` clears a field, fields not sent stay. A sub-merchant inherits its parent\'s values field by field.',
-    example: { body: { id: 'PM3hT6vQ9cXe', paymentChannel: 'SocialNative', parameters: { socialAppId: 'wx5andb0xdemo0001', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/kit-callback' } }, answer: { version: 1, status: 'success' } },
+    summary: "Set a merchant's payment parameters for one channel",
+    description:
+      "Signed by the app that owns the merchant (otherwise 401). A merge: fields sent are set, `null` clears a field, fields not sent stay. A sub-merchant inherits its parent's values field by field.",
+    example: {
+      body: {
+        id: 'PM3hT6vQ9cXe',
+        paymentChannel: 'SocialNative',
+        parameters: { socialAppId: 'wx5andb0xdemo0001', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/kit-callback' },
+      },
+      answer: { version: 1, status: 'success' },
+    },
     auth: 'signed',
     body: setPaymentParamsRequestSchema,
     answer: paySuccessSchema,

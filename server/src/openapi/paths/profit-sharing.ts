@@ -21,7 +21,10 @@ export const profitSharingRoutes: RouteDoc[] = [
     path: '/submerchant-pay/profitSharing/receivers',
     summary: 'Add a receiver for the orders of a merchant and its sub-merchants (idempotent)',
     description: 'Signed by the owner app of the merchant or of its parent; the merchant (or its parent) must be contracted for profit sharing.',
-    example: { body: { merchantId: 'PM3hT6vQ9cXe', type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' }, answer: { version: 1, status: 'success' } },
+    example: {
+      body: { merchantId: 'PM3hT6vQ9cXe', type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' },
+      answer: { version: 1, status: 'success' },
+    },
     body: addReceiverRequestSchema,
     answer: paySuccessSchema,
     errors: ['invalid_request', 'unknown_merchant', 'not_owner', 'profit_sharing_not_enabled', 'channel_error', 'channel_unavailable'],
@@ -40,19 +43,32 @@ export const profitSharingRoutes: RouteDoc[] = [
     summary: 'Split a paid order among added receivers; accepted at once, results come later',
     description:
       'All splits of one order together may take at most 30 % of its amount, rounded down to the cent. The same `outOrderNo` again is the same split; ' +
-      'a different split under it is refused. `finish: true` also ends the order\'s sharing.',
+      "a different split under it is refused. `finish: true` also ends the order's sharing.",
     example: {
-      body: { prepayId: 'Qx81Fk2LmZ0a', outOrderNo: 'split-1', receivers: [{ type: 'MERCHANT_ID', account: '1900000501', amount: '2.00', description: 'partner share' }] },
+      body: {
+        prepayId: 'Qx81Fk2LmZ0a',
+        outOrderNo: 'split-1',
+        receivers: [{ type: 'MERCHANT_ID', account: '1900000501', amount: '2.00', description: 'partner share' }],
+      },
       answer: { version: 1, status: 'success', data: { outOrderNo: 'split-1', state: 'processing' } },
     },
     body: splitRequestSchema,
     answer: splitAcceptedResponseSchema,
-    errors: [...ORDER_ERRORS, 'invalid_request', 'invalid_amount', 'profit_sharing_receiver_unknown', 'profit_sharing_limit_exceeded', 'profit_sharing_order_conflict', 'profit_sharing_finished', 'channel_error'],
+    errors: [
+      ...ORDER_ERRORS,
+      'invalid_request',
+      'invalid_amount',
+      'profit_sharing_receiver_unknown',
+      'profit_sharing_limit_exceeded',
+      'profit_sharing_order_conflict',
+      'profit_sharing_finished',
+      'channel_error',
+    ],
   }),
   sharing({
     method: 'get',
     path: '/submerchant-pay/profitSharing/orders/:outOrderNo',
-    summary: 'A split (or finish): its state and each receiver\'s result',
+    summary: "A split (or finish): its state and each receiver's result",
     params: z.object({ outOrderNo: z.string() }),
     query: z.object({ prepayId: z.string() }),
     answer: splitDetailResponseSchema,
@@ -61,7 +77,7 @@ export const profitSharingRoutes: RouteDoc[] = [
   sharing({
     method: 'post',
     path: '/submerchant-pay/profitSharing/finish',
-    summary: 'End an order\'s sharing: what was not shared is released to the merchant',
+    summary: "End an order's sharing: what was not shared is released to the merchant",
     body: finishSharingRequestSchema,
     answer: splitAcceptedResponseSchema,
     errors: [...ORDER_ERRORS, 'invalid_request', 'profit_sharing_order_conflict', 'profit_sharing_finished', 'channel_error'],

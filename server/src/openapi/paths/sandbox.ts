@@ -7,7 +7,12 @@ import { PROTOCOL_PATHS } from '../../payments/protocol/client';
 import { html, xml, type RouteDoc } from '../describe';
 import { faultsSchema } from '../../sandbox/sandbox-faults';
 
-const sandbox = (doc: Omit<RouteDoc, 'tag' | 'auth' | 'sandboxOnly'>): RouteDoc => ({ tag: 'Sandbox (development only)', auth: 'none', sandboxOnly: true, ...doc });
+const sandbox = (doc: Omit<RouteDoc, 'tag' | 'auth' | 'sandboxOnly'>): RouteDoc => ({
+  tag: 'Sandbox (development only)',
+  auth: 'none',
+  sandboxOnly: true,
+  ...doc,
+});
 const fail = z.object({ status: z.literal('fail'), msg: z.string() });
 const protocolXml = xml('Payment protocol v2 message (XML, signed with the service provider key)');
 
@@ -30,8 +35,20 @@ export const sandboxRoutes: RouteDoc[] = [
     body: z.object({ codeUrl: z.string().optional(), package: z.string().optional(), openId: z.string().optional() }).passthrough(),
     answer: z.union([z.object({ status: z.literal('success'), transactionId: z.string() }), fail]),
   }),
-  sandbox({ method: 'post', path: '/sandbox/login', summary: 'A login code for a sandbox payer (the stand-in for the mini-program login)', body: z.object({ user: z.string().optional() }), answer: z.object({}).passthrough() }),
-  sandbox({ method: 'post', path: '/sandbox/renotify', summary: 'Send a paid order\'s payment notification again', body: z.object({ prepayId: z.string() }), answer: z.union([z.object({ status: z.literal('success') }), fail]) }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/login',
+    summary: 'A login code for a sandbox payer (the stand-in for the mini-program login)',
+    body: z.object({ user: z.string().optional() }),
+    answer: z.object({}).passthrough(),
+  }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/renotify',
+    summary: "Send a paid order's payment notification again",
+    body: z.object({ prepayId: z.string() }),
+    answer: z.union([z.object({ status: z.literal('success') }), fail]),
+  }),
   sandbox({
     method: 'get',
     path: '/sandbox/sns/jscode2session',
@@ -39,7 +56,13 @@ export const sandboxRoutes: RouteDoc[] = [
     query: z.object({ appid: z.string(), secret: z.string(), js_code: z.string(), grant_type: z.string() }),
     answer: z.object({ openid: z.string().optional(), session_key: z.string().optional(), errcode: z.number().optional(), errmsg: z.string().optional() }),
   }),
-  sandbox({ method: 'get', path: '/sandbox/cashier', summary: 'The sandbox cashier page where a person pays a mini-program payment', query: z.object({ package: z.string(), return: z.string().optional() }), answer: html('The cashier page') }),
+  sandbox({
+    method: 'get',
+    path: '/sandbox/cashier',
+    summary: 'The sandbox cashier page where a person pays a mini-program payment',
+    query: z.object({ package: z.string(), return: z.string().optional() }),
+    answer: html('The cashier page'),
+  }),
   sandbox({
     method: 'get',
     path: '/sandbox/faults',
@@ -58,6 +81,11 @@ export const sandboxRoutes: RouteDoc[] = [
   }),
   // The payer API answers CORS preflights (pages on other origins call it).
   ...['/sandbox/pay', '/sandbox/login', '/sandbox/renotify', '/sandbox/sns/jscode2session', '/sandbox/faults'].map((path): RouteDoc =>
-    sandbox({ method: 'options', path, summary: 'CORS preflight', answer: { contentType: 'text/plain', schema: z.string().openapi({ description: 'Empty (204)' }) } }),
+    sandbox({
+      method: 'options',
+      path,
+      summary: 'CORS preflight',
+      answer: { contentType: 'text/plain', schema: z.string().openapi({ description: 'Empty (204)' }) },
+    }),
   ),
 ];

@@ -63,7 +63,10 @@ export async function callProtocol(ep: ProtocolEndpoint, op: ProtocolOp, request
   try {
     answer = parseXml(text);
   } catch (e) {
-    throw new KitError('channel_error', `payment channel ${op} answered HTTP ${status} without protocol XML: ${e instanceof XmlError ? e.message : 'unreadable'}`);
+    throw new KitError(
+      'channel_error',
+      `payment channel ${op} answered HTTP ${status} without protocol XML: ${e instanceof XmlError ? e.message : 'unreadable'}`,
+    );
   }
   if (answer.return_code !== 'SUCCESS') {
     throw new KitError('channel_error', `payment channel refused ${op}: ${answer.return_msg || 'no message'}`);
