@@ -178,13 +178,19 @@ describe('POS display', () => {
 
   it("lists today's orders and refunds a paid one after confirmation", async () => {
     const api = fakeApi();
-    api.listOrders.mockResolvedValue({
+    // The service's list as it stands: the paid order reads `refunded` once refunded.
+    let paidStatus: 'finish' | 'refunded' = 'finish';
+    api.listOrders.mockImplementation(async () => ({
       version: 1,
       status: 'success',
       orders: [
-        { prepayId: 'Ppaid', amount: '8.00', status: 'finish', createTime: '2024-05-01T10:00:00.000Z', paymentTime: '2024-05-01T10:00:30.000Z' },
+        { prepayId: 'Ppaid', amount: '8.00', status: paidStatus, createTime: '2024-05-01T10:00:00.000Z', paymentTime: '2024-05-01T10:00:30.000Z' },
         { prepayId: 'Pexp', amount: '2.00', status: 'cancel', createTime: '2024-05-01T09:00:00.000Z' },
       ],
+    }));
+    api.refund.mockImplementation(async () => {
+      paidStatus = 'refunded';
+      return { version: 1, status: 'success', detail: detail({ status: 'refunded' }) };
     });
     await start(api);
     await click(screen.getByTestId('tab-orders'));
