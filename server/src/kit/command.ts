@@ -25,8 +25,29 @@ export class UsageError extends Error {}
  */
 export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    return parseArgs({ args: attachValues(args, options), options, allowPositionals: true, strict: true });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/**
+ * `--secret <value>` → `--secret=<value>` for options that take a value: Node's parser refuses a
+ * value that starts with `-` as ambiguous, and app secrets (base64url) sometimes do.
+ */
+function attachValues(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return [...out, ...args.slice(i)];
+    const name = a.startsWith('--') ? a.slice(2) : undefined;
+    const short = !name && /^-[A-Za-z]$/.test(a) ? Object.keys(options).find((k) => options[k].short === a[1]) : undefined;
+    const key = name ?? short;
+    if (key !== undefined && options[key]?.type === 'string' && i + 1 < args.length) {
+      out.push(`--${key}=${args[++i]}`);
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
 }
