@@ -32,7 +32,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const { db } = handle;
   const events = new OrderEvents();
   const merchantStore = new MerchantStore(db);
-  const appStore = new AppStore(db, handle.writeNow);
+  const appStore = new AppStore(db);
   const apps = new AppService(appStore, masterKey, new TableReplayGuard(appStore));
   const merchantFacts = new MerchantFacts(merchantStore);
   const metrics = new Metrics();

@@ -1,12 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database, AppsTable } from '../db/schema';
-import type { DbHandle } from '../db/connect';
 
 export class AppStore {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly writeNow?: DbHandle['writeNow'],
-  ) {}
+  constructor(private readonly db: Kysely<Database>) {}
 
   insert(row: AppsTable): Promise<unknown> {
     return this.db.insertInto('apps').values(row).execute();
@@ -28,19 +24,12 @@ export class AppStore {
       .execute();
   }
 
-  /**
-   * Records a signature; false when the same (app, signature) was already recorded. On SQLite the
-   * answer is read as soon as the insert ran, before its group commits: every signed state change
-   * otherwise paid a second commit round before its handler could start (measured: signed creation
-   * 0.34 → TODO of bare Express). The row still commits before the handler's own writes.
-   */
+  /** Records a signature; false when the same (app, signature) was already recorded. */
   async recordSignature(appId: string, sig: string, expiresAt: number): Promise<boolean> {
     const insert = this.db
       .insertInto('replay_guard')
       .values({ app_id: appId, sig, expires_at: expiresAt })
       .onConflict((oc) => oc.doNothing());
-    const early = this.writeNow?.(insert.compile());
-    if (early) return Number(early.numAffectedRows ?? 0n) === 1;
     const res = await insert.executeTakeFirst();
     return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
   }

@@ -13,6 +13,7 @@ import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../workers/job-worker';
 import type { CallbackEventInput } from './callback-service';
 import type { CallbackStore } from './callback-store';
+import { post, PostTimeoutError } from '../http/post-client';
 
 export interface CallbackDeliveryOptions {
   /** Wait before retry n (1-based) is `retrySchedule[n-1]`; after the last one the callback is given up. */
@@ -97,27 +98,23 @@ export class CallbackDelivery implements JobHandler {
     });
     try {
       const url = signCallbackUrl(target, body, { appId: e.ownerAppId, appSecret: secret }, at);
-      const res = await fetch(url, {
-        method: 'POST',
-        body,
+      const res = await post(url, body, {
         headers: { 'content-type': 'application/json', 'user-agent': 'merchant-kit-callback/1' },
-        signal: AbortSignal.any([AbortSignal.timeout(this.opts.timeoutMs), signal]),
-        redirect: 'manual',
+        timeoutMs: this.opts.timeoutMs,
+        signal,
+        maxBytes: 4096,
       });
-      const text = await readHead(res, 4096);
-      const ok = res.status >= 200 && res.status < 300 && text.trim() === 'OK';
+      const ok = res.status >= 200 && res.status < 300 && res.head.trim() === 'OK';
       return {
         ok,
         timedOut: false,
         httpStatus: res.status,
-        head: text.slice(0, HEAD_BYTES),
+        head: res.head.slice(0, HEAD_BYTES),
         error: ok ? null : res.status >= 200 && res.status < 300 ? 'answer was not OK' : `HTTP ${res.status}`,
       };
     } catch (err) {
-      const x = err as Error & { cause?: { code?: string } };
-      const timedOut = x.name === 'TimeoutError';
-      const error = timedOut ? `no answer within ${this.opts.timeoutMs} ms` : `${x.message}${x.cause?.code ? ` (${x.cause.code})` : ''}`;
-      return { ...result, error, timedOut };
+      const timedOut = err instanceof PostTimeoutError;
+      return { ...result, error: (err as Error).message ?? String(err), timedOut };
     }
   }
 }
@@ -132,23 +129,4 @@ function redact(url: string): string {
   } catch {
     return '(invalid URL)';
   }
-}
-
-/** Reads at most `max` bytes of the answer, then stops. */
-async function readHead(res: Response, max: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }

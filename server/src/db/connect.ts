@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery, type QueryResult } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { BetterSqliteDialect } from './sqlite-dialect';
 import type { Database } from './schema';
 import type { Dialect } from './dialect';
@@ -22,8 +22,6 @@ export interface DbHandle {
   pool?: pg.Pool;
   /** PostgreSQL schema in use (LISTEN channels are namespaced by it). */
   schema?: string;
-  /** SQLite only: a write whose result is known at once, committed with this turn's group (see the dialect). */
-  writeNow?: <R>(query: CompiledQuery) => QueryResult<R> | undefined;
   close(): Promise<void>;
 }
 
@@ -49,7 +47,7 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   raw.pragma('foreign_keys = ON');
   const dialect = new BetterSqliteDialect(raw);
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: 'sqlite', writeNow: (q) => dialect.writeNow(q), close: () => db.destroy() };
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
 /**

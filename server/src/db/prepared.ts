@@ -1,7 +1,10 @@
 /**
  * Hot queries built once. Kysely rebuilds and recompiles a query on every call, which costs as much
  * as running it on SQLite. A prepared query is compiled once with placeholder arguments; each call
- * only swaps the arguments into the compiled parameter list.
+ * only swaps the arguments into the compiled parameter list and goes straight to a connection.
+ * Measured (bench, SQLite, alternating runs with and without): server CPU per signed creation
+ * 89 → 107 µs and per detail read 70 → 87 µs without it. A Kysely instance with plugins gets the
+ * ordinary path, so a plugin added later is never skipped.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema';
@@ -15,13 +18,13 @@ export function prepared<A extends unknown[], R>(
   let compiled: CompiledQuery<R> | undefined;
   let slots: number[] | undefined;
   return async (...args: A) => {
+    if (db.getExecutor().plugins.length > 0) return (await db.executeQuery(build(...args))).rows;
     if (!compiled) {
       compiled = build(...(marks as unknown as A)).compile();
       slots = compiled.parameters.map((p) => marks.indexOf(p as string));
       if (new Set(slots.filter((i) => i >= 0)).size !== arity) throw new Error('prepared query must use every argument as a parameter');
     }
     const parameters = slots!.map((slot, i) => (slot < 0 ? compiled!.parameters[i] : args[slot]));
-    // Straight to a connection: these queries need none of the executor's per-query work (query ids, plugins).
     const result = await db.getExecutor().provideConnection((conn) => conn.executeQuery<R>({ ...compiled!, parameters }));
     return result.rows;
   };

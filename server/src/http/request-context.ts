@@ -12,7 +12,8 @@ let counter = 0;
 
 /**
  * The per-request logger: the pino child carrying `reqId` is built only when a line is written,
- * which on the hot path is never.
+ * which on the hot path is never (measured, bench on SQLite: a detail read 70 → 80 µs of server
+ * CPU with a child per request).
  */
 class RequestLog {
   private child?: Logger;

@@ -39,7 +39,8 @@ export function requireSignature(opts: SignatureOptions): RequestHandler {
       .recordSignature(result.appId, signatureFields(pairs).s!, result.t + opts.toleranceMs)
       .then((fresh) => (fresh ? next() : next(refuse('signature_replayed', 'this signature was already used; sign the retry with a new _t'))), next);
   };
-  // Synchronous whenever the app's secret is cached: reads (GET) then run without a promise.
+  // Synchronous whenever the app's secret is cached: reads (GET) then run without a promise
+  // (measured, bench on SQLite: a detail read 70 → 76 µs of server CPU without it).
   return (req, res, next) => {
     let pairs: Array<[string, string]>;
     try {

@@ -4,6 +4,7 @@
  * records how each run ended. Polls at an interval and runs at once when the queue is woken.
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Jobs } from '../jobs/jobs';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
@@ -32,6 +33,8 @@ export interface JobHandler {
 export function startJobWorker(jobs: Jobs, handler: JobHandler, pollMs: number, log: Logger): Loop {
   const running = new Set<Promise<void>>();
   const stopping = new AbortController();
+  // Every run in flight listens to it (up to the handler's concurrency): not a leak.
+  setMaxListeners(0, stopping.signal);
   // Set once below; the job runs above read it, and the loop may tick before `startLoop` returns.
   // eslint-disable-next-line prefer-const
   let loop: Loop | undefined;

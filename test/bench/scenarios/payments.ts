@@ -124,6 +124,9 @@ const callbacks: Scenario = {
     for (const deadline = now() + 60_000; now() < deadline; await sleep(50)) {
       if ((await rcv.call<{ refusedOrders: number }>('counts')).refusedOrders >= n) break;
     }
+    // Between two retry waves (the service idle): an attempt in flight at the pause would be
+    // answered 503 and come back 2 s after the resume, making the rate that of a second wave.
+    await b.fleet.settle();
     b.fleet.pause(true);
     await rcv.call('mode', { mode: 'ok' });
     await sleep(2_500);
