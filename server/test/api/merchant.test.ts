@@ -206,6 +206,11 @@ describeEachBackend('merchants', (backend) => {
       ['an unknown channel', { paymentChannel: 'Cash', parameters: { socialMchId: '1' } }, /paymentChannel/],
       ['a field of the other channel', { paymentChannel: 'SocialNative', parameters: { terminalId: 'T' } }, /terminalId|Unrecognized/],
       ['a callback URL that is not http(s)', { paymentChannel: 'SocialNative', parameters: { notifyCallbackUrl: 'ftp://x/y' } }, /notifyCallbackUrl/],
+      [
+        'a callback URL with credentials',
+        { paymentChannel: 'SocialNative', parameters: { notifyCallbackUrl: 'https://user:pw@merchant.example/cb' } },
+        /notifyCallbackUrl: must not carry a user name or password/,
+      ],
       ['a relative callback URL', { paymentChannel: 'SocialNative', parameters: { notifyCallbackUrl: '/cb' } }, /notifyCallbackUrl/],
       ['profitSharing as a string', { paymentChannel: 'SocialNative', parameters: { profitSharing: 'yes' } }, /profitSharing/],
       ['no fields at all', { paymentChannel: 'SocialNative', parameters: {} }, /at least one/],

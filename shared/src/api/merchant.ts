@@ -54,7 +54,9 @@ const callbackUrl = z
   .string()
   .max(512)
   .url('must be an absolute URL')
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL');
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL')
+  // Callbacks prove themselves by their signature; a password in the URL would only be stored and logged.
+  .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), 'must not carry a user name or password');
 const field = (max = 64) => z.string().trim().min(1, 'must not be empty').max(max);
 
 /**
