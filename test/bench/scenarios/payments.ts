@@ -125,8 +125,10 @@ const callbacks: Scenario = {
       if ((await rcv.call<{ refusedOrders: number }>('counts')).refusedOrders >= n) break;
     }
     // Between two retry waves (the service idle): an attempt in flight at the pause would be
-    // answered 503 and come back 2 s after the resume, making the rate that of a second wave.
-    await b.fleet.settle();
+    // answered 503 and come back 2 s after the resume, making the rate that of a second wave. A
+    // slower backend may never be idle between waves: then pause anyway after a few seconds,
+    // long before the retry schedule runs out (waiting a minute gave every callback up).
+    await b.fleet.settle(undefined, 400, 6_000);
     b.fleet.pause(true);
     await rcv.call('mode', { mode: 'ok' });
     await sleep(2_500);
