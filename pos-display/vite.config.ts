@@ -4,6 +4,8 @@ import react from '@vitejs/plugin-react';
 
 /** `@kit/shared` is compiled from its TypeScript source here, like the display's own (its `dist/` is only for other projects). */
 const sharedSrc = fileURLToPath(new URL('../shared/src/', import.meta.url));
+/** The browser front ends' common parts (login, language, session, amounts), a plain folder compiled the same way. */
+const webCommonSrc = fileURLToPath(new URL('../web-common/src/', import.meta.url));
 
 /** Served by the kit service at /pos/ (or <BASE_PATH>/pos/); the page talks only to the relative `api/`. */
 export default defineConfig({
@@ -14,6 +16,7 @@ export default defineConfig({
     alias: [
       { find: /^@kit\/shared$/, replacement: `${sharedSrc}index.ts` },
       { find: /^@kit\/shared\//, replacement: sharedSrc },
+      { find: /^@kit\/web-common\//, replacement: webCommonSrc },
     ],
     // One React: this package's own (the workspace root holds another major version).
     dedupe: ['react', 'react-dom'],

@@ -1,5 +1,5 @@
 /**
- * The repository's build targets (the client package and the two front ends) and how they are built:
+ * The repository's build targets (the anchor contract, the client package and the two front ends) and how they are built:
  * only when their inputs changed since the last successful build (a content hash kept in
  * `node_modules/.cache/kit-build/`), always in production mode whatever `NODE_ENV` the caller has,
  * and quietly: one line per target, warnings counted, the full output kept in a log file.
@@ -26,6 +26,8 @@ export interface BuildTarget {
 
 /** What every front end compiles besides its own folder: the shared source and the locked dependencies. */
 const COMMON_INPUTS = ['shared/src', 'package-lock.json', 'tsconfig.json'];
+/** What the two Vite front ends (the POS display and the console) also compile: their common parts. */
+const WEB_INPUTS = ['web-common/src'];
 const MINIPROGRAM_INPUTS = [
   'miniprogram/src',
   'miniprogram/config',
@@ -37,6 +39,14 @@ const MINIPROGRAM_INPUTS = [
 ];
 
 export const TARGETS: readonly BuildTarget[] = [
+  {
+    // Compiled with the npm `solc` (no download); the artifact is committed and rewritten here (scripts/contract.ts says why).
+    name: 'anchor-contract',
+    cwd: '.',
+    command: [process.execPath, '--import', 'tsx', 'scripts/compile-contract.ts'],
+    inputs: ['server/src/chain/anchor/KitAnchor.sol', 'scripts/contract.ts', 'scripts/compile-contract.ts', 'package-lock.json'],
+    output: 'server/src/chain/anchor/kit-anchor.json',
+  },
   {
     name: 'shared',
     cwd: 'shared',
@@ -55,8 +65,16 @@ export const TARGETS: readonly BuildTarget[] = [
       'pos-display/package.json',
       'pos-display/tsconfig.json',
       ...COMMON_INPUTS,
+      ...WEB_INPUTS,
     ],
     output: 'pos-display/dist/index.html',
+  },
+  {
+    name: 'console',
+    cwd: 'console',
+    command: ['vite', 'build'],
+    inputs: ['console/src', 'console/index.html', 'console/vite.config.ts', 'console/package.json', 'console/tsconfig.json', ...COMMON_INPUTS, ...WEB_INPUTS],
+    output: 'console/dist/index.html',
   },
   {
     name: 'miniprogram-h5',
@@ -74,8 +92,8 @@ export const TARGETS: readonly BuildTarget[] = [
   },
 ];
 
-/** What `npm start` serves: the POS display and the mini-program's H5 build. */
-export const SERVED_TARGETS = ['pos-display', 'miniprogram-h5'];
+/** What `npm start` serves: the POS display, the console and the mini-program's H5 build. */
+export const SERVED_TARGETS = ['pos-display', 'console', 'miniprogram-h5'];
 
 const SKIP = new Set(['node_modules', 'dist', '.swc', '.cache']);
 
@@ -120,7 +138,7 @@ export function isFresh(target: BuildTarget, hash = inputsHash(target)): boolean
 
 /** Counts the warnings in a build's output (webpack, Vite/Rollup, Node deprecations) and names the first few. */
 export function summariseWarnings(output: string): { count: number; samples: string[] } {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- taking the terminal's colour codes (ESC [ … m) out is the point
   const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
   const samples: string[] = [];
   let count = 0;

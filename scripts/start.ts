@@ -2,7 +2,7 @@
  * `npm start`: builds the front ends the service serves, only if their sources changed since the
  * last build, then runs the service in this same process, so that a signal sent to `npm start`
  * (npm passes it on) reaches the service itself. Build lines and the ready banner go to stderr;
- * stdout carries only the service's JSON log lines.
+ * stdout carries only the service's log lines (JSON, or readable ones on a terminal).
  */
 import { parseArgs } from 'node:util';
 import { buildTargets, SERVED_TARGETS, stopRunningBuild } from './frontends';
@@ -31,10 +31,11 @@ async function main(): Promise<void> {
         `kit ready         ${a.service}`,
         `  POS display     ${a.pos}`,
         `  mini-program    ${a.mp}`,
+        `  console         ${a.console}`,
         `  API reference   ${a.docs}  (OpenAPI: ${a.openapi})`,
         `  metrics         ${a.metrics}`,
         ...(a.sandbox ? [`  sandbox         ${a.sandbox}  (pay a code: POST ${a.sandbox}pay {"codeUrl": "<QR content>"})`] : []),
-        `  first steps     npm run kit -- demo create`,
+        `  first steps     npm run kit -- demo create --out demo.json   (then the README's tour)`,
       ];
       say(lines.join('\n'));
     },

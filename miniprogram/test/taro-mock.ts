@@ -53,10 +53,11 @@ export const activeOrder = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+/** 4.4 arguments as the service gives them on API v3 (its default): RSA `paySign`, base64. */
 export const payArgs = {
   timeStamp: 1700000000,
   nonceStr: 'n0nce',
   package: 'prepay_id=wx123456789',
-  signType: 'HMAC-SHA256',
-  paySign: 'ABCDEF',
+  signType: 'RSA',
+  paySign: 'S2l0IFJTQSBwYXlTaWduIG92ZXIgYXBwSWQsIHRpbWVTdGFtcCwgbm9uY2VTdHIsIHBhY2thZ2U=',
 };

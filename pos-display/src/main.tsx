@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App';
 import { PosAppContext, createPosApp } from './state/app';
+import '@kit/web-common/base.css';
 import './styles.css';
 
 const app = createPosApp();

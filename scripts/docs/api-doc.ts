@@ -6,7 +6,7 @@
 import { ERROR_CATALOGUE } from '@kit/shared';
 import { buildOpenApiDocument } from '../../server/src/openapi/document';
 import { openApiPath } from '../../server/src/openapi/describe';
-import { ROUTE_DOCS } from '../../server/src/openapi/document';
+import { ROUTE_DOCS, SIGNATURE_ERRORS } from '../../server/src/openapi/document';
 import { code, jsonBlock, table } from './markdown';
 
 /* The parts of OpenAPI 3.1 / JSON Schema this page reads. */
@@ -53,6 +53,7 @@ interface Operation {
 const AUTH_TEXT = {
   signed: 'signed by an app (`_appid`, `_t`, `_s`: [signing](signing.md))',
   posCookie: 'the POS login cookie `pos_login`',
+  consoleCookie: 'the console login cookie `console_login`',
   metricsToken: '`Authorization: Bearer <METRICS_TOKEN>` when `METRICS_TOKEN` is set',
   none: 'none',
 } as const;
@@ -106,21 +107,12 @@ function payload(title: string, contentType: string, c: Content): string[] {
   return [...out, ''];
 }
 
-const SIGNATURE_FAILURES = [
-  'signature_missing',
-  'signature_malformed',
-  'timestamp_invalid',
-  'timestamp_out_of_window',
-  'signature_mismatch',
-  'signature_replayed',
-];
-
 /** The error ids an OpenAPI error response names, the signature failures folded into one entry. */
 function errorList(description: string): string {
   const ids = [...description.matchAll(/`(\w+)` \(E\d+\)/g)].map((m) => m[1]);
   if (!ids.length) return description;
-  const folded = SIGNATURE_FAILURES.every((id) => ids.includes(id));
-  const rest = ids.filter((id) => !folded || !SIGNATURE_FAILURES.includes(id)).map(code);
+  const folded = SIGNATURE_ERRORS.every((id) => ids.includes(id));
+  const rest = ids.filter((id) => !folded || !(SIGNATURE_ERRORS as readonly string[]).includes(id)).map(code);
   return [...(folded ? ['the signature failures (`signature_*`, `timestamp_*`)'] : []), ...rest].join(', ');
 }
 
@@ -135,7 +127,7 @@ function renderOperation(method: string, path: string, op: Operation): string {
     '',
   ];
   if (route.description) out.push(route.description, '');
-  const params = (op.parameters ?? []).filter((p) => p.in === 'path' || p.in === 'query');
+  const params = (op.parameters ?? []).filter((p) => p.in === 'path' || p.in === 'query' || p.in === 'header');
   if (params.length) {
     out.push(
       table(
@@ -149,7 +141,12 @@ function renderOperation(method: string, path: string, op: Operation): string {
   const ok = op.responses['200'];
   for (const [type, c] of Object.entries(ok?.content ?? {}))
     out.push(...payload(`Answer 200${ok.description && ok.description !== 'Success' ? ` (${ok.description})` : ''}`, type, c));
-  const failures = Object.entries(op.responses).filter(([status]) => status !== '200');
+  // Other successes (a channel's 204) read as answers, not failures.
+  for (const [status, r] of Object.entries(op.responses).filter(([st]) => st !== '200' && st.startsWith('2'))) {
+    if (!r.content) out.push(`Answer ${status}: ${r.description ?? ''}`, '');
+    for (const [type, c] of Object.entries(r.content ?? {})) out.push(...payload(`Answer ${status}${r.description ? ` (${r.description})` : ''}`, type, c));
+  }
+  const failures = Object.entries(op.responses).filter(([status]) => !status.startsWith('2'));
   if (failures.length)
     out.push(
       table(

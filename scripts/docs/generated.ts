@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { renderApiReference } from './api-doc';
 import { renderConfiguration } from './configuration-doc';
+import { renderClientMethods } from './client-doc';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -24,8 +25,9 @@ export const GENERATED_DOCS: readonly GeneratedDoc[] = [
   { file: 'docs/configuration.md', source: 'the config schema, `server/src/config.ts`', render: renderConfiguration },
   {
     file: 'docs/api.md',
-    source: 'the OpenAPI document, `server/src/openapi/` (served at `GET /openapi.json`), and the error catalogue, `shared/src/errors.ts`',
-    render: renderApiReference,
+    source:
+      'the OpenAPI document, `server/src/openapi/` (served at `GET /openapi.json`), the error catalogue, `shared/src/errors.ts`, and the typed client, `shared/src/client.ts`',
+    render: () => `${renderClientMethods()}\n\n${renderApiReference()}`,
   },
 ];
 

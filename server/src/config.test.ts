@@ -1,4 +1,7 @@
 import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+import { generateKeyPairSync } from 'node:crypto';
 import { loadConfig, parseBytes, parseDuration, settingDocs } from './config';
 
 describe('configuration', () => {
@@ -37,5 +40,75 @@ describe('configuration', () => {
     expect(docs.filter((d) => !d.description)).toEqual([]);
     expect(docs.find((d) => d.key === 'PORT')).toMatchObject({ development: '8080', production: '8080' });
     expect(loadConfig({ NODE_ENV: 'production' }).production).toBe(true);
+  });
+
+  describe('API v3 settings (PAY_PROTOCOL=v3, the default)', () => {
+    const pem = (type: 'private' | 'public') => {
+      const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      return type === 'private'
+        ? pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
+        : pair.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    };
+    // Generated once: key generation is slow on a busy machine.
+    const merchantKey = pem('private');
+    const platformKey = pem('public');
+    const complete = () => ({
+      PAY_SP_PRIVATE_KEY: merchantKey,
+      PAY_SP_CERT_SERIAL: '5157F09EFDC096DE15EBE81A47057A7232F1B8E1',
+      PAY_V3_KEY: '0123456789abcdef0123456789abcdef',
+      PAY_PLATFORM_PUBLIC_KEY: platformKey,
+      PAY_PLATFORM_PUBLIC_KEY_ID: 'PUB_KEY_ID_0112345678902025010100000000000000',
+    });
+    const problem = (env: NodeJS.ProcessEnv): string => {
+      try {
+        loadConfig(env);
+        return '';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+
+    it('v3 is the default; nothing set outside production is the development material, not a refusal', () => {
+      expect(loadConfig({}).PAY_PROTOCOL).toBe('v3');
+      expect(loadConfig({ PAY_PROTOCOL: 'v2' }).PAY_PROTOCOL).toBe('v2');
+      expect(problem({ PAY_PROTOCOL: 'v4' })).toContain('PAY_PROTOCOL');
+    });
+
+    it('takes a complete configuration, in public-key mode or (without the platform key) certificate mode, and PEM files by path', () => {
+      expect(problem(complete())).toBe('');
+      const { PAY_PLATFORM_PUBLIC_KEY: _k, PAY_PLATFORM_PUBLIC_KEY_ID: _i, ...certificateMode } = complete();
+      expect(problem(certificateMode)).toBe('');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-config-'));
+      try {
+        const file = path.join(dir, 'apiclient_key.pem');
+        fs.writeFileSync(file, complete().PAY_SP_PRIVATE_KEY);
+        expect(problem({ ...complete(), PAY_SP_PRIVATE_KEY: file })).toBe('');
+        expect(problem({ ...complete(), PAY_SP_PRIVATE_KEY: path.join(dir, 'missing.pem') })).toMatch(/^Invalid configuration:\n {2}PAY_SP_PRIVATE_KEY: /);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it.each([
+      ['an unparsable private key', { PAY_SP_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----' }, 'PAY_SP_PRIVATE_KEY'],
+      ['no certificate serial', { PAY_SP_CERT_SERIAL: undefined }, 'PAY_SP_CERT_SERIAL'],
+      ['a serial that is not hexadecimal', { PAY_SP_CERT_SERIAL: 'not-a-serial' }, 'PAY_SP_CERT_SERIAL'],
+      ['an APIv3 key of the wrong length', { PAY_V3_KEY: 'short' }, 'PAY_V3_KEY'],
+      ['no APIv3 key', { PAY_V3_KEY: undefined }, 'PAY_V3_KEY'],
+      ['the public key without its id', { PAY_PLATFORM_PUBLIC_KEY_ID: undefined }, 'PAY_PLATFORM_PUBLIC_KEY_ID'],
+      ['the id without the public key', { PAY_PLATFORM_PUBLIC_KEY: undefined }, 'PAY_PLATFORM_PUBLIC_KEY'],
+      ['an unparsable platform key', { PAY_PLATFORM_PUBLIC_KEY: 'garbage' }, 'PAY_PLATFORM_PUBLIC_KEY'],
+    ])('refuses %s at startup, naming the setting', (_what, patch, setting) => {
+      const env: NodeJS.ProcessEnv = { ...complete(), ...patch };
+      for (const [k, v] of Object.entries(patch)) if (v === undefined) delete env[k];
+      expect(problem(env)).toMatch(new RegExp(`^Invalid configuration:\\n {2}${setting}: `));
+    });
+
+    it('refuses a production configuration with a gateway and no keys; PAY_PROTOCOL=v2 does not read them', () => {
+      expect(problem({ NODE_ENV: 'production', PAY_GATEWAY_URL: 'https://api.mch.weixin.qq.com', PAY_SP_APPID: 'wx1', PAY_SP_MCH_ID: '1' })).toMatch(
+        /PAY_SP_CERT_SERIAL|PAY_SP_PRIVATE_KEY/,
+      );
+      expect(problem({ PAY_PROTOCOL: 'v2', PAY_SP_PRIVATE_KEY: 'garbage' })).toBe('');
+    });
   });
 });

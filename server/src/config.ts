@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import path from 'node:path';
+import { v3Credentials, V3SettingsError, V3_KEY_SETTINGS } from './payments/channels/social-native/v3/credentials';
 
 export function parseDuration(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
@@ -61,6 +62,27 @@ const flag = (fallback: boolean) =>
     .default(fallback ? 'on' : 'off')
     .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
+/** `on`/`off`, or a comma-separated list of trusted proxy addresses or subnets (Express's `trust proxy`). */
+const trustProxy = () =>
+  z
+    .string()
+    .default('off')
+    .transform((v, ctx): boolean | string[] => {
+      const t = v.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+      if (['', '0', 'false', 'no', 'off'].includes(t)) return false;
+      const list = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const bad = list.filter((a) => !/^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)$/.test(a));
+      if (bad.length) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be on, off or a list of addresses or subnets; not ${bad.join(', ')}` });
+        return z.NEVER;
+      }
+      return list;
+    });
+
 /**
  * The platform's own waits between repeated notifications; the service retries its callbacks on
  * the same schedule (15 retries, at least the 12 that section 6 asks for).
@@ -112,10 +134,34 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
       .describe('pino level; `silent` for none (docs/operations.md).'),
-    TRUST_PROXY: flag(false).describe('Trust `X-Forwarded-*` from the proxy in front (TLS terminated by it: logins then need `X-Forwarded-Proto: https`).'),
+    TRUST_PROXY: trustProxy().describe(
+      "Trust `X-Forwarded-*` from the proxy in front (TLS terminated by it: logins then need `X-Forwarded-Proto: https`). `on` trusts whoever connects, so the port must be reachable only through the proxy; better, a comma-separated list of the proxies' addresses or subnets (`10.0.0.5`, `10.0.0.0/8`, `loopback`): forwarding headers from anyone else are ignored (docs/operations.md).",
+    ),
     ALLOW_INSECURE_LOGIN_ON_LOOPBACK: flag(!production).describe(
       'Accept plain-HTTP logins from a direct loopback caller (development); a forwarding header of any kind means a proxy stands in front and refuses it.',
     ),
+    LOGIN_MAX_FAILURES: z.coerce
+      .number({ invalid_type_error: 'must be a whole number (1–100)' })
+      .int()
+      .min(1)
+      .max(100)
+      .default(5)
+      .describe(
+        'Failed logins per account and per client address within 15 minutes before further logins are refused with 429 `login_throttled` and `Retry-After` (every login: 4.16, the POS display, the mini-program, the console; counted in the database, so across instances).',
+      ),
+    LOGIN_LOCKOUT: duration('1m')
+      .refine((ms) => ms >= 1_000 && ms <= 900_000, 'must be between 1s and 15m')
+      .describe(
+        'The first lockout after `LOGIN_MAX_FAILURES` failures; each further failure in the next 15 minutes locks again for twice as long, up to 15 minutes.',
+      ),
+    CALLBACK_ALLOW_PRIVATE: flag(!production).describe(
+      "Allow callback, profit-sharing and other URLs the service calls on a merchant's behalf to point at loopback, private, link-local, unique-local or unspecified addresses. `off` refuses such URLs when set (400 `url_not_public`) and checks the address actually connected to at every call (docs/operations.md).",
+    ),
+    DATABASE_STATEMENT_TIMEOUT: duration('10s')
+      .refine((ms) => ms >= 100, 'must be at least 100ms')
+      .describe(
+        'Longest time one database statement may take (PostgreSQL `statement_timeout`, also the wait for a pooled connection; SQLite busy wait). A database that does not answer within it makes requests fail with 503 `unavailable`.',
+      ),
     SIGNATURE_TOLERANCE: duration('300s').describe('How far `_t` may be from the server clock (docs/signing.md).'),
     WAIT_FOR_FINISH_HOLD: duration('20s')
       .refine((ms) => ms >= 100 && ms <= 55_000, 'must be between 100ms and 55s')
@@ -129,11 +175,57 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     SANDBOX_ENABLED: flag(!production).describe(
       'Serve the payment sandbox under `/sandbox` and use it as the gateway when no gateway URL is set (docs/sandbox.md).',
     ),
+    PAY_PROTOCOL: z
+      .enum(['v3', 'v2'])
+      .default('v3')
+      .describe(
+        "Protocol of the social payment platform: `v3` (API v3: JSON, the merchant's RSA key, verified answers and notifications) or `v2` (XML signed with `PAY_SP_KEY`, for merchants who still have it) (docs/payments.md).",
+      ),
     PAY_GATEWAY_URL: z
       .string()
       .url()
       .optional()
-      .describe('Base URL of the social payment platform, protocol v2 (`…/pay/unifiedorder` is appended). Unset: the sandbox (`<service>/sandbox`).'),
+      .describe(
+        'Base URL of the social payment platform (`https://api.mch.weixin.qq.com`): `/v3/…` is appended on v3, `/pay/unifiedorder`… on v2. Unset: the sandbox (`<service>/sandbox`).',
+      ),
+    PAY_GATEWAY_BACKUP_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        "v3: the platform's backup domain (`https://api2.mch.weixin.qq.com`), tried when the main one cannot be reached or answers 5xx, for calls that are safe to repeat.",
+      ),
+    PAY_SP_PRIVATE_KEY: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "v3: the service provider's merchant API private key (`apiclient_key.pem`), as PEM text or the path of the PEM file; signs every request and the payer arguments (`paySign`, `sign`). Unset outside production (with the other v3 keys): development keys generated into `DATA_DIR/pay-v3/` (mode 0600), which the sandbox knows.",
+      ),
+    PAY_SP_CERT_SERIAL: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "v3: serial number (hexadecimal) of the merchant API certificate that goes with `PAY_SP_PRIVATE_KEY`; named in every request's `Authorization`.",
+      ),
+    PAY_V3_KEY: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('v3: the APIv3 key (32 characters) set on the merchant platform; decrypts notifications and downloaded platform certificates.'),
+    PAY_PLATFORM_PUBLIC_KEY: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "v3, public-key mode: the platform's public key (`pub_key.pem`), PEM text or the path of the PEM file; verifies answers and notifications. Set it with `PAY_PLATFORM_PUBLIC_KEY_ID`, or neither for certificate mode (`GET /v3/certificates`, refreshed every 12 h).",
+      ),
+    PAY_PLATFORM_PUBLIC_KEY_ID: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('v3, public-key mode: the id of `PAY_PLATFORM_PUBLIC_KEY` (`PUB_KEY_ID_…`), the `Wechatpay-Serial` its signatures name.'),
     CARD_GATEWAY_URL: z.string().url().optional().describe('Base URL of the card-network acquirer. Unset: the sandbox (`<service>/sandbox/card`).'),
     CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
       'Waits between attempts of a merchant callback (15 retries by default; each attempt re-signed); after the last one the callback is marked `failed` (docs/payments.md).',
@@ -144,6 +236,16 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     ),
     PAYMENT_QUERY_SCHEDULE: durationList('10s,30s,1m,2m,5m,10m,30m,60m').describe(
       'Waits between order queries of a placed channel order until it is paid or closed, so that a lost payment notification still finishes the order; refund queries follow it too, then repeat its last wait until the refund ends.',
+    ),
+    RECONCILE_AT: z
+      .string()
+      .regex(/^(off|([01][0-9]|2[0-3]):[0-5][0-9])$/, 'must be a China time of day written HH:MM, or off')
+      .default('10:30')
+      .describe(
+        "China time of day (HH:MM, UTC+8) at which the previous day is reconciled with the channel's trade bill, once across instances (docs/reconciliation.md); the platform publishes bills after 10:00. `off`: no daily run (`npm run kit -- reconcile` still works).",
+      ),
+    RECONCILE_RETRY_SCHEDULE: durationList('5m,10m,30m,1h').describe(
+      'Waits between attempts of the daily reconciliation while the bill is not ready or cannot be had; then its last wait repeats.',
     ),
     PUBLIC_URL: z
       .string()
@@ -159,9 +261,9 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       "The service provider's merchant number at the platform.",
     ),
     PAY_SP_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxSandboxSandboxSandbox0001')).describe(
-      "The service provider's API key at the platform (signs protocol messages). In production, without it and a gateway URL the payment endpoints answer 503 `channel_unavailable` saying what to set.",
+      "v2: the service provider's API key at the platform (signs protocol messages). In production, without it and a gateway URL the payment endpoints answer 503 `channel_unavailable` saying what to set.",
     ),
-    PAY_SIGN_TYPE: z.enum(['MD5', 'HMAC-SHA256']).default('HMAC-SHA256').describe('Sign type of new channel orders.'),
+    PAY_SIGN_TYPE: z.enum(['MD5', 'HMAC-SHA256']).default('HMAC-SHA256').describe('v2: sign type of new channel orders (v3 signs with RSA).'),
     CARD_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxCardAcquirerKey0000000001')).describe(
       'API key at the card-network acquirer (channel `SocialCardNetworkBizSmall`).',
     ),
@@ -198,6 +300,33 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .describe(
         'ed25519 node key that signs blocks: 64 hex characters of seed, or a PKCS#8 PEM. Every instance must share it. Unset: generated into `DATA_DIR/chain-node.key` (mode 0600) on first start.',
       ),
+    CHAIN_ANCHOR_RPC_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'Ethereum JSON-RPC endpoint of the EVM chain the ledger is anchored on (docs/chain.md, "Anchors"). Anchoring runs only with this, `CHAIN_ANCHOR_KEY` and `CHAIN_ANCHOR_CONTRACT` set.',
+      ),
+    CHAIN_ANCHOR_KEY: z
+      .string()
+      .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a secp256k1 private key: 64 hex characters, optionally 0x-prefixed')
+      .optional()
+      .describe(
+        'Private key (64 hex characters) of the account that deploys the anchor contract and pays for the anchors; the only account the contract accepts.',
+      ),
+    CHAIN_ANCHOR_CONTRACT: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed contract address')
+      .optional()
+      .describe('Address of the anchor contract (`npm run kit -- chain anchor deploy` prints it).'),
+    CHAIN_ANCHOR_INTERVAL: duration('1m').describe('How often new blocks are anchored (one transaction per interval when blocks were sealed).'),
+    CHAIN_ANCHOR_CONFIRMATIONS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(1)
+      .describe('EVM blocks (counting the one holding it) an anchor transaction must have before it is recorded and shown in proofs.'),
     // POS display
     POS_MP_LINK_PREFIX: z
       .string()
@@ -215,6 +344,9 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .optional()
       .describe("The platform's `jscode2session` endpoint for the login-code exchange. Unset: `<service URL>/sandbox/sns/jscode2session`."),
     MP_H5_DIR: z.string().optional().describe("The mini-program's H5 build served at `/mp/`. Unset: `miniprogram/dist/h5` of this checkout."),
+    // Merchant console
+    CONSOLE_DIST_DIR: z.string().optional().describe('The built merchant console served at `/console/`. Unset: `console/dist` of this checkout.'),
+    CONSOLE_SESSION_MAX_AGE: duration('12h').describe("Lifetime of the merchant's login cookie on the console."),
     // Operations
     METRICS_TOKEN: z
       .string()
@@ -269,5 +401,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`Invalid configuration:\n${lines}`);
   }
   const c = parsed.data;
+  const v3Problem = payV3Problem(c);
+  if (v3Problem) throw new Error(`Invalid configuration:\n  ${v3Problem}`);
   return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production: c.NODE_ENV === 'production' };
+}
+
+/**
+ * On v3, a configuration that names any of its keys, or a production one with a gateway, must be
+ * complete and parse: refused at startup naming the setting, not at the first payment. With none
+ * of them outside production the development key material is used (docs/payments.md).
+ */
+function payV3Problem(c: { PAY_PROTOCOL: 'v3' | 'v2'; NODE_ENV: string; PAY_GATEWAY_URL?: string } & Record<string, unknown>): string | null {
+  if (c.PAY_PROTOCOL !== 'v3') return null;
+  const anySet = V3_KEY_SETTINGS.some((k) => c[k] !== undefined);
+  if (!anySet && !(c.NODE_ENV === 'production' && c.PAY_GATEWAY_URL)) return null;
+  try {
+    v3Credentials(c as Parameters<typeof v3Credentials>[0]);
+    return null;
+  } catch (e) {
+    if (e instanceof V3SettingsError) return e.message;
+    throw e;
+  }
 }

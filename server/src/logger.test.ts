@@ -51,3 +51,34 @@ describe('BoundedLogSink', () => {
     expect(entry).toMatchObject({ msg: 'hello', svc: 'kit', loginToken: '[redacted]' });
   });
 });
+
+describe('createLogger on a terminal', () => {
+  const capture = (isTTY: boolean) => {
+    const stream = Object.assign(new PassThrough(), { isTTY });
+    const read: string[] = [];
+    stream.on('data', (d) => read.push(String(d)));
+    return { stream, text: () => read.join('') };
+  };
+
+  it('writes readable lines when stdout is a terminal, secrets still redacted', async () => {
+    const out = capture(true);
+    const log = createLogger('info', { target: out.stream });
+    log.warn({ loginToken: 'secret-token', prepayId: 'P1' }, 'callback undeliverable');
+    expect(await flushLogs(log, 1000)).toBe(true);
+    // eslint-disable-next-line no-control-regex -- taking the terminal's colour codes (ESC [ … m) out is the point
+    const text = out.text().replace(/\u001b\[[0-9;]*m/g, '');
+    expect(() => JSON.parse(text)).toThrow();
+    expect(text).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] WARN: callback undeliverable/);
+    expect(text).toContain('"prepayId":"P1"');
+    expect(text).not.toContain('secret-token');
+    expect(text.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('writes JSON lines otherwise (a pipe, a file, a log collector)', async () => {
+    const out = capture(false);
+    const log = createLogger('info', { target: out.stream });
+    log.info({ prepayId: 'P1' }, 'hello');
+    expect(await flushLogs(log, 1000)).toBe(true);
+    expect(JSON.parse(out.text())).toMatchObject({ level: 30, msg: 'hello', prepayId: 'P1' });
+  });
+});

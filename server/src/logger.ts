@@ -1,5 +1,6 @@
 /**
- * JSON lines on stdout. Secrets never reach it: request logs carry the path, never the query or body.
+ * JSON lines on stdout; when stdout is a terminal (a person running `npm start`), the same lines
+ * made readable by pino-pretty: a log collector always gets JSON. Secrets never reach it: request logs carry the path, never the query or body.
  *
  * Lines go through a bounded buffer in front of stdout. When whoever reads our stdout stops reading
  * (a stalled log collector), the buffer fills to `LOG_BUFFER_BYTES` and later lines are dropped and
@@ -8,6 +9,7 @@
  * the buffer at most a bounded time (`flushLogs`).
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { isColorSupported, prettyFactory } from 'pino-pretty';
 
 export const DEFAULT_LOG_BUFFER_BYTES = 8 * 1024 * 1024;
 /** Lines are gathered and written in one piece per event-loop turn, or sooner past this size. */
@@ -17,6 +19,8 @@ const BATCH_BYTES = 64 * 1024;
 export interface LogTarget {
   write(chunk: string, cb?: (err?: Error | null) => void): boolean;
   readonly writableLength: number;
+  /** A terminal: a person reads the lines (`process.stdout.isTTY`). */
+  readonly isTTY?: boolean;
   on(event: 'error', listener: (err: Error) => void): unknown;
 }
 
@@ -119,6 +123,14 @@ export interface LoggerOptions {
   bufferBytes?: number;
   /** Where the lines go (default `process.stdout`). */
   target?: LogTarget;
+  /** Readable lines instead of JSON (default: when the target is a terminal). */
+  pretty?: boolean;
+}
+
+/** Each JSON line made readable (time, level, message, then the fields), before the bounded sink. */
+function prettyInto(sink: BoundedLogSink, colorize: boolean): DestinationStream {
+  const format = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'svc', singleLine: true });
+  return { write: (line: string) => sink.write(format(line)) };
 }
 
 export function createLogger(level: string, opts: LoggerOptions = {}): Logger {
@@ -132,8 +144,10 @@ export function createLogger(level: string, opts: LoggerOptions = {}): Logger {
     },
   };
   if (level === 'silent') return pino(options);
-  const sink = new BoundedLogSink(opts.target ?? process.stdout, opts.bufferBytes ?? DEFAULT_LOG_BUFFER_BYTES);
-  const log: WithSink = pino(options, sink);
+  const target = opts.target ?? process.stdout;
+  const sink = new BoundedLogSink(target, opts.bufferBytes ?? DEFAULT_LOG_BUFFER_BYTES);
+  const pretty = opts.pretty ?? target.isTTY === true;
+  const log: WithSink = pino(options, pretty ? prettyInto(sink, target.isTTY === true && isColorSupported) : sink);
   log[SINK] = sink;
   flushAtExit(sink);
   // Says how many lines a stalled reader cost, once it reads again.

@@ -7,17 +7,15 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config';
 import { createLogger, flushLogs, logSinkOf } from './logger';
+import { ListeningUrl, type SelfUrl } from './self-url';
 import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
-import { createServices, type Services } from './services';
+import { SANDBOX_MIGRATIONS } from './sandbox/migrations';
+import { backgroundWork, createServices, type Services } from './services';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
 import { PgOrderEventBridge } from './orders/pg-event-bridge';
-import { startExpiryWorker } from './workers/expiry';
-import { startHousekeeping } from './workers/housekeeping';
-import { startSealer } from './chain/sealer';
-import type { Loop } from './workers/loop';
-import { startJobWorker } from './workers/job-worker';
+import type { Loop } from './jobs/loop';
 
 export interface Runtime {
   config: Config;
@@ -33,23 +31,55 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Opens the database and builds the services without serving HTTP (the `kit` command uses this). */
-export async function openServices(config: Config, log: Logger) {
+/**
+ * Opens the database and builds the services without serving HTTP (the `kit` command uses this).
+ * `selfUrl` is where this service is reached: by default `PUBLIC_URL` (a `kit` command run next
+ * to the service reaches the sandbox's channels through it).
+ */
+export async function openServices(config: Config, log: Logger, selfUrl: SelfUrl = new ListeningUrl(config.PUBLIC_URL).read) {
   const masterKey = loadMasterKey({ envKey: config.KIT_MASTER_KEY, dataDir: config.DATA_DIR });
-  const db = await openDatabase({ dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
-  await migrate(db);
-  return { db, services: createServices(config, db, masterKey, log) };
+  const where = { dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
+  // Migrations run on a connection of their own without the statement timeout: a schema change
+  // on a big table, or the wait for another instance's migration, may take longer than a request may.
+  const migrating = await openDatabase(where);
+  try {
+    await migrate(migrating, config.SANDBOX_ENABLED ? [SANDBOX_MIGRATIONS] : []);
+  } finally {
+    await migrating.close();
+  }
+  const db = await openDatabase({ ...where, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT });
+  return { db, services: createServices(config, db, masterKey, log, selfUrl) };
 }
 
 export interface ServiceAddresses {
   service: string;
   pos: string;
   mp: string;
+  console: string;
   docs: string;
   openapi: string;
   metrics: string;
   /** The sandbox's payer API (unset when the sandbox is off). */
   sandbox?: string;
+}
+
+/**
+ * The answers being written right now. Once the service is stopping every answer says
+ * `Connection: close`: a keep-alive client then opens its next connection to another instance
+ * instead of sending more calls to this one until the grace ends.
+ */
+function trackInFlight(
+  server: http.Server,
+  state: { shuttingDown: boolean },
+): Set<http.ServerResponse & { req: http.IncomingMessage & { originalUrl?: string } }> {
+  const open = new Set<http.ServerResponse & { req: http.IncomingMessage & { originalUrl?: string } }>();
+  // Before the application's own listener: it may answer synchronously.
+  server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse & { req: http.IncomingMessage }) => {
+    if (state.shuttingDown) res.setHeader('connection', 'close');
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+  return open;
 }
 
 /** How long stopping waits for the log reader to take the last lines before exiting anyway. */
@@ -58,30 +88,19 @@ export const LOG_FLUSH_ON_STOP_MS = 2_000;
 export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   const config = loadConfig(env);
   const log = createLogger(config.LOG_LEVEL, { bufferBytes: config.LOG_BUFFER_BYTES });
-  const { db, services } = await openServices(config, log);
+  // Known once the server listens (see self-url.ts); nothing reads it before.
+  const listening = new ListeningUrl();
+  const { db, services } = await openServices(config, log, listening.read);
   const { metrics } = services;
   const sink = logSinkOf(log);
-  metrics.readHeldCallsFrom(() => services.events.waiting);
-  if (sink) metrics.readLogStatsFrom(() => ({ dropped: sink.droppedTotal, bufferedBytes: sink.bufferedBytes }));
-  metrics.countChainQueueWith(() => services.chain.stores.ledger.queueDepth());
-  metrics.countOutboxWith(() => services.jobs.store.depth('callback'));
   const state = { shuttingDown: false };
 
   const bridge = db.pool ? new PgOrderEventBridge(db.pool, services.events, db.schema!, log) : undefined;
   await bridge?.start();
 
-  const workers: Loop[] = [
-    startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log),
-    startHousekeeping(services.apps, log),
-    ...services.jobHandlers.map((h) => startJobWorker(services.jobs, h, config.CALLBACK_POLL_INTERVAL, log.child({ part: h.queue }))),
-    ...(config.CHAIN_SEALER
-      ? [startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log, (ms, acceptedAt, failed) => metrics.chainSealed(ms, acceptedAt, failed))]
-      : []),
-  ];
-
-  const self = { url: '' };
-  const app = createApp(config, services, log, state, self);
+  const app = createApp(config, services, log, state);
   const server = createHttpServer(app);
+  const inFlight = trackInFlight(server, state);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -89,14 +108,18 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const port = (server.address() as AddressInfo).port;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host}:${port}${config.BASE_PATH}`;
-  self.url = url;
-  services.payments.gateways.attach(url);
+  listening.listening(url);
+
+  // Workers start once the URL is known: a job calling the sandbox's channel needs it.
+  const workers: Loop[] = backgroundWork(config, db, services, log).flatMap((w) => w.start() ?? []);
+
   // Due work left by a previous run (or another instance) starts now, not at the first poll.
-  for (const h of services.jobHandlers) services.jobs.wake(h.queue);
+  for (const k of services.jobKinds) services.jobs.wake(k.handler.queue);
   const addresses: ServiceAddresses = {
     service: url,
     pos: `${url}/pos/`,
     mp: `${url}/mp/`,
+    console: `${url}/console/`,
     docs: `${url}/docs/`,
     openapi: `${url}/openapi.json`,
     metrics: `${url}/metrics`,
@@ -112,7 +135,17 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       // Held calls answer now with the order's current state instead of being cut off.
       services.events.close();
       server.closeIdleConnections();
-      const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE);
+      // Calls already running answer with `Connection: close`, so their connections end with them.
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      const grace = setTimeout(() => {
+        const cut = [...inFlight].filter((res) => !res.writableEnded);
+        if (cut.length) {
+          metrics.requestsCut(cut.length);
+          const calls = cut.slice(0, 20).map((res) => `${res.req.method} ${res.req.originalUrl?.split('?', 1)[0] ?? res.req.url?.split('?', 1)[0]}`);
+          log.warn({ cut: cut.length, calls, graceMs: config.SHUTDOWN_GRACE }, 'requests still running at the end of SHUTDOWN_GRACE were cut');
+        }
+        server.closeAllConnections();
+      }, config.SHUTDOWN_GRACE);
       await serverClosed;
       clearTimeout(grace);
       await Promise.all(workers.map((w) => w.stop()));

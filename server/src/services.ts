@@ -1,7 +1,15 @@
-/** Builds the services from the database handle; the one place they are wired together. */
+/**
+ * The composition root: every service, job handler and worker of the service is built here, in
+ * dependency order, from the parts it needs, passed in at construction. Nothing is attached to a
+ * part afterwards; a feature folder holds classes (and, for the chain and profit sharing, a small
+ * factory of its own parts), never the wiring of other features. `runtime.ts` starts what this
+ * builds; the `kit` command uses the services without starting anything.
+ */
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { DbHandle } from './db/connect';
+import { logSinkOf } from './logger';
+import type { SelfUrl } from './self-url';
 import { AppStore } from './apps/app-store';
 import { AppService } from './apps/app-service';
 import { TableReplayGuard } from './apps/replay-guard';
@@ -9,15 +17,50 @@ import { MerchantStore } from './merchants/merchant-store';
 import { MerchantService } from './merchants/merchant-service';
 import { MerchantFacts } from './merchants/merchant-facts';
 import { OrderEvents } from './orders/order-events';
+import { OrderTransitions } from './orders/order-transitions';
 import { PrepayStore } from './orders/prepay-store';
 import { PrepayService } from './orders/prepay-service';
-import { createPaymentServices, type PaymentServices } from './payments/payment-services';
 import { createChainServices, type ChainServices } from './chain/chain-services';
 import { JobStore } from './jobs/job-store';
 import { Jobs } from './jobs/jobs';
 import { Metrics } from './metrics/metrics';
+import { LoginThrottle } from './security/login-throttle';
+import { DatabaseProbe } from './db/probe';
+import { OutboundPolicy } from './security/outbound-url';
+import { LoginThrottleStore } from './security/login-throttle-store';
+import { CallbackStore } from './callbacks/callback-store';
+import { CallbackService } from './callbacks/callback-service';
+import { CallbackDelivery } from './callbacks/callback-delivery';
+import { CallbackOperations } from './callbacks/callback-operations';
+import { CHANNEL_MODULES, Gateways } from './payments/channels';
+import { Channels } from './payments/channel-gateway';
+import { ChannelOrders } from './payments/channel-orders';
+import { NotificationService } from './payments/notification-service';
+import { PaymentArgs } from './payments/payment-args';
+import { PaymentReconciler } from './payments/payment-reconciler';
+import { PaymentStore } from './payments/payment-store';
+import { RefundFollower } from './payments/refund-follower';
+import { RefundService } from './payments/refund-service';
+import { Settlement } from './payments/settlement';
+import type { Payments } from './payments/payment-services';
+import { createProfitSharing } from './profit-sharing/ps-services';
+import type { ProfitSharingService } from './profit-sharing/ps-service';
+import { ReconStore } from './reconciliation/recon-store';
+import { ReconciliationService } from './reconciliation/recon-service';
+import { DailyReconciliation } from './reconciliation/daily-reconciliation';
+import { createSandbox, type Sandbox } from './sandbox/sandbox';
+import { SelfClients } from './frontends/self-client';
+import { startJobWorker, type JobKind } from './jobs/job-worker';
+import type { Loop } from './jobs/loop';
+import { startExpiryWorker } from './jobs/expiry';
+import { startHousekeeping } from './jobs/housekeeping';
+import { startReconcileScheduler } from './jobs/reconcile-scheduler';
+import { startSealer } from './chain/sealer';
+import { startAnchoring } from './chain/anchor/start';
+import { checkRegistry, kitJobs } from './jobs/registry';
+import { FollowUp } from './jobs/follow-up';
 
-export interface Services extends PaymentServices {
+export interface Services {
   apps: AppService;
   merchants: MerchantService;
   prepay: PrepayService;
@@ -26,27 +69,183 @@ export interface Services extends PaymentServices {
   jobs: Jobs;
   /** What `GET /metrics` reports; services call its typed methods (callback attempts, reconciliations). */
   metrics: Metrics;
+  /** The brute-force limit every login goes through (merchants' logins use it already). */
+  logins: LoginThrottle;
+  /** Whether the database answers (`GET /health`). */
+  database: DatabaseProbe;
+  /** Where calls on a merchant's behalf may go (CALLBACK_ALLOW_PRIVATE): every URL a merchant gives is checked with it, every such call made through its agents. */
+  outbound: OutboundPolicy;
+  payments: Payments;
+  /** 4.8 */
+  profitSharing: ProfitSharingService;
+  callbacks: CallbackService;
+  /** The callback operations API (`/callbacks`): list, resend, recover. */
+  callbackOps: CallbackOperations;
+  /** Daily statement reconciliation (docs/reconciliation.md). */
+  reconciliation: ReconciliationService;
+  /** Its daily run: the scheduler adds the due days' jobs. */
+  dailyReconciliation: DailyReconciliation;
+  /** Present when SANDBOX_ENABLED. */
+  sandbox?: Sandbox;
+  /** This service's own URL (`self-url.ts`). */
+  selfUrl: SelfUrl;
+  /** Clients of the public API signed as an app: the front-end routers act as merchant backends through them. */
+  selfClients: SelfClients;
+  /** The queues the job workers run: the registry's (`jobs/registry.ts`) and, when enabled, the sandbox's. */
+  jobKinds: JobKind[];
 }
 
-export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, _log: Logger): Services {
+/** A health check answers within this even when the database hangs (load balancers time out checks after a few seconds). */
+const HEALTH_PROBE_MS = 2_000;
+
+export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, log: Logger, selfUrl: SelfUrl): Services {
   const { db } = handle;
-  const events = new OrderEvents();
-  const merchantStore = new MerchantStore(db);
+
+  // The base: metrics, apps, merchants, logins, the job queues.
+  const metrics = new Metrics();
   const appStore = new AppStore(db);
   const apps = new AppService(appStore, masterKey, new TableReplayGuard(appStore));
+  const merchantStore = new MerchantStore(db);
   const merchantFacts = new MerchantFacts(merchantStore);
-  const metrics = new Metrics();
-  const base = {
+  const logins = new LoginThrottle(
+    new LoginThrottleStore(db),
+    { maxFailures: config.LOGIN_MAX_FAILURES, lockoutMs: config.LOGIN_LOCKOUT },
+    log.child({ part: 'logins' }),
     metrics,
-    apps,
-    events,
-    jobs: new Jobs(new JobStore(db, handle.dialect)),
-    merchants: new MerchantService(merchantStore, apps, merchantFacts),
-    chain: createChainServices(config, handle, masterKey, apps),
-    prepay: new PrepayService(new PrepayStore(db), merchantFacts, events, {
-      orderTtlMs: config.ORDER_TTL,
-      holdMs: config.WAIT_FOR_FINISH_HOLD,
-    }),
+  );
+  const outbound = new OutboundPolicy(config.CALLBACK_ALLOW_PRIVATE);
+  const merchants = new MerchantService(merchantStore, apps, merchantFacts, logins, outbound);
+  const jobs = new Jobs(new JobStore(db, handle.dialect));
+  const chain = createChainServices(config, handle, masterKey, apps);
+
+  // Orders and their callbacks.
+  const events = new OrderEvents();
+  const prepayStore = new PrepayStore(db);
+  const transitions = new OrderTransitions(prepayStore, events);
+  const callbackStore = new CallbackStore(db);
+  const callbacks = new CallbackService(jobs, callbackStore);
+
+  // Payments: channels, channel orders, settlement, refunds, then the prepay service whose expiry
+  // closes the channel order first (the channel orders are its expiry guard).
+  const plog = log.child({ part: 'payments' });
+  const paymentStore = new PaymentStore(db);
+  const gateways = new Gateways(config, selfUrl);
+  const channels = new Channels(CHANNEL_MODULES, config, gateways, plog);
+  const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, plog);
+  const channelOrders = new ChannelOrders(
+    paymentStore,
+    channels,
+    settlement,
+    jobs,
+    { signType: config.PAY_SIGN_TYPE, querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT },
+    plog,
+    metrics,
+  );
+  const prepay = new PrepayService(prepayStore, merchantFacts, events, transitions, channelOrders, {
+    orderTtlMs: config.ORDER_TTL,
+    holdMs: config.WAIT_FOR_FINISH_HOLD,
+  });
+  const followOpts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT, querySchedule: config.PAYMENT_QUERY_SCHEDULE };
+  const refunds = new RefundService(paymentStore, merchants, channels, jobs, followOpts, plog);
+  const payments: Payments = {
+    args: new PaymentArgs(paymentStore, prepay, merchants, channels, channelOrders),
+    refunds,
+    notifications: new NotificationService(paymentStore, channels, settlement, plog),
+    channelOrders,
+    settlement,
+    gateways,
+    state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
   };
-  return { ...base, ...createPaymentServices(config, handle, base, _log) };
+
+  // Profit sharing and reconciliation, on top of the payments.
+  const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, channels, metrics }, log);
+  const rlog = log.child({ part: 'reconciliation' });
+  const reconciliation = new ReconciliationService(new ReconStore(db), channels, paymentStore, channelOrders, settlement, rlog, metrics);
+  const dailyReconciliation = new DailyReconciliation(reconciliation, jobs, { at: config.RECONCILE_AT, retrySchedule: config.RECONCILE_RETRY_SCHEDULE }, rlog);
+
+  // The sandbox plays the payment platform; only when SANDBOX_ENABLED.
+  const sandbox = config.SANDBOX_ENABLED ? createSandbox(config, handle, jobs, (appId) => apps.secretOf(appId)) : undefined;
+
+  const jobKinds = checkRegistry([
+    ...kitJobs(config, {
+      profitSharingFollower: sharing.follower,
+      callbackDelivery: new CallbackDelivery(
+        callbackStore,
+        merchants,
+        apps,
+        { timeoutMs: config.CALLBACK_TIMEOUT, outbound },
+        log.child({ part: 'callbacks' }),
+        metrics,
+      ),
+      paymentReconciler: new FollowUp(new PaymentReconciler(paymentStore, prepay, channels, channelOrders, followOpts, plog), followOpts, metrics),
+      refundFollower: new FollowUp(new RefundFollower(paymentStore, channels, refunds, settlement, followOpts, plog), followOpts, metrics),
+      dailyReconciliation,
+    }),
+    ...(sandbox?.jobs ?? []),
+  ]);
+
+  // What the metrics read when scraped.
+  const sink = logSinkOf(log);
+  metrics.readHeldCallsFrom(() => events.waiting);
+  if (sink) metrics.readLogStatsFrom(() => ({ dropped: sink.droppedTotal, bufferedBytes: sink.bufferedBytes }));
+  metrics.countChainQueueWith(() => chain.stores.ledger.queueDepth());
+  metrics.countOutboxWith(() => jobs.store.depth('callback'));
+
+  return {
+    apps,
+    merchants,
+    prepay,
+    events,
+    chain,
+    jobs,
+    metrics,
+    logins,
+    database: new DatabaseProbe(db, Math.min(config.DATABASE_STATEMENT_TIMEOUT, HEALTH_PROBE_MS)),
+    outbound,
+    payments,
+    profitSharing: sharing.service,
+    callbacks,
+    callbackOps: new CallbackOperations(callbackStore, merchants, jobs),
+    reconciliation,
+    dailyReconciliation,
+    sandbox,
+    selfUrl,
+    selfClients: new SelfClients(apps, selfUrl),
+    jobKinds,
+  };
+}
+
+/** One piece of background work: a loop, or the worker of one queue. */
+export interface BackgroundWork {
+  name: string;
+  /** Starts it; undefined when it is off (anchoring without its settings). */
+  start(): Loop | undefined;
+}
+
+/**
+ * The background work of this process, built from the services: `runtime.ts` starts it once the
+ * service listens (a job calling the sandbox's channel needs the service's own URL) and stops it
+ * before the database closes. The `kit` command starts none.
+ */
+export function backgroundWork(config: Config, handle: DbHandle, services: Services, log: Logger): BackgroundWork[] {
+  const { metrics } = services;
+  return [
+    { name: 'expiry', start: () => startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log) },
+    { name: 'housekeeping', start: () => startHousekeeping(services.apps, services.logins, log) },
+    { name: 'reconcile.schedule', start: () => startReconcileScheduler(services.dailyReconciliation, log) },
+    ...services.jobKinds.map((k) => ({
+      name: k.handler.queue,
+      start: () => startJobWorker(services.jobs, k, config.CALLBACK_POLL_INTERVAL, log.child({ part: k.handler.queue })),
+    })),
+    ...(config.CHAIN_SEALER
+      ? [
+          {
+            name: 'chain.seal',
+            start: () =>
+              startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log, (ms, acceptedAt, failed) => metrics.chainSealed(ms, acceptedAt, failed)),
+          },
+        ]
+      : []),
+    { name: 'chain.anchor', start: () => startAnchoring(config, handle, services, log) },
+  ];
 }

@@ -9,6 +9,16 @@ import { encodeQuery, signRequest, type QueryInput } from './signing';
 import type { ZodType } from 'zod';
 import { describeZodError } from './api/common';
 import {
+  callbackListResponseSchema,
+  callbackRecoverResponseSchema,
+  callbackResendResponseSchema,
+  type CallbackListQuery,
+  type CallbackListResponse,
+  type CallbackRecoverRequest,
+  type CallbackRecoverResponse,
+  type CallbackResendResponse,
+} from './api/callbacks';
+import {
   createMerchantResponseSchema,
   loginResponseSchema,
   paySuccessSchema,
@@ -19,6 +29,12 @@ import {
   type PaymentChannel,
 } from './api/merchant';
 import { createPrepayResponseSchema, prepayDetailSchema, type CreatePrepayRequest, type CreatePrepayResponse, type PrepayDetail } from './api/prepay';
+import {
+  reconciliationListResponseSchema,
+  reconciliationResponseSchema,
+  type ReconciliationListResponse,
+  type ReconciliationResponse,
+} from './api/reconciliation';
 import {
   appPayResponseSchema,
   miniProgramPayResponseSchema,
@@ -196,7 +212,7 @@ export class KitClient {
     return this.expect('success', 'POST', '/submerchant-pay/', { body: { orderId: null, ...req }, schema: createPrepayResponseSchema });
   }
 
-  /** 4.2 detail. With `wait`, the service holds the answer until the order leaves `active` or the hold ends. */
+  /** 4.2 the order: its status, amount and times. With `wait`, the service holds the answer until the order leaves `active` or the hold ends. */
   async prepayDetail(prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<PrepayDetail> {
     const answer = await this.call<PrepayDetail & { error?: string }>('GET', `/submerchant-pay/prePay/${encodeURIComponent(prepayId)}`, {
       query: { waitForFinish: opts.wait ? 1 : 0 },
@@ -303,6 +319,40 @@ export class KitClient {
   /** What the order may share (30 %), has shared, and whether the rest was released. */
   profitSharingAmounts(prepayId: string): Promise<SharingAmountsResponse> {
     return this.expect('success', 'GET', `/submerchant-pay/profitSharing/amounts/${encodeURIComponent(prepayId)}`, { schema: sharingAmountsResponseSchema });
+  }
+
+  // ---- callback operations (design 5.3) ----------------------------------------------------
+
+  /**
+   * The callbacks of an order (`{prepayId}`) or of a merchant (`{merchantId, state?, since?, until?}`;
+   * a parent merchant's include its sub-merchants'), newest first, each with every attempt. Pass the
+   * answer's `data.next` as `cursor` for the next page.
+   */
+  callbacks(query: CallbackListQuery): Promise<CallbackListResponse> {
+    return this.expect('success', 'GET', '/callbacks', { query: { ...query }, schema: callbackListResponseSchema });
+  }
+
+  /** Delivers a callback again now, freshly signed, as a new series of attempts; one already pending is left as it is (`resent: false`). */
+  resendCallback(id: string): Promise<CallbackResendResponse> {
+    return this.expect('success', 'POST', '/callbacks/resend', { body: { id }, schema: callbackResendResponseSchema });
+  }
+
+  /** Resends every given-up callback of a merchant (and its sub-merchants) created in `[since, until)`; answers how many. */
+  recoverCallbacks(req: CallbackRecoverRequest): Promise<CallbackRecoverResponse> {
+    return this.expect('success', 'POST', '/callbacks/recover', { body: req, schema: callbackRecoverResponseSchema });
+  }
+
+  // ---- daily statement reconciliation ----------------------------------------------------
+
+  /** The reconciled days, newest first, with the counts of this app's merchants' differences. */
+  reconciliations(query: { limit?: number; before?: string } = {}): Promise<ReconciliationListResponse> {
+    const q = { ...(query.limit !== undefined ? { limit: String(query.limit) } : {}), ...(query.before ? { before: query.before } : {}) };
+    return this.expect('success', 'GET', '/reconciliation', { query: q, schema: reconciliationListResponseSchema });
+  }
+
+  /** A China date's (`YYYY-MM-DD`) reconciliation: the differences of this app's merchants; `not_found` until the day is reconciled. */
+  reconciliation(date: string): Promise<ReconciliationResponse> {
+    return this.expect('success', 'GET', `/reconciliation/${encodeURIComponent(date)}`, { schema: reconciliationResponseSchema });
   }
 
   // ---- 4.9–4.11 donations ----------------------------------------------------------------

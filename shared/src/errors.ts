@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   invalid_amount: { code: 'E0005', http: 400, msg: 'The amount is invalid' },
   route_not_found: { code: 'E0006', http: 404, msg: 'No such endpoint' },
   method_not_allowed: { code: 'E0007', http: 405, msg: 'Method not allowed on this endpoint' },
+  login_throttled: { code: 'E0008', http: 429, msg: 'Too many failed logins; try again after Retry-After seconds' },
   // Authentication (401)
   signature_missing: { code: 'E0010', http: 401, msg: 'The request is not signed' },
   signature_malformed: { code: 'E0011', http: 401, msg: 'The signature fields are malformed' },
@@ -30,6 +31,7 @@ export const ERROR_CATALOGUE = {
   unknown_app: { code: 'E0023', http: 400, msg: 'No such app' },
   profit_sharing_not_enabled: { code: 'E0024', http: 400, msg: 'Profit sharing is not enabled for this merchant' },
   payment_params_missing: { code: 'E0025', http: 400, msg: 'The merchant has no payment parameters for this channel' },
+  url_not_public: { code: 'E0026', http: 400, msg: "The URL points into the operator's own network (loopback, private or link-local address)" },
   // Orders and payments
   order_not_active: { code: 'E0030', http: 409, msg: 'The order is expired or does not exist' },
   order_not_paid: { code: 'E0031', http: 409, msg: 'The order has not been paid' },
@@ -55,6 +57,7 @@ export const ERROR_CATALOGUE = {
   profit_sharing_receiver_unknown: { code: 'E0061', http: 400, msg: 'The receiver was not added for this merchant' },
   profit_sharing_order_conflict: { code: 'E0062', http: 409, msg: 'This outOrderNo was already used for a different request' },
   profit_sharing_finished: { code: 'E0063', http: 409, msg: 'Profit sharing of this order has been finished' },
+  profit_sharing_refund_requested: { code: 'E0064', http: 409, msg: 'A refund of this order was requested; it can no longer be shared' },
   // POS display router (/pos/api)
   pos_not_sub_merchant: { code: 'E0070', http: 403, msg: 'Only a sub-merchant can use the POS display' },
   pos_points_session_invalid: { code: 'E0071', http: 400, msg: 'The points session is unknown or has ended; start it again' },
@@ -68,6 +71,7 @@ export const ERROR_CATALOGUE = {
   mp_upstream_unreachable: { code: 'E0084', http: 503, msg: 'The service could not be reached from the mini-program router' },
   // Server side
   shutting_down: { code: 'E0090', http: 503, msg: 'The service is shutting down' },
+  unavailable: { code: 'E0091', http: 503, msg: 'The database cannot be reached right now; retry after Retry-After seconds' },
   internal: { code: 'E0099', http: 500, msg: 'Internal error' },
 } as const satisfies Record<string, { code: string; http: number; msg: string }>;
 

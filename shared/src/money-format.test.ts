@@ -46,21 +46,23 @@ describe('money on screen', () => {
 });
 
 describe('points on screen', () => {
-  it('writes five decimals and the unit of each language', () => {
+  it('writes five decimals and the unit of each language, no decimals for a whole number (the API keeps five)', () => {
     expect(formatPointsAmount(1_250_000, 'en')).toBe('12.50000\u00a0points');
     expect(formatPointsAmount(1_250_000, 'zh-CN')).toBe('12.50000积分');
-    expect(formatPointsAmount(0, 'en')).toBe('0.00000\u00a0points');
+    expect(formatPointsAmount(0, 'en')).toBe('0\u00a0points');
     expect(formatPointsAmount(1, 'zh-CN')).toBe('0.00001积分');
   });
 
   it('groups thousands of the largest points amount', () => {
-    expect(formatPointsAmount(MAX_POINT_UNITS, 'en')).toBe('10,000,000,000.00000\u00a0points');
-    expect(pointsParts(123_456_700_000, 'zh-CN')).toEqual({ sign: '', currency: '', whole: '1,234,567', fraction: '00000', unit: '积分' });
+    expect(formatPointsAmount(MAX_POINT_UNITS, 'en')).toBe('10,000,000,000\u00a0points');
+    expect(pointsParts(123_456_700_000, 'zh-CN')).toEqual({ sign: '', currency: '', whole: '1,234,567', fraction: '', unit: '积分' });
     expect(formatPointsAmount(-150_000, 'en')).toBe('-1.50000\u00a0points');
   });
 
   it('reads balances from the wire', () => {
-    expect(formatPointsText('100.00000', 'en')).toBe('100.00000\u00a0points');
+    expect(formatPointsText('100.00000', 'en')).toBe('100\u00a0points');
+    expect(formatPointsText('1000000000', 'zh-CN')).toBe('1,000,000,000积分');
+    expect(formatPointsText('0.00001', 'en')).toBe('0.00001\u00a0points');
     expect(formatPointsText('87.5', 'zh-CN')).toBe('87.50000积分');
     expect(formatPointsText('n/a', 'en')).toBe(`n/a ${POINTS_UNIT.en}`);
   });

@@ -1,7 +1,8 @@
 /**
  * The one way amounts are written on a screen, in both languages and both front ends:
  * money as `¥1,234,567.80` (currency sign, thousands separators, two decimals), points as
- * `1,234.50000 points` / `1,234.50000 积分` (five decimals and their unit). Built on the integer
+ * `1,234.50000 points` / `1,234.50000 积分` (five decimals and their unit), or `100 points` / `100积分`
+ * when they are whole (the API keeps its five decimals: section 2.6). Built on the integer
  * helpers of `money.ts`: nothing here goes through a float.
  */
 import type { Lang } from './i18n';
@@ -20,7 +21,7 @@ export interface AmountParts {
   currency: string;
   /** The whole part with thousands separators: `1,000,000`. */
   whole: string;
-  /** The decimals, always all of them: `00` for money, `50000` for points. */
+  /** The decimals: always both for money (`00`); all five for points (`50000`), none for whole points. */
   fraction: string;
   /** ` points` / `积分` for points, empty for money. */
   unit: string;
@@ -43,12 +44,18 @@ export function moneyParts(cents: number): AmountParts {
 }
 
 export function pointsParts(units: number, lang: Lang): AmountParts {
-  return { ...split(units, POINT_SCALE), currency: '', unit: POINTS_UNIT[lang] };
+  const p = split(units, POINT_SCALE);
+  return { ...p, fraction: /^0+$/.test(p.fraction) ? '' : p.fraction, currency: '', unit: POINTS_UNIT[lang] };
+}
+
+/** `1,234.50`, or `100` when there are no decimals to write. */
+export function partsNumber(p: AmountParts): string {
+  return p.fraction ? `${p.whole}.${p.fraction}` : p.whole;
 }
 
 /** Joins parts the way every screen writes them: `-¥1,234.50`, `1,234.50000 points`, `1,234.50000 积分`. */
 export function joinParts(p: AmountParts): string {
-  const number = `${p.sign}${p.currency}${p.whole}.${p.fraction}`;
+  const number = `${p.sign}${p.currency}${partsNumber(p)}`;
   if (!p.unit) return number;
   // Chinese sets a unit right after the number; English keeps a (non-breaking) space.
   return /^[\u3000-\u9fff]/.test(p.unit) ? `${number}${p.unit}` : `${number}\u00a0${p.unit}`;
@@ -59,7 +66,7 @@ export function formatMoney(cents: number): string {
   return joinParts(moneyParts(cents));
 }
 
-/** 150000 point units → "1.50000 points" / "1.50000积分". */
+/** 150000 point units → "1.50000 points" / "1.50000积分"; 100000 → "1 points" / "1积分". */
 export function formatPointsAmount(units: number, lang: Lang): string {
   return joinParts(pointsParts(units, lang));
 }
@@ -88,7 +95,7 @@ export function moneyTextParts(text: string): AmountParts | null {
   return cents === null ? null : moneyParts(cents);
 }
 
-/** A points decimal from the wire ("100.5") → "100.50000 points"; text that is no amount is shown as it came. */
+/** A points decimal from the wire ("100.5") → "100.50000 points", ("100.00000") → "100 points"; text that is no amount is shown as it came. */
 export function formatPointsText(text: string, lang: Lang): string {
   const units = decimalUnits(text, POINT_SCALE);
   return units === null ? `${text} ${POINTS_UNIT[lang]}` : formatPointsAmount(units, lang);

@@ -43,7 +43,9 @@ describe('options', () => {
       filter: 'held',
       databaseUrl: undefined,
       heapSnapshots: false,
+      protocol: 'v3',
     });
+    expect(parseOptions([], { BENCH_PROTOCOL: 'v2' }).protocol).toBe('v2');
     expect(parseOptions([], { BENCH_DURATION: '2.5', BENCH_HOLDS: '400' })).toMatchObject({ duration: 2.5, holds: 400, filter: undefined });
   });
 
@@ -52,6 +54,7 @@ describe('options', () => {
     expect(() => parseOptions([], { BENCH_INSTANCES: '2' })).toThrow(/BENCH_DATABASE_URL/);
     expect(() => parseOptions([], { BENCH_DURATION: 'ten' })).toThrow(/BENCH_DURATION/);
     expect(() => parseOptions([], { BENCH_DATABASE_URL: 'mysql://x' })).toThrow(/postgres/);
+    expect(() => parseOptions([], { BENCH_PROTOCOL: 'v1' })).toThrow(/BENCH_PROTOCOL/);
     const pg = parseOptions([], { BENCH_DATABASE_URL: 'postgres://u@h/db', BENCH_INSTANCES: '2' });
     expect(configurationKey(pg)).toBe('postgresql-2');
     expect(configurationKey(parseOptions([], {}))).toBe('sqlite-1');

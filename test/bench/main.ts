@@ -27,7 +27,7 @@ async function main() {
   const started = Date.now();
   const loadAtStart = loadAverage();
   const backend = opts.databaseUrl ? 'PostgreSQL' : 'SQLite';
-  console.log(`bench: ${chosen.length} scenario(s), ${backend}, ${opts.instances} instance(s), ${opts.duration} s per load run`);
+  console.log(`bench: ${chosen.length} scenario(s), ${backend}, ${opts.instances} instance(s), protocol ${opts.protocol}, ${opts.duration} s per load run`);
 
   const fleet = await Fleet.start(opts);
   let bench: Bench | undefined;
@@ -75,6 +75,7 @@ async function main() {
         Object.entries(SERVICE_SETTINGS)
           .map(([k, v]) => `${k}=${k === 'CALLBACK_RETRY_SCHEDULE' ? '2s,…' : v}`)
           .join(', ') +
+        `, PAY_PROTOCOL=${opts.protocol}${opts.protocol === 'v3' ? ' (key pairs, ids and APIv3 key generated for the run, public-key mode)' : ''}` +
         `; ${logged} log lines written`,
       loadAverage: `${loadAtStart} at the start, ${loadAverage()} at the end`,
     },
@@ -85,7 +86,7 @@ async function main() {
     const file = path.resolve(REPO, opts.output);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
-    fs.writeFileSync(file, updateDocument(existing, configurationKey(opts), table, INTRO));
+    fs.writeFileSync(file, updateDocument(existing, (opts.filter === 'soak' ? 'soak-' : '') + configurationKey(opts), table, INTRO));
     console.log(`written to ${path.relative(process.cwd(), file)}`);
   }
 }

@@ -58,3 +58,28 @@ it('serves the POS display and the mini-program under /kit, end to end', async (
   await phone.close();
   await counter.close();
 });
+
+it('serves the front page and the sandbox page under /kit, with links under /kit', async () => {
+  const page = await browser.newPage();
+  const problems = watchConsole(page);
+  try {
+    for (const at of [kit.url, `${kit.url}/`]) {
+      expect((await page.goto(at))?.status()).toBe(200);
+      expect(await page.locator('h2 a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).toEqual([
+        '/kit/pos/',
+        '/kit/mp/',
+        '/kit/console/',
+        '/kit/docs/',
+        '/kit/sandbox/',
+      ]);
+    }
+    await page.goto(`${kit.url}/sandbox`);
+    expect(page.url()).toBe(`${kit.url}/sandbox/`);
+    await page.getByTestId('faults-reset').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=faults-message]')?.className.includes('ok'));
+    expect(await page.locator('a[href="/kit/"]').count()).toBe(1);
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+});

@@ -138,6 +138,12 @@ describe('mini-program H5 page in Chromium', () => {
     await page.waitForURL(/sandboxResult=paid/);
     await expectState(page, 'success');
     expect(await textOf(page, 'mp-amount')).toBe('¥23.45');
+    // A drawn check mark, not a glyph that some fonts turn into √.
+    expect(await textOf(page, 'mp-result-icon')).toBe('');
+    expect(await page.getByTestId('mp-result-check').evaluate((el) => [getComputedStyle(el).transform, getComputedStyle(el).borderBottomWidth])).toEqual([
+      expect.stringMatching(/^matrix\(0\.70/),
+      expect.not.stringMatching(/^0px$/),
+    ]);
     // The receipt: merchant, amount, time and order number.
     expect(await textOf(page, 'mp-merchant')).toBe('Corner Shop');
     expect(await textOf(page, 'mp-order-number')).toBe(id);

@@ -96,6 +96,9 @@ describe('POS display in Chromium (1280×800)', () => {
     const link = await decodeQr(page.getByTestId('pay-qr'));
     expect(link).toBe(`${kit.url}/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${prepayId}`)}`);
     expect(parseScene(new URL(link.replace('#', '')).searchParams.get('scene'))).toBe(prepayId);
+    // Outside production the link is also text to copy, and the display says a phone cannot open 127.0.0.1.
+    expect(await page.getByTestId('dev-link').inputValue()).toBe(link);
+    await expectText(page, 'dev-hint', /a phone cannot open 127\.0\.0\.1.*(open the display at http:\/\/[0-9.]+:\d+\/pos\/|POS_MP_LINK_PREFIX)/);
 
     await page.reload();
     await page.getByTestId('pay-qr').waitFor();
@@ -106,6 +109,8 @@ describe('POS display in Chromium (1280×800)', () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="view-scancode"]')?.getAttribute('aria-selected') === 'true');
     codeUrl = await decodeQr(page.getByTestId('pay-qr'));
     expect(codeUrl).toMatch(/^weixin:\/\/wxpay\/bizpayurl\?pr=/);
+    expect(await page.getByTestId('dev-link').inputValue()).toBe(codeUrl);
+    await expectText(page, 'dev-hint', /\/sandbox\//);
   });
 
   it('shows "paid" with the payment time as soon as the sandbox payment goes through', async () => {
@@ -167,6 +172,10 @@ describe('POS display in Chromium (1280×800)', () => {
     await page.getByTestId(`order-${prepayId}`).waitFor();
     await expectText(page, `order-status-${prepayId}`, /^Paid$/);
     await expectText(page, `order-paid-${prepayId}`, /^at \d\d:\d\d:\d\d$/);
+    // The day's total of paid orders: 23.45 + 1.00 + 2.01 + 3.02 + 4.03 + 5.04 + 4.44.
+    await expectText(page, 'orders-total', 'Paid today ¥42.99');
+    // Refund on a line is a quiet outlined button, not a solid red one on every row.
+    expect(await page.getByTestId(`refund-${prepayId}`).evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(255, 255, 255)');
     await page.getByTestId(`refund-${prepayId}`).click();
     await expectText(page, 'refund-amount', '¥23.45');
     await page.getByTestId('refund-cancel').click();
@@ -177,6 +186,7 @@ describe('POS display in Chromium (1280×800)', () => {
       timeout: 15_000,
     });
     await expectText(page, `order-status-${prepayId}`, 'Refunded');
+    await expectText(page, 'orders-total', 'Paid today ¥19.54');
     expect(await page.getByTestId(`refund-${prepayId}`).count()).toBe(0);
     // The service agrees.
     expect((await f.client.prepayDetail(prepayId)).status).toBe('refunded');

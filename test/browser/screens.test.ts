@@ -261,7 +261,7 @@ describe('POS display screens', () => {
     await page.getByTestId('points-max').fill('2000000000');
     await page.getByTestId('points-check').click();
     await page.getByTestId('points-over-balance').waitFor();
-    expect(await page.getByTestId('points-form-balance').textContent()).toBe('Balance: 1,000,000,000.00000\u00a0points');
+    expect(await page.getByTestId('points-form-balance').textContent()).toBe('Balance: 1,000,000,000\u00a0points');
     // Every message at once: the balance, the warning about the maximum, and a failure.
     await context.setOffline(true);
     await page.getByTestId('points-start').click();
@@ -278,6 +278,9 @@ describe('POS display screens', () => {
     await screens('points-ended');
 
     await page.getByTestId('points-next').click();
+    // The next customer starts blank (the point type stays): they scan their member code.
+    expect(await page.getByTestId('points-token').inputValue()).toBe('PTS');
+    await page.getByTestId('points-user').fill('alice');
     await page.getByTestId('points-max').fill('12.5');
     await page.getByTestId('points-start').click();
     await page.getByTestId('points-qr').waitFor();
@@ -285,7 +288,7 @@ describe('POS display screens', () => {
     expect((await upload(f.client, [{ type: 'chainPay', args: { id: 'pay-1', code, amount: '12.5' } }])).body.status).toBe('pending');
     await settle(f.client, [i2c('chainPay', 'pay-1')], 10_000);
     await page.getByTestId('points-done').waitFor({ timeout: 15_000 });
-    expect(await page.getByTestId('points-before').textContent()).toBe('1,000,000,000.00000\u00a0points');
+    expect(await page.getByTestId('points-before').textContent()).toBe('1,000,000,000\u00a0points');
     expect(await page.getByTestId('points-after').textContent()).toBe('999,999,987.50000\u00a0points');
     await screens('points-done');
     expectNoProblems(problems.splice(0));

@@ -24,8 +24,9 @@ describe('README', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(200);
   });
 
-  it('tours the demo, the POS, the payer page and a signed call', () => {
-    for (const part of ['npm run kit -- demo create', '/pos/', '/mp/', '/sandbox/pay', 'openssl dgst -sha256 -hmac', 'curl']) expect(readme).toContain(part);
+  it('tours the demo, the POS, the payer page, the console and a signed call', () => {
+    for (const part of ['npm run kit -- demo create', '/pos/', '/mp/', '/sandbox/pay', '/console/', 'openssl dgst -sha256 -hmac', 'curl'])
+      expect(readme).toContain(part);
   });
 });
 

@@ -4,6 +4,7 @@
  * loopback (and refused when signed with another secret, so the check can fail).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -22,8 +23,8 @@ function recipe(name: string, text = doc): string {
   return m[1];
 }
 
-async function bash(script: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 });
+async function bash(script: string, env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<string> {
+  const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000, cwd });
   return stdout.trim();
 }
 
@@ -56,9 +57,12 @@ describe('docs/signing.md', () => {
       expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
     });
 
-    it('is accepted as the README tour writes it', async () => {
+    it('is accepted as the README tour writes it, with the app id and secret taken from demo.json', async () => {
       const { appId, appSecret } = await kit.newApp();
-      const answer = JSON.parse(await bash(recipe('readme-signed-call', readme), { KIT_URL: kit.url, APP_ID: appId, APP_SECRET: appSecret }));
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-readme-'));
+      fs.writeFileSync(path.join(dir, 'demo.json'), `${JSON.stringify({ appId, appSecret, subMerchantId: 'SM1', password: 'x' })}\n`);
+      const answer = JSON.parse(await bash(recipe('readme-signed-call', readme), { KIT_URL: kit.url }, dir));
+      fs.rmSync(dir, { recursive: true, force: true });
       expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
     });
 

@@ -1,6 +1,8 @@
 /**
- * `@kit/shared` as a merchant's backend gets it: packed (`npm pack -w shared`), installed into a
- * project outside this workspace (zod comes from the registry), imported from an ES module and from
+ * `@kit/shared` as a merchant's backend gets it: packed (`npm pack -w shared`) into the project's
+ * own `vendor/` folder and installed from there, as docs/api.md says, so that the project records a
+ * path inside itself (`file:vendor/…`) that survives a fresh clone and `npm ci`, not one into /tmp
+ * (zod comes from the registry), imported from an ES module and from
  * CommonJS, and type-checked by a NodeNext TypeScript project; both scripts make signed calls
  * against a running kit.
  */
@@ -45,7 +47,8 @@ describe('the @kit/shared package', () => {
     const built = await buildTargets(['shared'], { say: () => undefined });
     expect(built[0].status).not.toBe('failed');
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-backend-'));
-    const out = execFileSync('npm', ['pack', '-w', 'shared', '--pack-destination', project, '--json'], {
+    fs.mkdirSync(path.join(project, 'vendor'));
+    const out = execFileSync('npm', ['pack', '-w', 'shared', '--pack-destination', path.join(project, 'vendor'), '--json'], {
       cwd: ROOT,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,7 +66,7 @@ describe('the @kit/shared package', () => {
       'package.json',
     ]);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'merchant-backend', version: '1.0.0', private: true }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(project, filename)], {
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `./vendor/${filename}`], {
       cwd: project,
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: 180_000,
@@ -96,6 +99,21 @@ describe('the @kit/shared package', () => {
     expect((await client.prepayDetail(esm.prepayId)).totalAmount).toBe('12.34');
     expect((await client.prepayDetail(cjs.prepayId)).totalAmount).toBe('5.00');
   });
+
+  it('is recorded as a path inside the project, so a fresh clone installs it again with npm ci', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8'));
+    expect(pkg.dependencies['@kit/shared']).toBe('file:vendor/kit-shared-0.1.0.tgz');
+    // The project moved elsewhere (a clone on another machine): the recorded path still resolves.
+    const moved = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-backend-clone-'));
+    try {
+      for (const f of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(project, f), path.join(moved, f));
+      fs.cpSync(path.join(project, 'vendor'), path.join(moved, 'vendor'), { recursive: true });
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: moved, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 });
+      expect(fs.existsSync(path.join(moved, 'node_modules/@kit/shared/dist/index.js'))).toBe(true);
+    } finally {
+      fs.rmSync(moved, { recursive: true, force: true });
+    }
+  }, 200_000);
 
   it('type-checks in a NodeNext TypeScript project, top-level await included', () => {
     fs.writeFileSync(path.join(project, 'check.mts'), TYPED);

@@ -110,13 +110,17 @@ describe('npm start', () => {
     started.push(s);
     const lines = ownLines(s.stderr());
     const ready = lines.findIndex((l) => l.startsWith('kit ready'));
-    // One line per front end before the service starts, nothing else.
+    // One line per front end before the service starts, nothing else, and no warning in them.
     expect(lines.slice(0, ready)).toEqual([
       expect.stringMatching(/^build {2}pos-display\s+built in [0-9.]+ s/),
+      expect.stringMatching(/^build {2}console\s+built in [0-9.]+ s/),
       expect.stringMatching(/^build {2}miniprogram-h5\s+built in [0-9.]+ s/),
     ]);
     const banner = lines.slice(ready).join('\n');
-    for (const address of ['/pos/', '/mp/', '/docs/', '/openapi.json', '/metrics', '/sandbox/']) expect(banner).toContain(`${s.url}${address}`);
+    for (const address of ['/pos/', '/console/', '/mp/', '/docs/', '/openapi.json', '/metrics', '/sandbox/']) expect(banner).toContain(`${s.url}${address}`);
+    // The first steps are the README's, and the first two addresses it prints are pages, not JSON 404s.
+    expect(banner).toContain('npm run kit -- demo create --out demo.json');
+    for (const page of ['/', '/sandbox/']) expect((await fetch(`${s.url}${page}`)).headers.get('content-type')).toMatch(/^text\/html/);
 
     browser = await launchChromium();
     const page = await browser.newPage();
@@ -138,8 +142,9 @@ describe('npm start', () => {
     const s = await npmStart([], { NODE_ENV: 'development', DATA_DIR: dataDir });
     started.push(s);
     const lines = ownLines(s.stderr());
-    expect(lines.slice(0, 2)).toEqual([
+    expect(lines.slice(0, 3)).toEqual([
       expect.stringMatching(/^build {2}pos-display\s+up to date$/),
+      expect.stringMatching(/^build {2}console\s+up to date$/),
       expect.stringMatching(/^build {2}miniprogram-h5\s+up to date$/),
     ]);
     process.kill(s.child.pid!, 'SIGINT');

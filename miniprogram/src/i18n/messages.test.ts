@@ -29,6 +29,8 @@ const PAYER_ERRORS = [
   'mp_upstream_failed',
   'mp_upstream_unreachable',
   'shutting_down',
+  'login_throttled',
+  'unavailable',
 ];
 
 describe('payer message catalogue', () => {

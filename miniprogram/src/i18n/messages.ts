@@ -58,6 +58,8 @@ const en = {
   'error.mp_upstream_failed': 'The payment service refused the request. Please try again.',
   'error.mp_upstream_unreachable': 'The payment service cannot be reached right now. Please try again in a moment.',
   'error.shutting_down': 'The service is restarting. Please try again in a moment.',
+  'error.login_throttled': 'Too many failed attempts. Please wait a few minutes and try again.',
+  'error.unavailable': 'The service is busy right now. Please try again in a moment.',
 };
 
 export type MessageKey = keyof typeof en;
@@ -115,6 +117,8 @@ const zhCN: Record<MessageKey, string> = {
   'error.mp_upstream_failed': '支付服务拒绝了请求，请重试。',
   'error.mp_upstream_unreachable': '暂时无法连接支付服务，请稍后重试。',
   'error.shutting_down': '服务正在重启，请稍后重试。',
+  'error.login_throttled': '尝试次数过多，请等待几分钟后重试。',
+  'error.unavailable': '服务繁忙，请稍后重试。',
 };
 
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { usePosApp } from '../state/app';
-import { useStore } from '../state/use-store';
+import { useStore } from '@kit/web-common/use-store';
 import { useT } from '../i18n/use-t';
 import { LoginScreen } from './LoginScreen';
 import { Shell } from './Shell';

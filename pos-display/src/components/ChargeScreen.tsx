@@ -2,11 +2,11 @@
 import { useEffect, useRef } from 'react';
 import { CURRENCY_SIGN } from '@kit/shared/money-format';
 import { usePosApp } from '../state/app';
-import { useStore } from '../state/use-store';
+import { useStore } from '@kit/web-common/use-store';
 import { checkAmount, type KeypadKey } from '../state/amount-input';
 import { useT } from '../i18n/use-t';
 import { Keypad } from './Keypad';
-import { useFit } from './use-fit';
+import { useFit } from '@kit/web-common/use-fit';
 
 const KEYBOARD: Record<string, KeypadKey> = {
   Backspace: 'back',

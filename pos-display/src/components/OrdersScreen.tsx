@@ -2,13 +2,16 @@
  * Today's orders with their state; a paid one can be refunded after a confirmation. Each line has
  * a row of chips (the order's state and, for an order placed with profit sharing, how much of it
  * was shared: read-only, the back office splits) and the payment time beside them, never inside a chip.
+ * The head says what the paid orders took today. Refund is a quiet outlined button on each line: a
+ * solid red one on every row shouts at the cashier; the confirmation dialog carries the red one.
  */
 import { useEffect } from 'react';
 import { usePosApp } from '../state/app';
-import { useStore } from '../state/use-store';
+import { useStore } from '@kit/web-common/use-store';
+import { paidTotal } from '../state/orders-store';
 import { clockTime } from '../format';
 import { useT } from '../i18n/use-t';
-import { Money } from './Money';
+import { Money } from '@kit/web-common/Money';
 
 export function OrdersScreen() {
   const { orders, route, sale } = usePosApp();
@@ -33,7 +36,16 @@ export function OrdersScreen() {
     <main className="orders">
       <div className="orders-head">
         <h1>{t('orders.title')}</h1>
-        <span className="hint orders-summary">{loaded ? t('orders.summary', { count: list.length, paid: paidCount }) : ''}</span>
+        {loaded && (
+          <span className="orders-summary">
+            <span className="orders-total" data-testid="orders-total">
+              {t('orders.total', { amount: t.money(paidTotal(list)) })}
+            </span>
+            <span className="hint" data-testid="orders-summary">
+              {t('orders.summary', { count: list.length, paid: paidCount })}
+            </span>
+          </span>
+        )}
         <div className="orders-actions">
           <button type="button" className="secondary" data-testid="orders-reload" onClick={() => void orders.getState().load()} disabled={loading}>
             {loading ? t('orders.loading') : t('orders.reload')}
@@ -73,7 +85,7 @@ export function OrdersScreen() {
                 <span className="time">{clockTime(o.createTime)}</span>
                 <span className="ref">{o.prepayId}</span>
               </span>
-              <Money value={o.amount} className="amount" />
+              <Money value={o.amount} lang={t.lang} className="amount" />
               <span className="chips">
                 <span className={`chip status-${status}`} data-testid={`order-status-${o.prepayId}`} data-status={status}>
                   {t(`status.${status}`)}
@@ -106,7 +118,7 @@ export function OrdersScreen() {
                 {o.status === 'finish' && (
                   <button
                     type="button"
-                    className="danger"
+                    className="quiet-danger"
                     data-testid={`refund-${o.prepayId}`}
                     disabled={busy}
                     onClick={() => orders.getState().askRefund(o.prepayId)}
@@ -125,7 +137,7 @@ export function OrdersScreen() {
             <h2 id="refund-title">{t('refund.title')}</h2>
             {target && (
               <div className="dialog-amount-box">
-                <Money value={target.amount} className="dialog-amount" testId="refund-amount" fit />
+                <Money value={target.amount} lang={t.lang} className="dialog-amount" testId="refund-amount" fit />
               </div>
             )}
             <p className="order-ref">{t('pay.orderRef', { id: confirming })}</p>

@@ -2,13 +2,14 @@
  * The customer-facing payment code: large amount and merchant name, the mini-program code (or,
  * switchable, the scan-code QR), and the order's live state from the 4.2 long-poll loop.
  */
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
+import type { PosDevelopmentHelp } from '@kit/shared/api/pos';
 import { usePosApp } from '../state/app';
-import { useStore } from '../state/use-store';
+import { useStore } from '@kit/web-common/use-store';
 import { clockTime } from '../format';
 import { useT } from '../i18n/use-t';
 import { serviceError } from '../i18n/failure';
-import { Money } from './Money';
+import { Money } from '@kit/web-common/Money';
 import { QrCode } from './QrCode';
 
 export function PayScreen({ prepayId }: { prepayId: string }) {
@@ -63,7 +64,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
   const amount = t.money(order.amount);
   return (
     <main className={`pay pay-${status}`}>
-      <section className="pay-code">
+      <section className={`pay-code${order.development && status === 'active' ? ' with-dev' : ''}`}>
         {status === 'active' ? (
           <>
             <div className="switch" role="tablist" aria-label={t('pay.viewLabel')}>
@@ -98,6 +99,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
               </p>
             )}
             <p className="scan-hint">{view === 'miniProgram' ? t('pay.hintMini') : t('pay.hintScan')}</p>
+            {order.development && <DevLinks link={view === 'miniProgram' ? order.miniProgramLink : order.codeUrl} view={view} help={order.development} />}
           </>
         ) : (
           <div className={`result-mark mark-${status}`} aria-hidden="true">
@@ -110,7 +112,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
           {order.merchantName}
         </div>
         <div className="pay-amount-box">
-          <Money value={order.amount} className="pay-amount" testId="pay-amount" fit />
+          <Money value={order.amount} lang={t.lang} className="pay-amount" testId="pay-amount" fit />
         </div>
         <div className={`order-status chip-big status-${status}`} data-testid="order-status" data-status={status} role="status" aria-live="assertive">
           {status === 'finish' ? t('pay.paidAt', { time: clockTime(order.paymentTime) }) : t(`status.${status}`)}
@@ -146,6 +148,51 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
         </div>
       </section>
     </main>
+  );
+}
+
+/**
+ * Outside production: the code's content as text a person can copy (a payer link to open in a
+ * browser, or a code_url to pay at the sandbox), and how a phone reaches the payer link.
+ */
+function DevLinks({ link, view, help }: { link: string | null; view: 'miniProgram' | 'scanCode'; help: PosDevelopmentHelp }) {
+  const t = useT();
+  const [copied, setCopied] = useState(false);
+  useEffect(() => setCopied(false), [link]);
+  if (!link) return null;
+  const copy = () => {
+    void navigator.clipboard?.writeText(link).then(
+      () => setCopied(true),
+      () => undefined,
+    );
+  };
+  const phone =
+    view === 'scanCode'
+      ? t('pay.devScanHint')
+      : !help.loopbackLink
+        ? t('pay.devPhoneHint')
+        : help.lanDisplayUrls.length > 0
+          ? t('pay.devLoopbackLan', { url: help.lanDisplayUrls[0] })
+          : t('pay.devLoopback');
+  return (
+    <div className="dev-links" data-testid="dev-links">
+      <div className="dev-link-row">
+        <input
+          className="dev-link"
+          data-testid="dev-link"
+          readOnly
+          value={link}
+          aria-label={view === 'miniProgram' ? t('pay.devLinkMini') : t('pay.devLinkScan')}
+          onFocus={(e) => e.target.select()}
+        />
+        <button type="button" className="secondary small" data-testid="dev-copy" onClick={copy}>
+          {copied ? t('pay.devCopied') : t('pay.devCopy')}
+        </button>
+      </div>
+      <p className="dev-hint" data-testid="dev-hint">
+        {phone}
+      </p>
+    </div>
   );
 }
 

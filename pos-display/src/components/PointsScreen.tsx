@@ -1,10 +1,14 @@
-/** Points mode: balance and the deduction code, refreshed every 5 s with a visible 20 s countdown. */
-import { useEffect, type FormEvent } from 'react';
+/**
+ * Points mode: balance and the deduction code, refreshed every 5 s with a visible 20 s countdown.
+ * The cashier scans the customer's member code (a scanner fills the customer field and ends with
+ * Enter, which reads the balance) and enters the points; the shop's point type is remembered.
+ */
+import { useEffect, useRef, type FormEvent } from 'react';
 import { usePosApp } from '../state/app';
-import { useStore } from '../state/use-store';
+import { useStore } from '@kit/web-common/use-store';
 import { maxAboveBalance, secondsLeft } from '../state/points-store';
 import { useT } from '../i18n/use-t';
-import { Money } from './Money';
+import { Money } from '@kit/web-common/Money';
 import { QrCode } from './QrCode';
 
 export function PointsScreen() {
@@ -20,6 +24,7 @@ export function PointsScreen() {
   const message = useStore(points, (s) => s.message);
   const session = useStore(points, (s) => s.session);
   const t = useT();
+  const maxRef = useRef<HTMLInputElement>(null);
 
   // Leaving the screen stops the refresh and the countdown.
   useEffect(() => () => points.getState().stop(), [points]);
@@ -59,7 +64,7 @@ export function PointsScreen() {
             {balance === null ? (
               <span className="points-balance">—</span>
             ) : (
-              <Money value={balance} kind="points" className="points-balance" testId="points-balance" fit />
+              <Money value={balance} lang={t.lang} kind="points" className="points-balance" testId="points-balance" fit />
             )}
           </div>
           <p className="message hint">{t('points.upTo', { max: t.points(session?.maxAmount ?? '0') })}</p>
@@ -92,9 +97,9 @@ export function PointsScreen() {
               <h1 data-testid="points-done">{t('points.done')}</h1>
               <dl className="points-after">
                 <dt>{t('points.balanceBefore')}</dt>
-                <dd>{startBalance !== null && <Money value={startBalance} kind="points" className="before" testId="points-before" fit />}</dd>
+                <dd>{startBalance !== null && <Money value={startBalance} lang={t.lang} kind="points" className="before" testId="points-before" fit />}</dd>
                 <dt>{t('points.balanceNow')}</dt>
-                <dd>{balance !== null && <Money value={balance} kind="points" className="after" testId="points-after" fit />}</dd>
+                <dd>{balance !== null && <Money value={balance} lang={t.lang} kind="points" className="after" testId="points-after" fit />}</dd>
               </dl>
             </>
           ) : (
@@ -123,7 +128,32 @@ export function PointsScreen() {
         <div className="fields">
           <label>
             {t('points.user')}
-            <input data-testid="points-user" value={form.userId} onChange={(e) => points.getState().setForm({ userId: e.target.value })} autoComplete="off" />
+            <input
+              data-testid="points-user"
+              value={form.userId}
+              placeholder={t('points.userHint')}
+              autoFocus
+              onChange={(e) => points.getState().setForm({ userId: e.target.value })}
+              onKeyDown={(e) => {
+                // A scanner ends the member code with Enter: read the balance, then the cashier enters the points.
+                if (e.key !== 'Enter') return;
+                e.preventDefault();
+                void points.getState().checkBalance();
+                maxRef.current?.focus();
+              }}
+              autoComplete="off"
+            />
+          </label>
+          <label>
+            {t('points.max')}
+            <input
+              ref={maxRef}
+              data-testid="points-max"
+              inputMode="decimal"
+              value={form.maxAmount}
+              onChange={(e) => points.getState().setForm({ maxAmount: e.target.value })}
+              autoComplete="off"
+            />
           </label>
           <label>
             {t('points.token')}
@@ -141,16 +171,6 @@ export function PointsScreen() {
               value={form.tokenAppId}
               placeholder={t('points.tokenAppHint')}
               onChange={(e) => points.getState().setForm({ tokenAppId: e.target.value })}
-              autoComplete="off"
-            />
-          </label>
-          <label>
-            {t('points.max')}
-            <input
-              data-testid="points-max"
-              inputMode="decimal"
-              value={form.maxAmount}
-              onChange={(e) => points.getState().setForm({ maxAmount: e.target.value })}
               autoComplete="off"
             />
           </label>

@@ -1,6 +1,6 @@
 /** The logged-in frame: merchant name, the three modes, the language switch, logout; and the screen of the current route. */
 import { usePosApp } from '../state/app';
-import { useStore } from '../state/use-store';
+import { useStore } from '@kit/web-common/use-store';
 import { useT } from '../i18n/use-t';
 import type { MessageKey } from '../i18n/i18n';
 import type { Route } from '../state/route';

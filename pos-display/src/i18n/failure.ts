@@ -3,26 +3,21 @@
  * its `error` id (or a generic text with the code to quote), a lost network a plain sentence, a
  * refused amount the reason in the cashier's language; never a field path or a developer message.
  */
-import { KitApiError, KitNetworkError } from '@kit/shared/errors';
+import { describeServiceFailure, serviceError as serviceErrorOf } from '@kit/web-common/failure';
 import { AmountError, MAX_PAYMENT_CENTS, MAX_POINT_UNITS, POINT_SCALE, formatPoints, type AmountProblem } from '@kit/shared/money';
 import { formatMoney, groupDecimalInput } from '@kit/shared/money-format';
-import { isMessageKey, msg, type Msg } from './i18n';
+import { msg, type Msg } from './i18n';
+import { MESSAGES } from './messages';
 
 export function describeFailure(e: unknown): Msg {
-  if (e instanceof KitNetworkError) return msg('error.network');
-  if (e instanceof KitApiError) {
-    if (e.httpStatus === 401 && e.error !== 'login_failed') return msg('error.login_invalid');
-    return serviceError(e.error, typeof e.body.code === 'string' ? e.body.code : String(e.httpStatus));
-  }
+  const said = describeServiceFailure(MESSAGES, e);
+  if (said) return said;
   if (e instanceof AmountError) return amountProblem(e.problem, 'money');
   return msg('error.generic', { code: 'POS' });
 }
 
 /** The catalogue's text for a service `error` id, or the generic text with the code to quote. */
-export function serviceError(id: string | undefined, code: string): Msg {
-  const key = `error.${id ?? ''}`;
-  return isMessageKey(key) ? msg(key) : msg('error.generic', { code });
-}
+export const serviceError = (id: string | undefined, code: string): Msg => serviceErrorOf(MESSAGES, id, code);
 
 /** Why an amount (money on the keypad, or points in the form) is refused. */
 export function amountProblem(problem: AmountProblem, kind: 'money' | 'points'): Msg {

@@ -4,24 +4,20 @@
  * otherwise English). Stores keep messages as keys (`Msg`), so switching the language redraws
  * every text on screen, errors included.
  */
-import { createStore } from 'zustand/vanilla';
-import { deviceLang, explicitLang, interpolate, type Lang } from '@kit/shared/i18n';
+import { createLangStore as createLangStoreOf, msg as msgOf, translate, hasKey, type Msg as MsgOf } from '@kit/web-common/i18n';
+import type { Lang } from '@kit/shared/i18n';
 import { formatMoneyText, formatPointsText, groupDecimalInput } from '@kit/shared/money-format';
 import { MESSAGES, type MessageKey } from './messages';
 
 export type { Lang, MessageKey };
+export type { LangState } from '@kit/web-common/i18n';
 
 /** A text to show: a catalogue key and its values (which may be texts themselves). */
-export interface Msg {
-  key: MessageKey;
-  params?: Record<string, string | number | Msg>;
-}
+export type Msg = MsgOf<MessageKey>;
 
-export const msg = (key: MessageKey, params?: Msg['params']): Msg => (params ? { key, params } : { key });
+export const msg = (key: MessageKey, params?: Msg['params']): Msg => msgOf(key, params);
 
-export function isMessageKey(key: string): key is MessageKey {
-  return Object.hasOwn(MESSAGES.en, key);
-}
+export const isMessageKey = (key: string): key is MessageKey => hasKey(MESSAGES, key);
 
 export interface Translator {
   lang: Lang;
@@ -35,13 +31,7 @@ export interface Translator {
 }
 
 export function translator(lang: Lang): Translator {
-  const catalogue = MESSAGES[lang];
-  const t = ((text: MessageKey | Msg, params?: Msg['params']): string => {
-    const m = typeof text === 'string' ? { key: text, params } : text;
-    const values: Record<string, string | number> = {};
-    for (const [name, v] of Object.entries(m.params ?? {})) values[name] = typeof v === 'object' ? t(v) : v;
-    return interpolate(catalogue[m.key] ?? MESSAGES.en[m.key] ?? m.key, values);
-  }) as Translator;
+  const t = translate(MESSAGES, lang) as Translator;
   t.lang = lang;
   t.money = (text) => formatMoneyText(text);
   t.points = (text) => formatPointsText(text, lang);
@@ -49,48 +39,5 @@ export function translator(lang: Lang): Translator {
   return t;
 }
 
-const SAVED = 'pos-display-lang';
-
-export interface LangState {
-  lang: Lang;
-  /** The header switch: remembered in this browser, and a `?lang=` in the URL no longer overrides it. */
-  choose(lang: Lang): void;
-}
-
-export function initialLang(win: Window): Lang {
-  const fromUrl = explicitLang(new URLSearchParams(win.location.search).get('lang'));
-  if (fromUrl) return fromUrl;
-  let saved: string | null = null;
-  try {
-    saved = win.localStorage.getItem(SAVED);
-  } catch {
-    // Storage may be unavailable (private mode); the browser language decides then.
-  }
-  return explicitLang(saved) ?? deviceLang([win.navigator.language, ...(win.navigator.languages ?? [])]);
-}
-
-export function createLangStore(win: Window = window) {
-  const store = createStore<LangState>()((set) => ({
-    lang: initialLang(win),
-    choose(lang) {
-      try {
-        win.localStorage.setItem(SAVED, lang);
-      } catch {
-        // Not remembered; the choice still holds until the page is reloaded.
-      }
-      const url = new URL(win.location.href);
-      if (url.searchParams.has('lang')) {
-        url.searchParams.delete('lang');
-        win.history.replaceState(win.history.state, '', url.toString());
-      }
-      set({ lang });
-    },
-  }));
-  const apply = (lang: Lang) => {
-    win.document.documentElement.lang = lang;
-    win.document.title = MESSAGES[lang]['app.title'];
-  };
-  apply(store.getState().lang);
-  store.subscribe((s) => apply(s.lang));
-  return store;
-}
+export const createLangStore = (win: Window = window) =>
+  createLangStoreOf(win, { savedKey: 'pos-display-lang', titleOf: (lang) => MESSAGES[lang]['app.title'] });

@@ -37,6 +37,8 @@ const CASHIER_ERRORS = [
   'pos_upstream_failed',
   'pos_upstream_unreachable',
   'shutting_down',
+  'login_throttled',
+  'unavailable',
 ];
 
 describe('POS message catalogue', () => {

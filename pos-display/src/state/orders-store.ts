@@ -2,6 +2,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { PosOrderSummary } from '@kit/shared/api/pos';
 import { formatMoneyText } from '@kit/shared/money-format';
+import { formatCents, parseCents } from '@kit/shared/money';
 import type { PosApi } from '../api/client';
 import { describeFailure } from '../i18n/failure';
 import { msg, type Msg } from '../i18n/i18n';
@@ -29,6 +30,11 @@ export interface OrdersOptions {
   refundPollMs?: number;
   refundPollLimitMs?: number;
   now?: () => number;
+}
+
+/** What today's paid orders took, refunded ones left out: a decimal for `t.money`. */
+export function paidTotal(orders: readonly PosOrderSummary[]): string {
+  return formatCents(orders.filter((o) => o.status === 'finish').reduce((sum, o) => sum + parseCents(o.amount), 0));
 }
 
 /** Local midnight: "today" as the counter sees it. */

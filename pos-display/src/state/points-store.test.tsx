@@ -36,7 +36,7 @@ describe('points store', () => {
     expect(en(points.getState().formError!)).toBe('Points to deduct: At most 5 decimals.');
     points.getState().setForm({ ...FORM, userId: ' ' });
     await points.getState().start();
-    expect(en(points.getState().formError!)).toMatch(/user id/);
+    expect(en(points.getState().formError!)).toMatch(/member code/);
     expect(api.startPoints).not.toHaveBeenCalled();
   });
 
@@ -148,5 +148,27 @@ describe('points store', () => {
     expect(points.getState()).toMatchObject({ phase: 'done', balance: '90.00000', startBalance: '100.00000' });
     expect(api.balance).toHaveBeenCalledWith({ userId: 'alice', tokenId: 'PTS', tokenAppId: 'app_shop' });
     expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('remembers the shop’s point type for the next customer and reload, and starts the next customer blank', async () => {
+    const { api } = running();
+    const saved = new Map<string, string>();
+    const storage = { getItem: (k: string) => saved.get(k) ?? null, setItem: (k: string, v: string) => void saved.set(k, v) };
+    const points = createPointsStore(api, { storage });
+    expect(points.getState().form).toEqual({ userId: '', tokenId: '', tokenAppId: '', maxAmount: '' });
+    points.getState().setForm({ ...FORM, tokenAppId: 'app_other' });
+    await points.getState().start();
+    api.pointsCode.mockResolvedValue({
+      version: 1,
+      status: 'success',
+      code: { chainLink: null, spent: true, balance: '95.00000', validForMs: 20_000, refreshEveryMs: 5_000 },
+    });
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(points.getState().phase).toBe('done');
+    // Next customer: nothing of the last one is left; the point type stays.
+    points.getState().stop();
+    expect(points.getState()).toMatchObject({ phase: 'form', balance: null, form: { userId: '', maxAmount: '', tokenId: 'PTS', tokenAppId: 'app_other' } });
+    // A reloaded display knows the point type too.
+    expect(createPointsStore(api, { storage }).getState().form).toEqual({ userId: '', maxAmount: '', tokenId: 'PTS', tokenAppId: 'app_other' });
   });
 });

@@ -6,7 +6,7 @@
 import { createStore } from 'zustand/vanilla';
 import { AmountError, MAX_POINT_UNITS, POINT_SCALE, parseDecimal, parsePoints } from '@kit/shared/money';
 import { KitApiError } from '@kit/shared/errors';
-import { POINTS_CODE_REFRESH_MS, POINTS_CODE_VALID_MS, type PosPointsSession } from '@kit/shared/api/pos';
+import { DEDUCTION_CODE_REFRESH_MS, DEDUCTION_CODE_TTL_MS, type PosPointsSession } from '@kit/shared/api/pos';
 import type { PosApi } from '../api/client';
 import { amountProblem, describeFailure } from '../i18n/failure';
 import { msg, type Msg } from '../i18n/i18n';
@@ -48,6 +48,11 @@ export interface PointsState {
 }
 
 export interface PointsOptions {
+  /**
+   * Where the shop's point type and issuing app are remembered between customers and reloads
+   * (the display's localStorage): a cashier sets them once, then only scans a customer.
+   */
+  storage?: Pick<Storage, 'getItem' | 'setItem'>;
   refreshMs?: number;
   validMs?: number;
   /** Countdown redraw interval. */
@@ -85,9 +90,20 @@ export function secondsLeft(code: PointsCodeShown | null, now: number): number {
   return Math.max(0, Math.ceil((code.receivedAt + code.validForMs - now) / 1000));
 }
 
+const SAVED_TYPE = 'pos-display-point-type';
+
+function savedPointType(storage: PointsOptions['storage']): Pick<PointsForm, 'tokenId' | 'tokenAppId'> {
+  try {
+    const v = JSON.parse(storage?.getItem(SAVED_TYPE) ?? 'null') as Partial<PointsForm> | null;
+    return { tokenId: typeof v?.tokenId === 'string' ? v.tokenId : '', tokenAppId: typeof v?.tokenAppId === 'string' ? v.tokenAppId : '' };
+  } catch {
+    return { tokenId: '', tokenAppId: '' };
+  }
+}
+
 export function createPointsStore(api: PosApi, opts: PointsOptions = {}) {
-  const refreshMs = opts.refreshMs ?? POINTS_CODE_REFRESH_MS;
-  const validMs = opts.validMs ?? POINTS_CODE_VALID_MS;
+  const refreshMs = opts.refreshMs ?? DEDUCTION_CODE_REFRESH_MS;
+  const validMs = opts.validMs ?? DEDUCTION_CODE_TTL_MS;
   const tickMs = opts.tickMs ?? 250;
   let refreshTimer: ReturnType<typeof setTimeout> | null = null;
   let tickTimer: ReturnType<typeof setInterval> | null = null;
@@ -157,7 +173,7 @@ export function createPointsStore(api: PosApi, opts: PointsOptions = {}) {
 
     return {
       phase: 'form',
-      form: { userId: '', tokenId: '', tokenAppId: '', maxAmount: '' },
+      form: { userId: '', maxAmount: '', ...savedPointType(opts.storage) },
       formError: null,
       session: null,
       code: null,
@@ -205,6 +221,11 @@ export function createPointsStore(api: PosApi, opts: PointsOptions = {}) {
             maxAmount: f.maxAmount.trim(),
           });
           if (mine.signal.aborted) return;
+          try {
+            opts.storage?.setItem(SAVED_TYPE, JSON.stringify({ tokenId: f.tokenId.trim(), tokenAppId: f.tokenAppId.trim() }));
+          } catch {
+            // A display without storage asks for the point type again after a reload.
+          }
           set({ phase: 'running', session, balance, startBalance: balance, now: Date.now() });
           tickTimer = setInterval(() => set({ now: Date.now() }), tickMs);
           await refresh(session, mine.signal);
@@ -216,7 +237,10 @@ export function createPointsStore(api: PosApi, opts: PointsOptions = {}) {
       },
       stop() {
         clearTimers();
-        set({ phase: 'form', session: null, code: null, network: null, message: null, startBalance: null });
+        // After a customer's code was used or ended, the next customer starts blank: their own id, their own amount.
+        const next = get().phase === 'done' || get().phase === 'ended';
+        const form = next ? { ...get().form, userId: '', maxAmount: '' } : get().form;
+        set({ phase: 'form', form, session: null, code: null, network: null, message: null, startBalance: null, ...(next ? { balance: null } : {}) });
       },
     };
   });

@@ -2,7 +2,7 @@
  * Where the display is, kept in the URL hash so that a reload comes back to the same screen and
  * the same order: `#/` (amount), `#/pay/<prepayId>`, `#/orders`, `#/points`.
  */
-import { createStore } from 'zustand/vanilla';
+import { createHashRouteStore } from '@kit/web-common/hash-route';
 
 export type Route = { name: 'charge' } | { name: 'pay'; prepayId: string } | { name: 'orders' } | { name: 'points' };
 
@@ -28,24 +28,5 @@ export function routeHash(route: Route): string {
   }
 }
 
-export interface RouteState {
-  route: Route;
-  go(route: Route): void;
-}
-
 /** Follows `location.hash` both ways (back/forward and typed URLs included). */
-export function createRouteStore(win: Window = window) {
-  const store = createStore<RouteState>()((set) => ({
-    route: parseRoute(win.location.hash),
-    go(route) {
-      const hash = routeHash(route);
-      if (win.location.hash !== hash) win.location.hash = hash;
-      set({ route });
-    },
-  }));
-  win.addEventListener('hashchange', () => {
-    const next = parseRoute(win.location.hash);
-    if (routeHash(next) !== routeHash(store.getState().route)) store.setState({ route: next });
-  });
-  return store;
-}
+export const createRouteStore = (win: Window = window) => createHashRouteStore(win, parseRoute, routeHash);

@@ -2,14 +2,14 @@
  * Renders with this package's own React 18 (the workspace root holds React 19, which
  * @testing-library/react would pick up). Queries come from @testing-library/dom.
  */
+import { TextEncoder as NodeTextEncoder } from 'node:util';
 import { act, type ReactElement } from 'react';
 import { createRoot } from 'react-dom/client';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 // jest-environment-jsdom 29 lacks TextEncoder, which `qrcode` needs (every real browser has it).
 if (typeof globalThis.TextEncoder === 'undefined') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  globalThis.TextEncoder = (require('node:util') as typeof import('node:util')).TextEncoder as typeof globalThis.TextEncoder;
+  globalThis.TextEncoder = NodeTextEncoder as typeof globalThis.TextEncoder;
 }
 
 export function render(ui: ReactElement) {

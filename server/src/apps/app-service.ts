@@ -74,6 +74,11 @@ export class AppService {
     return this.replay.record(appId, sig, expiresAt);
   }
 
+  /** Gives a signature back (its request was refused for its shape and changed nothing). */
+  forgetSignature(appId: string, sig: string): Promise<void> {
+    return this.replay.forget(appId, sig);
+  }
+
   purgeSignatures(now = Date.now()): Promise<unknown> {
     return this.replay.purge(now);
   }

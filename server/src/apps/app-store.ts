@@ -34,6 +34,10 @@ export class AppStore {
     return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
+  async forgetSignature(appId: string, sig: string): Promise<void> {
+    await this.db.deleteFrom('replay_guard').where('app_id', '=', appId).where('sig', '=', sig).execute();
+  }
+
   purgeSignatures(before: number): Promise<unknown> {
     return this.db.deleteFrom('replay_guard').where('expires_at', '<', before).execute();
   }

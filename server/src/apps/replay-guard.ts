@@ -5,9 +5,18 @@
  */
 import type { AppStore } from './app-store';
 
+/** A state-changing request's signature for the replay guard: accepted once until `expiresAt`. */
+export interface SpentSignature {
+  appId: string;
+  sig: string;
+  expiresAt: number;
+}
+
 export interface ReplayGuard {
   /** True the first time (app, signature) is seen; remembered until `expiresAt`. */
   record(appId: string, sig: string, expiresAt: number): Promise<boolean>;
+  /** Forgets one signature again. */
+  forget(appId: string, sig: string): Promise<void>;
   purge(now: number): Promise<unknown>;
 }
 
@@ -15,6 +24,9 @@ export class TableReplayGuard implements ReplayGuard {
   constructor(private readonly store: AppStore) {}
   record(appId: string, sig: string, expiresAt: number) {
     return this.store.recordSignature(appId, sig, expiresAt);
+  }
+  forget(appId: string, sig: string) {
+    return this.store.forgetSignature(appId, sig);
   }
   purge(now: number) {
     return this.store.purgeSignatures(now);

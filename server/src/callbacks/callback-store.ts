@@ -1,15 +1,117 @@
-/** SQL of callback delivery attempts (the callbacks themselves are jobs of queue `callback`). */
+/** SQL of callback delivery attempts and of the callback operations (the callbacks themselves are jobs of queue `callback`). */
 import type { Insertable, Kysely } from 'kysely';
 import type { CallbackAttemptsTable, Database } from '../db/schema';
+import type { JobState } from '../jobs/job-tables';
+import { prepared } from '../db/prepared';
+
+const ATTEMPT_COLUMNS = ['job_id', 'attempt', 'at', 'url', 'http_status', 'latency_ms', 'response_head', 'error'] as const satisfies ReadonlyArray<
+  keyof CallbackAttemptsTable
+>;
+
+/**
+ * Which callbacks a list is about: one order's, or those of some sub-merchants (a parent merchant's
+ * are its sub-merchants': orders belong to sub-merchants, and their `(sub_merchant_id, create_time)`
+ * index then finds them).
+ */
+export type CallbackScope = { prepayId: string } | { subMerchantIds: string[] };
+
+export interface CallbackFilter {
+  state?: JobState;
+  /** Creation window `[since, until)`, epoch ms. */
+  since?: number;
+  until?: number;
+  /** Only callbacks with a smaller id (the page before ended there). */
+  before?: number;
+}
 
 export class CallbackStore {
-  constructor(readonly db: Kysely<Database>) {}
+  // Every callback attempt writes one (prepared once: docs/performance.md).
+  private readonly insertAttemptRow;
 
-  insertAttempt(row: Insertable<CallbackAttemptsTable>): Promise<unknown> {
-    return this.db.insertInto('callback_attempts').values(row).execute();
+  constructor(readonly db: Kysely<Database>) {
+    this.insertAttemptRow = prepared(
+      db,
+      (...v: unknown[]) => db.insertInto('callback_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((c, i) => [c, v[i]])) as never),
+      ATTEMPT_COLUMNS.length,
+    );
   }
 
+  insertAttempt(row: Insertable<CallbackAttemptsTable>): Promise<unknown> {
+    return this.insertAttemptRow(...ATTEMPT_COLUMNS.map((c) => row[c] ?? null));
+  }
+
+  /** In the order they happened; a resent callback's series follow each other. */
   attempts(jobId: number) {
-    return this.db.selectFrom('callback_attempts').selectAll().where('job_id', '=', jobId).orderBy('attempt').execute();
+    return this.db.selectFrom('callback_attempts').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
+  }
+
+  attemptsOf(jobIds: number[]) {
+    if (!jobIds.length) return Promise.resolve([]);
+    return this.db.selectFrom('callback_attempts').selectAll().where('job_id', 'in', jobIds).orderBy('id').execute();
+  }
+
+  /** A page of callbacks, newest first, with the order's merchants. */
+  list(scope: CallbackScope, f: CallbackFilter, limit: number) {
+    let q = this.db.selectFrom('jobs as j').innerJoin('prepay_orders as o', 'o.prepay_id', 'j.ref').where('j.queue', '=', 'callback');
+    if ('prepayId' in scope) q = q.where('j.ref', '=', scope.prepayId);
+    else if (!scope.subMerchantIds.length) return Promise.resolve([]);
+    else q = q.where('o.sub_merchant_id', 'in', scope.subMerchantIds);
+    if (f.state) q = q.where('j.state', '=', f.state);
+    if (f.since !== undefined) q = q.where('j.created_at', '>=', f.since);
+    if (f.until !== undefined) q = q.where('j.created_at', '<', f.until);
+    if (f.before !== undefined) q = q.where('j.id', '<', f.before);
+    return q
+      .select(['j.id', 'j.ref', 'j.key', 'j.payload', 'j.state', 'j.result', 'j.next_at', 'j.created_at', 'o.sub_merchant_id', 'o.merchant_id'])
+      .orderBy('j.id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  async subMerchantOf(prepayId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('prepay_orders').select('sub_merchant_id').where('prepay_id', '=', prepayId).executeTakeFirst();
+    return row?.sub_merchant_id;
+  }
+
+  /** One callback with its order's merchants. */
+  byId(id: number) {
+    return this.db
+      .selectFrom('jobs as j')
+      .innerJoin('prepay_orders as o', 'o.prepay_id', 'j.ref')
+      .select(['j.id', 'j.ref', 'j.state', 'o.sub_merchant_id', 'o.merchant_id'])
+      .where('j.queue', '=', 'callback')
+      .where('j.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Starts a fresh series of attempts, due now, for a callback that is not pending. One conditional
+   * update: a callback pending (or being attempted, under a worker's lease) is left alone, and of
+   * resends racing each other exactly one changes the row; the worker's lease token is gone once it
+   * settled, so no earlier run can overwrite the new series.
+   */
+  async rearm(id: number, now = Date.now()): Promise<boolean> {
+    const res = await this.db
+      .updateTable('jobs')
+      .set({ state: 'pending', result: null, attempts: 0, next_at: now, lease_token: null, last_error: null, done_at: null, updated_at: now })
+      .where('id', '=', id)
+      .where('queue', '=', 'callback')
+      .where('state', '!=', 'pending')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Rearms every given-up callback of those sub-merchants created in the window, in one statement; how many. */
+  async rearmGivenUp(subMerchantIds: string[], since: number, until: number, now = Date.now()): Promise<number> {
+    if (!subMerchantIds.length) return 0;
+    const res = await this.db
+      .updateTable('jobs')
+      .set({ state: 'pending', result: null, attempts: 0, next_at: now, lease_token: null, last_error: null, done_at: null, updated_at: now })
+      .where('queue', '=', 'callback')
+      .where('state', '=', 'failed')
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until)
+      .where('ref', 'in', (eb) => eb.selectFrom('prepay_orders').select('prepay_id').where('sub_merchant_id', 'in', subMerchantIds))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
   }
 }

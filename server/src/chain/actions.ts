@@ -67,6 +67,18 @@ export const actionSchemas = {
 
 export type ActionArgs<T extends ActionType> = z.infer<(typeof actionSchemas)[T]>;
 
+/** An item with its args typed by its action type: switching on `type` gives each rule the fields of its own type. */
+export type ActionItem = { [T in ActionType]: { type: T; args: ActionArgs<T> } }[ActionType];
+
+/**
+ * An item whose args its type's schema accepted: at upload (right after `actionSchemas[type]` passed,
+ * schemas only check, so the args are the caller's data as given) or read back from the ledger, whose
+ * contents never change after acceptance. The one place the checked data gets its static type.
+ */
+export function acceptedItem(type: string, args: unknown): ActionItem {
+  return { type, args } as ActionItem;
+}
+
 /** Types whose contents are encrypted on the ledger. */
 export const ENCRYPTED_TYPES: ReadonlySet<string> = new Set<ActionType>(['donation.project', 'donation.donate']);
 /** Types the sealer applies to the points state. */

@@ -10,6 +10,8 @@ import { PointsService } from './points-service';
 import { PointsStore } from './points-store';
 import { Sealer } from './sealer';
 import { verifyLedger } from './verify';
+import { AnchorStore } from './anchor/anchor-store';
+import { AnchorProofs } from './anchor/anchor-proofs';
 
 export interface ChainServices {
   ledger: LedgerService;
@@ -20,7 +22,7 @@ export interface ChainServices {
   codes: DeductionCodes;
   /** Re-verifies the whole ledger; `extraKeys` are further trusted signer keys (earlier node keys). */
   verify(extraKeys?: string[]): ReturnType<typeof verifyLedger>;
-  stores: { ledger: LedgerStore; points: PointsStore };
+  stores: { ledger: LedgerStore; points: PointsStore; anchors: AnchorStore };
 }
 
 export function createChainServices(config: Config, handle: DbHandle, masterKey: Buffer, secrets: SecretSource): ChainServices {
@@ -28,7 +30,8 @@ export function createChainServices(config: Config, handle: DbHandle, masterKey:
   const codes = new DeductionCodes(masterKey);
   const ledgerStore = new LedgerStore(handle.db, handle.dialect);
   const pointsStore = new PointsStore(handle.db);
-  const ledger = new LedgerService(ledgerStore, pointsStore, secrets, codes, nodeKey);
+  const anchorStore = new AnchorStore(ledgerStore);
+  const ledger = new LedgerService(ledgerStore, pointsStore, secrets, codes, nodeKey, new AnchorProofs(anchorStore, config.CHAIN_ANCHOR_CONTRACT));
   return {
     ledger,
     donations: new DonationService(ledger),
@@ -37,6 +40,6 @@ export function createChainServices(config: Config, handle: DbHandle, masterKey:
     nodeKey,
     codes,
     verify: (extraKeys = []) => verifyLedger(ledgerStore, pointsStore, { trustedKeys: [nodeKey.publicKeyHex, ...extraKeys], codes }),
-    stores: { ledger: ledgerStore, points: pointsStore },
+    stores: { ledger: ledgerStore, points: pointsStore, anchors: anchorStore },
   };
 }

@@ -27,12 +27,13 @@ import {
   type ProofResponse,
 } from '@kit/shared';
 import { WriteBatcher } from './write-batcher';
-import { ENCRYPTED_TYPES, actionSchemas, isActionType } from './actions';
+import { ENCRYPTED_TYPES, acceptedItem, actionSchemas, isActionType, type ActionItem } from './actions';
 import type { LedgerStore, NewItem } from './ledger-store';
 import type { PointsStore } from './points-store';
 import type { NodeKey } from './node-key';
 import type { CodeReader } from './points-rules';
 import type { ChainItemStatus } from './tables';
+import type { AnchorProofs } from './anchor/anchor-proofs';
 
 export interface SecretSource {
   secretOf(appId: string): Promise<string | null>;
@@ -40,8 +41,7 @@ export interface SecretSource {
 
 interface Prepared extends NewItem {
   index: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
-  args: Record<string, any>;
+  item: ActionItem;
 }
 
 const keyOf = (type: string, localId: string) => `${type}\u0000${localId}`;
@@ -62,6 +62,7 @@ export class LedgerService {
     private readonly secrets: SecretSource,
     private readonly codes: CodeReader,
     private readonly nodeKey: NodeKey,
+    private readonly anchors?: AnchorProofs,
   ) {
     this.batcher = new WriteBatcher(store.db);
   }
@@ -93,10 +94,10 @@ export class LedgerService {
       const parsed = actionSchemas[type].safeParse(given);
       if (!parsed.success) throw new KitError('invalid_action_args', `${where}.args: ${describeZodError(parsed.error)}`);
       // Schemas only check (no defaults, no transforms), so the content is the caller's data as given.
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
-      const args = given as Record<string, any>;
+      const action = acceptedItem(type, given);
+      const { args } = action;
 
-      await checks.check(where, type, args, this.codes);
+      await checks.check(where, action, this.codes);
 
       let content = plain;
       if (ENCRYPTED_TYPES.has(type)) {
@@ -109,7 +110,7 @@ export class LedgerService {
       }
       const item: Prepared = {
         index: i,
-        args,
+        item: action,
         app_id: appId,
         type,
         local_id: args.id,
@@ -211,6 +212,7 @@ export class LedgerService {
     const leaves = await this.store.blockLeaves(this.store.db, block);
     const index = leaves.findIndex((l) => l.seq === row.seq);
     if (index < 0) throw new Error(`confirmed item ${row.seq} is missing from block ${number}`);
+    const anchor = await this.anchors?.forBlock(number);
     return {
       version: CHAIN_VERSION,
       status: 'success',
@@ -229,6 +231,7 @@ export class LedgerService {
       blockHash: block.hash,
       signature: block.signature,
       nodePublicKey: block.signer,
+      ...(anchor ? { anchor } : {}),
     };
   }
 
@@ -261,24 +264,27 @@ class AcceptanceChecks {
     private readonly inCall: Map<string, Prepared>,
   ) {}
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
-  async check(where: string, type: ActionType, args: Record<string, any>, codes: CodeReader): Promise<void> {
-    switch (type) {
-      case 'points.issue':
+  async check(where: string, action: ActionItem, codes: CodeReader): Promise<void> {
+    switch (action.type) {
+      case 'points.issue': {
+        const { args } = action;
         if (args.tokenAppId !== undefined && args.tokenAppId !== this.appId) {
           throw new KitError('not_token_issuer', `${where}: only app ${args.tokenAppId} may issue its points`);
         }
         return this.requireType(where, this.appId, args.tokenId);
-      case 'points.transfer':
+      }
+      case 'points.transfer': {
+        const { args } = action;
         if (args.from.userAppId !== this.appId) {
           throw new KitError('not_user_app', `${where}: only the sender's app ${args.from.userAppId} may transfer its user's points`);
         }
         return this.requireType(where, args.tokenAppId ?? this.appId, args.tokenId);
+      }
       case 'chainPay':
-        if (!codes.read(args.code)) throw new KitError('invalid_action_args', `${where}.args.code: not an authentic deduction code`);
+        if (!codes.read(action.args.code)) throw new KitError('invalid_action_args', `${where}.args.code: not an authentic deduction code`);
         return;
       case 'donation.donate':
-        return this.requireProject(where, args.projectId_biz, args.projectId_bc);
+        return this.requireProject(where, action.args.projectId_biz, action.args.projectId_bc);
       default:
         return;
     }
@@ -296,7 +302,7 @@ class AcceptanceChecks {
       if (known) this.typeCache.set(k, true);
     }
     if (!known && tokenAppId === this.appId) {
-      known = [...this.inCall.values()].some((p) => p.type === 'points.create' && p.args.tokenId === tokenId);
+      known = [...this.inCall.values()].some((p) => p.item.type === 'points.create' && p.item.args.tokenId === tokenId);
     }
     if (!known) throw new KitError('point_type_not_found', `${where}: point type "${tokenId}" of app ${tokenAppId} does not exist`);
   }

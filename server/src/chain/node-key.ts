@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPrivateKey, createPublicKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { blockHeaderBytes, type BlockHeader } from '@kit/shared';
+import { ensurePrivateDir } from '../security/private-dir';
 
 // DER prefix of a PKCS#8 ed25519 private key; the 32-byte seed follows.
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -47,7 +48,7 @@ function parseKey(text: string, source: string): KeyObject {
 export function loadNodeKey(opts: { envKey?: string; dataDir: string }): NodeKey {
   if (opts.envKey) return nodeKeyFrom(parseKey(opts.envKey, 'CHAIN_NODE_KEY'));
   const file = path.join(opts.dataDir, 'chain-node.key');
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  ensurePrivateDir(opts.dataDir);
   try {
     fs.writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (e) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeductionCodes } from './deduction-code';
 import { PointsState, applyPointsTx, touches, type PointsTx } from './points-rules';
+import { acceptedItem } from './actions';
 
 const codes = new DeductionCodes(randomBytes(32));
 const T = 'app_token';
@@ -9,9 +10,8 @@ let seq = 0;
 const tx = (appId: string, type: string, args: Record<string, unknown>, acceptedAt = 1_000_000): PointsTx => ({
   seq: ++seq,
   appId,
-  type,
-  args: { id: `i${seq}`, ...args },
   acceptedAt,
+  ...acceptedItem(type, { id: `i${seq}`, ...args }),
 });
 const acct = (userId: string) => ({ tokenAppId: T, tokenId: 'PTS', userAppId: U, userId });
 

@@ -5,20 +5,19 @@
  */
 import { DEDUCTION_CODE_TTL_MS, parsePoints } from '@kit/shared';
 import type { DeductionClaims } from './deduction-code';
+import type { ActionItem } from './actions';
 
 /** How far a code's issue time may lie after its acceptance (clock differences between instances). */
 const FUTURE_SKEW_MS = 60_000;
 
-export interface PointsTx {
+/** A ledger item for the rules: its `type` and `args` (checked by that type's schema, see `acceptedItem`) and where it stands. */
+export type PointsTx = ActionItem & {
   seq: number;
   /** The uploading (signing) app. */
   appId: string;
-  type: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by the action's schema; each rule reads the fields of its own type
-  args: Record<string, any>;
   /** When the item was accepted (Unix ms); a deduction code's age is taken at this moment. */
   acceptedAt: number;
-}
+};
 
 export interface Account {
   tokenAppId: string;
@@ -74,13 +73,15 @@ export class PointsState {
 
 /** The point types, accounts and uuids an item touches, so the sealer can load them in bulk first. */
 export function touches(tx: PointsTx, codes: CodeReader): { types: Array<[string, string]>; accounts: Account[]; uuids: string[] } {
-  const a = tx.args;
   switch (tx.type) {
     case 'points.create':
-      return { types: [[tx.appId, a.tokenId]], accounts: [], uuids: [] };
-    case 'points.issue':
+      return { types: [[tx.appId, tx.args.tokenId]], accounts: [], uuids: [] };
+    case 'points.issue': {
+      const a = tx.args;
       return { types: [[tx.appId, a.tokenId]], accounts: [{ tokenAppId: tx.appId, tokenId: a.tokenId, userAppId: a.userAppId, userId: a.userId }], uuids: [] };
+    }
     case 'points.transfer': {
+      const a = tx.args;
       const tokenAppId = a.tokenAppId ?? tx.appId;
       return {
         types: [[tokenAppId, a.tokenId]],
@@ -92,7 +93,7 @@ export function touches(tx: PointsTx, codes: CodeReader): { types: Array<[string
       };
     }
     case 'chainPay': {
-      const c = codes.read(a.code);
+      const c = codes.read(tx.args.code);
       if (!c) return { types: [], accounts: [], uuids: [] };
       return { types: [[c.tokenAppId, c.tokenId]], accounts: [c], uuids: [c.uuid] };
     }
@@ -103,14 +104,15 @@ export function touches(tx: PointsTx, codes: CodeReader): { types: Array<[string
 
 /** Applies one points item to the state, or says why it fails (the state is then unchanged). */
 export function applyPointsTx(state: PointsState, tx: PointsTx, codes: CodeReader): RuleResult {
-  const a = tx.args;
   switch (tx.type) {
     case 'points.create': {
+      const a = tx.args;
       if (state.typeExists(tx.appId, a.tokenId)) return fail(`point type "${a.tokenId}" of app ${tx.appId} already exists`);
       state.addType(tx.appId, a.tokenId, a.name);
       return { ok: true };
     }
     case 'points.issue': {
+      const a = tx.args;
       if (a.tokenAppId !== undefined && a.tokenAppId !== tx.appId) return fail('only the issuing app may issue its points');
       if (!state.typeExists(tx.appId, a.tokenId)) return fail(`point type "${a.tokenId}" of app ${tx.appId} does not exist`);
       const to: Account = { tokenAppId: tx.appId, tokenId: a.tokenId, userAppId: a.userAppId, userId: a.userId };
@@ -120,6 +122,7 @@ export function applyPointsTx(state: PointsState, tx: PointsTx, codes: CodeReade
       return { ok: true };
     }
     case 'points.transfer': {
+      const a = tx.args;
       const tokenAppId = a.tokenAppId ?? tx.appId;
       if (a.from.userAppId !== tx.appId) return fail("only the sender's app may transfer its user's points");
       if (!state.typeExists(tokenAppId, a.tokenId)) return fail(`point type "${a.tokenId}" of app ${tokenAppId} does not exist`);
@@ -135,6 +138,7 @@ export function applyPointsTx(state: PointsState, tx: PointsTx, codes: CodeReade
       return { ok: true };
     }
     case 'chainPay': {
+      const a = tx.args;
       const c = codes.read(a.code);
       if (!c) return fail('not an authentic deduction code');
       if (tx.acceptedAt - c.issuedAt > DEDUCTION_CODE_TTL_MS) return fail('the deduction code had expired when the item was accepted');

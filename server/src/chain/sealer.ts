@@ -7,11 +7,11 @@
  */
 import type { Logger } from 'pino';
 import { GENESIS_PREV_HASH, blockHash, merkleRoot, type BlockHeader } from '@kit/shared';
-import { startLoop, type Loop } from '../workers/loop';
+import { startLoop, type Loop } from '../jobs/loop';
 import type { Executor, LedgerStore } from './ledger-store';
 import type { PointsStore } from './points-store';
 import type { NodeKey } from './node-key';
-import { POINTS_TYPES } from './actions';
+import { POINTS_TYPES, acceptedItem } from './actions';
 import { applyPointsTx, touches, type Account, type CodeReader, type PointsTx } from './points-rules';
 
 /** Most items in one block; more waiting makes the sealer go again at once. */
@@ -119,9 +119,8 @@ export class Sealer {
     const txs: PointsTx[] = rows.map((r) => ({
       seq: r.seq,
       appId: r.app_id,
-      type: r.type,
-      args: JSON.parse(contents.get(r.seq)!).args,
       acceptedAt: r.created_at,
+      ...acceptedItem(r.type, JSON.parse(contents.get(r.seq)!).args),
     }));
     const want = { types: [] as Array<[string, string]>, accounts: [] as Account[], uuids: [] as string[] };
     for (const tx of txs) {

@@ -72,6 +72,23 @@ export interface PointSpentCodesTable {
   spent_at: number;
 }
 
+/** One anchored range of blocks (migration 0007_chain_anchors): the contract's `Anchored` event as recorded here. */
+export interface ChainAnchorsTable {
+  /** Lower-case `0x` address. */
+  contract: string;
+  from_block: number;
+  to_block: number;
+  chain_id: number;
+  /** Hex, no prefix (as the ledger's own hashes). */
+  last_block_hash: string;
+  root: string;
+  /** `0x`-prefixed. */
+  tx_hash: string;
+  evm_block: number;
+  /** When it was recorded here (Unix ms). */
+  anchored_at: number;
+}
+
 export interface ChainTables {
   chain_items: ChainItemsTable;
   chain_blocks: ChainBlocksTable;
@@ -79,4 +96,5 @@ export interface ChainTables {
   point_types: PointTypesTable;
   point_balances: PointBalancesTable;
   point_spent_codes: PointSpentCodesTable;
+  chain_anchors: ChainAnchorsTable;
 }

@@ -8,7 +8,7 @@
 import { GENESIS_PREV_HASH, blockHash, merkleRoot, onChainId, txHash, verifyBlockSignature, type BlockHeader } from '@kit/shared';
 import type { LedgerStore } from './ledger-store';
 import type { PointsStore } from './points-store';
-import { POINTS_TYPES } from './actions';
+import { POINTS_TYPES, acceptedItem } from './actions';
 import { PointsState, accountKey, applyPointsTx, typeKey, type CodeReader } from './points-rules';
 
 export interface VerifyReport {
@@ -78,7 +78,11 @@ export async function verifyLedger(
           }
           if (parsed.type !== it.type) return fail(`item ${it.seq}: its content says type ${parsed.type}, the row says ${it.type}`, where);
           if (POINTS_TYPES.has(it.type)) {
-            const r = applyPointsTx(state, { seq: it.seq, appId: it.app_id, type: it.type, args: parsed.args ?? {}, acceptedAt: it.created_at }, opts.codes);
+            const r = applyPointsTx(
+              state,
+              { seq: it.seq, appId: it.app_id, acceptedAt: it.created_at, ...acceptedItem(it.type, parsed.args ?? {}) },
+              opts.codes,
+            );
             if (!r.ok) return fail(`item ${it.seq}: replaying it fails (${r.reason})`, where);
           }
           leaves.push(Buffer.from(it.tx_hash, 'hex'));

@@ -10,10 +10,14 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { BetterSqliteDialect } from './sqlite-dialect';
 import type { Database } from './schema';
 import type { Dialect } from './dialect';
-import { migrations } from './migrations';
+import { KIT_MIGRATIONS, type MigrationSet } from './migrations';
+import { ensurePrivateDir } from '../security/private-dir';
 
 // int8 (Unix milliseconds, amounts) as numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
+
+/** The client-side bound waits this much longer than the server's, so that the server's own cancel (a clean error) normally comes first. */
+const CLIENT_TIMEOUT_SLACK_MS = 1_000;
 
 export interface DbHandle {
   db: Kysely<Database>;
@@ -22,6 +26,8 @@ export interface DbHandle {
   pool?: pg.Pool;
   /** PostgreSQL schema in use (LISTEN channels are namespaced by it). */
   schema?: string;
+  /** SQLite only: the connection itself (pragmas; the tests fill the disk or make it read-only through it). */
+  sqlite?: SQLite.Database;
   close(): Promise<void>;
 }
 
@@ -31,11 +37,17 @@ export interface DbOptions {
   schema?: string;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /**
+   * Longest time one statement may take (PostgreSQL: `statement_timeout` on the server, the same
+   * bound on the client for a server that stops answering, and the wait for a connection; SQLite:
+   * the busy wait). Unset: no bound (migrations).
+   */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
-  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.statementTimeoutMs);
+  ensurePrivateDir(opts.dataDir);
   const file = path.join(opts.dataDir, 'kit.sqlite');
   ownerOnly(file);
   const raw = new SQLite(file);
@@ -43,11 +55,11 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   // only a power loss can drop the last moments of commits.
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
-  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`busy_timeout = ${Math.round(opts.statementTimeoutMs ?? 5000)}`);
   raw.pragma('foreign_keys = ON');
   const dialect = new BetterSqliteDialect(raw);
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', sqlite: raw, close: () => db.destroy() };
 }
 
 /**
@@ -67,9 +79,9 @@ function ownerOnly(file: string): void {
   }
 }
 
-async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DbHandle> {
+async function openPostgres(url: string, schema: string | undefined, poolSize: number, timeoutMs: number | undefined): Promise<DbHandle> {
   if (schema) {
-    const admin = new pg.Client({ connectionString: url });
+    const admin = new pg.Client({ connectionString: url, ...(timeoutMs ? { connectionTimeoutMillis: timeoutMs } : {}) });
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -77,13 +89,20 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
       await admin.end();
     }
   }
+  const options = [schema ? `-c search_path="${schema}"` : '', timeoutMs ? `-c statement_timeout=${Math.round(timeoutMs)}` : ''].filter(Boolean).join(' ');
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    options: schema ? `-c search_path="${schema}"` : undefined,
+    options: options || undefined,
+    // A server that refuses or does not answer fails a request within the bound instead of holding it.
+    ...(timeoutMs ? { connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs + CLIENT_TIMEOUT_SLACK_MS } : {}),
   });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // The same for a client checked out but between queries when its connection drops (the database
+  // going away): without a listener its 'error' would end the process. A query running on it fails
+  // on its own; the pool throws the broken client away when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -94,23 +113,31 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   };
 }
 
-/** Brings the schema up to date. On PostgreSQL an advisory lock keeps concurrent starts in line. */
-export async function migrate(handle: DbHandle): Promise<void> {
+/**
+ * Brings the schema up to date: the service's migrations, then the further sets given (the
+ * sandbox's when SANDBOX_ENABLED). On PostgreSQL an advisory lock keeps concurrent starts in line.
+ */
+export async function migrate(handle: DbHandle, extra: readonly MigrationSet[] = []): Promise<void> {
+  const sets = [KIT_MIGRATIONS, ...extra];
   // Up to date is the usual case: then starting (the service, every `kit` command) only reads, so
   // it never waits for, or holds, a write lock another process has.
-  if (await isCurrent(handle)) return;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Migrator takes any schema: migrations predate the current one
-  const runOn = async (db: Kysely<any>) => {
-    // Kysely looks for its own tables in every schema unless told which: pin it to ours, or another
-    // schema's tables (a concurrent test run, another kit) make it skip creating them here.
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => migrations(handle.dialect) },
-      ...(handle.dialect === 'postgres' && handle.schema ? { migrationTableSchema: handle.schema } : {}),
-    });
-    const { error, results } = await migrator.migrateToLatest();
-    const failed = results?.find((r) => r.status === 'Error');
-    if (error || failed) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? error}`);
+  if ((await Promise.all(sets.map((set) => isCurrent(handle, set)))).every(Boolean)) return;
+  // The Migrator takes any schema; the migrations themselves see `Kysely<unknown>` (they predate today's `Database`).
+  const runOn = async (db: Kysely<Database>) => {
+    for (const set of sets) {
+      // Kysely looks for its own tables in every schema unless told which: pin it to ours, or another
+      // schema's tables (a concurrent test run, another kit) make it skip creating them here.
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async () => set.migrations(handle.dialect) },
+        migrationTableName: set.table,
+        migrationLockTableName: `${set.table}_lock`,
+        ...(handle.dialect === 'postgres' && handle.schema ? { migrationTableSchema: handle.schema } : {}),
+      });
+      const { error, results } = await migrator.migrateToLatest();
+      const failed = results?.find((r) => r.status === 'Error');
+      if (error || failed) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? error}`);
+    }
   };
   if (handle.dialect !== 'postgres') return runOn(handle.db);
   await handle.db.connection().execute(async (conn) => {
@@ -123,12 +150,12 @@ export async function migrate(handle: DbHandle): Promise<void> {
   });
 }
 
-async function isCurrent(handle: DbHandle): Promise<boolean> {
+async function isCurrent(handle: DbHandle, set: MigrationSet): Promise<boolean> {
   try {
-    const table = handle.dialect === 'postgres' && handle.schema ? sql.table(`${handle.schema}.kysely_migration`) : sql.table('kysely_migration');
+    const table = handle.dialect === 'postgres' && handle.schema ? sql.table(`${handle.schema}.${set.table}`) : sql.table(set.table);
     const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(handle.db);
     const applied = new Set(rows.map((r) => r.name));
-    return Object.keys(migrations(handle.dialect)).every((name) => applied.has(name));
+    return Object.keys(set.migrations(handle.dialect)).every((name) => applied.has(name));
   } catch {
     return false;
   }

@@ -6,6 +6,7 @@ import type { Generated, Kysely, Transaction } from 'kysely';
 import type { ChainTables } from '../chain/tables';
 import type { JobTables } from '../jobs/job-tables';
 import type { ProfitSharingTables } from '../profit-sharing/ps-tables';
+import type { ReconciliationTables } from '../reconciliation/recon-tables';
 
 /** What a store method runs on: the database, or the caller's open transaction. */
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -16,6 +17,15 @@ export interface AppsTable {
   name: string | null;
   disabled: number;
   created_at: number;
+}
+
+/** Failed logins per key (`account:<id>`, `address:<ip>`): the brute-force limit. */
+export interface LoginFailuresTable {
+  key: string;
+  failures: number;
+  window_start: number;
+  lockouts: number;
+  blocked_until: number;
 }
 
 export interface ReplayGuardTable {
@@ -69,13 +79,14 @@ export interface PrepayOrdersTable {
 export interface CoreTables {
   apps: AppsTable;
   replay_guard: ReplayGuardTable;
+  login_failures: LoginFailuresTable;
   merchants: MerchantsTable;
   login_tokens: LoginTokensTable;
   payment_params: PaymentParamsTable;
   prepay_orders: PrepayOrdersTable;
 }
 
-// Payments: channel orders, refunds, callback attempts, and the sandbox's own tables.
+// Payments: channel orders, refunds, callback attempts. (The sandbox's tables are its own: `sandbox/sandbox-tables.ts`.)
 
 /**
  * A channel order: `creating` until the channel answers the unified order (a crash can leave it
@@ -83,6 +94,13 @@ export interface CoreTables {
  * channel, or replaced) or `failed` (the channel refused it, or never received it).
  */
 export type ChannelOrderState = 'creating' | 'open' | 'paid' | 'closed' | 'failed';
+
+/**
+ * How the kit learned that a channel order was paid: the channel's payment notification, an order
+ * query (payment reconciliation, the check before expiry, a close answered "paid"), or the daily
+ * statement reconciliation.
+ */
+export type PaidVia = 'notification' | 'query' | 'reconciliation';
 
 /**
  * A refund: `requesting` until the channel accepts it (a crash or a lost call leaves it there; a
@@ -110,6 +128,8 @@ export interface PayChannelOrdersTable {
   answer_json: string | null;
   transaction_id: string | null;
   paid_at: number | null;
+  /** Set with `paid_at`; null on rows paid before the kit kept it (migration 0008). */
+  paid_via: PaidVia | null;
   created_at: number;
   updated_at: number;
 }
@@ -143,67 +163,11 @@ export interface CallbackAttemptsTable {
   error: string | null;
 }
 
-/** The platform's trade states the sandbox keeps (the order query reports them as `trade_state`). */
-export type SandboxOrderState = 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND';
-
-export interface SandboxOrdersTable {
-  prepay_id: string;
-  realm: string;
-  code_token: string | null;
-  appid: string;
-  mch_id: string;
-  sub_appid: string | null;
-  sub_mch_id: string | null;
-  device_info: string | null;
-  out_trade_no: string;
-  body: string;
-  total_fee: number;
-  trade_type: string;
-  openid: string | null;
-  sub_openid: string | null;
-  notify_url: string;
-  sign_type: string;
-  profit_sharing: number;
-  time_expire: number | null;
-  state: SandboxOrderState;
-  transaction_id: string | null;
-  paid_at: number | null;
-  /** Profit-sharing orders: when their sharing was finished and the rest released (frozen until then). */
-  unfrozen_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** A refund's final state at the platform; before `success_at` the refund query reports it as PROCESSING. */
-export type SandboxRefundState = 'SUCCESS' | 'REFUNDCLOSE' | 'CHANGE';
-
-export interface SandboxRefundsTable {
-  refund_id: string;
-  realm: string;
-  mch_id: string;
-  out_refund_no: string;
-  prepay_id: string;
-  refund_fee: number;
-  notify_url: string | null;
-  state: SandboxRefundState;
-  created_at: number;
-  success_at: number | null;
-}
-
-export interface SandboxLoginCodesTable {
-  code: string;
-  user_name: string;
-  expires_at: number;
-}
-
 export interface PaymentTables {
   pay_channel_orders: PayChannelOrdersTable;
   pay_refunds: PayRefundsTable;
   callback_attempts: CallbackAttemptsTable;
-  sandbox_orders: SandboxOrdersTable;
-  sandbox_refunds: SandboxRefundsTable;
-  sandbox_login_codes: SandboxLoginCodesTable;
 }
 
 /** The whole database: feature folders add their table interfaces here. */
-export interface Database extends CoreTables, ChainTables, PaymentTables, JobTables, ProfitSharingTables {}
+export interface Database extends CoreTables, ChainTables, PaymentTables, JobTables, ProfitSharingTables, ReconciliationTables {}

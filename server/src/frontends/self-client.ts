@@ -5,14 +5,15 @@
  */
 import { KitClient } from '@kit/shared';
 import type { AppService } from '../apps/app-service';
+import type { SelfUrl } from '../self-url';
 
 export class SelfClients {
   private readonly clients = new Map<string, { client: KitClient; secret: string }>();
 
-  /** `self.url` is filled in once the server listens (routers are built before that). */
   constructor(
     private readonly apps: AppService,
-    private readonly self: { url: string },
+    /** Read at the first call of each app (after the server listens; see `self-url.ts`). */
+    private readonly selfUrl: SelfUrl,
   ) {}
 
   /** A client signing as `appId`, talking to this service. */
@@ -21,7 +22,7 @@ export class SelfClients {
     if (!secret) throw new Error(`app ${appId} is unknown or disabled`);
     const hit = this.clients.get(appId);
     if (hit && hit.secret === secret) return hit.client;
-    const client = new KitClient({ baseUrl: this.self.url, appId, appSecret: secret });
+    const client = new KitClient({ baseUrl: this.selfUrl() ?? '', appId, appSecret: secret });
     this.clients.set(appId, { client, secret });
     return client;
   }

@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { OutboundPolicy } from '../security/outbound-url';
 
 export interface PostAnswer {
   status: number;
@@ -30,6 +31,8 @@ export interface PostOptions {
   /** Aborting it (shutdown) ends the exchange with an error. */
   signal?: AbortSignal;
   maxBytes: number;
+  /** Where the call may go: its agents check the address connected to (CALLBACK_ALLOW_PRIVATE). Unset: anywhere. */
+  outbound?: OutboundPolicy;
 }
 
 /** POSTs `body` to `url`; resolves with the status and the answer's first bytes, rejects on a network error or the deadline. */
@@ -41,8 +44,14 @@ export function post(url: string, body: string, opts: PostOptions): Promise<Post
     } catch (e) {
       return reject(e);
     }
-    const agent = agents[target.protocol as keyof typeof agents];
+    const agent = (opts.outbound?.agents ?? agents)[target.protocol as keyof typeof agents];
     if (!agent) return reject(new Error(`unsupported protocol ${target.protocol}`));
+    try {
+      // An address written as such is never looked up: the agents' hook cannot see it.
+      opts.outbound?.checkLiteral(target);
+    } catch (e) {
+      return reject(e);
+    }
     const send = target.protocol === 'https:' ? https.request : http.request;
     let done = false;
     const finish = (err: Error | undefined, answer?: PostAnswer) => {

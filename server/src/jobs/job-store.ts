@@ -8,6 +8,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, Executor } from '../db/schema';
 import type { Dialect } from '../db/dialect';
 import type { JobState, JobsTable, QueueName } from './job-tables';
+import { preparedOn } from '../db/prepared';
 
 export type JobRow = Selectable<JobsTable>;
 
@@ -26,11 +27,69 @@ export type JobSettlement =
   | { state: 'failed'; result?: string | null; error?: string | null }
   | { state: 'pending'; nextAt: number; error?: string | null; payload?: object };
 
+const ENQUEUE_COLUMNS = [
+  'queue',
+  'key',
+  'ref',
+  'payload',
+  'state',
+  'result',
+  'attempts',
+  'next_at',
+  'lease_token',
+  'last_error',
+  'created_at',
+  'updated_at',
+  'done_at',
+] as const satisfies ReadonlyArray<keyof JobsTable>;
+
 export class JobStore {
+  // The statements every job goes through (a callback per payment) are prepared once (docs/performance.md).
+  private readonly enqueueOnceRow;
+  private readonly claimRows;
+  private readonly settleDoneRow;
+  private readonly finishRow;
+
   constructor(
     readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.enqueueOnceRow = preparedOn(
+      db,
+      (...v: unknown[]) =>
+        db
+          .insertInto('jobs')
+          .values(Object.fromEntries(ENQUEUE_COLUMNS.map((c, i) => [c, v[i]])) as never)
+          .onConflict((oc) => oc.columns(['queue', 'key']).doNothing()),
+      ENQUEUE_COLUMNS.length,
+    );
+    this.claimRows = preparedOn(
+      db,
+      (queue: QueueName, now: number, limit: number, leaseUntil: number, token: string) => this.claimQuery(queue, now, limit, leaseUntil, token),
+      5,
+    );
+    this.settleDoneRow = preparedOn(
+      db,
+      (id: number, token: string, attempts: number, result: string | null, now: number) =>
+        db
+          .updateTable('jobs')
+          .set({ state: 'done', result, last_error: null, done_at: now, attempts, lease_token: null, updated_at: now })
+          .where('id', '=', id)
+          .where('lease_token', '=', token),
+      5,
+    );
+    this.finishRow = preparedOn(
+      db,
+      (queue: QueueName, key: string, result: string, now: number) =>
+        db
+          .updateTable('jobs')
+          .set({ state: 'done', result, lease_token: null, updated_at: now, done_at: now })
+          .where('queue', '=', queue)
+          .where('key', '=', key)
+          .where('state', '=', 'pending'),
+      4,
+    );
+  }
 
   /**
    * Adds a job on the caller's executor (so it commits with the change that needs it). With a key
@@ -53,21 +112,25 @@ export class JobStore {
       updated_at: now,
       done_at: null,
     };
+    if (mode === 'once') return Number((await this.enqueueOnceRow(on, ...ENQUEUE_COLUMNS.map((c) => row[c]))).numAffectedRows ?? 0n) === 1;
     const res = await on
       .insertInto('jobs')
       .values(row)
-      .onConflict((oc) => {
-        const target = oc.columns(['queue', 'key']);
-        return mode === 'once'
-          ? target.doNothing()
-          : target.doUpdateSet({ state: 'pending', result: null, attempts: 0, next_at: row.next_at, lease_token: null, updated_at: now, done_at: null });
-      })
+      .onConflict((oc) =>
+        oc
+          .columns(['queue', 'key'])
+          .doUpdateSet({ state: 'pending', result: null, attempts: 0, next_at: row.next_at, lease_token: null, updated_at: now, done_at: null }),
+      )
       .executeTakeFirst();
     return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
   /** Claims up to `limit` due jobs of a queue until `leaseUntil`. */
-  claim(queue: QueueName, now: number, limit: number, leaseUntil: number, token: string): Promise<JobRow[]> {
+  async claim(queue: QueueName, now: number, limit: number, leaseUntil: number, token: string): Promise<JobRow[]> {
+    return (await this.claimRows(this.db, queue, now, limit, leaseUntil, token)).rows;
+  }
+
+  private claimQuery(queue: QueueName, now: number, limit: number, leaseUntil: number, token: string) {
     return this.db
       .updateTable('jobs')
       .set({ next_at: leaseUntil, lease_token: token })
@@ -85,18 +148,16 @@ export class JobStore {
         if (this.dialect === 'postgres') q = q.forUpdate().skipLocked();
         return q;
       })
-      .returningAll()
-      .execute();
+      .returningAll();
   }
 
   /** Records the end of a claimed run; ignored (false) when the claim was lost meanwhile. */
   async settle(id: number, token: string, attempts: number, s: JobSettlement, now = Date.now()): Promise<boolean> {
+    if (s.state === 'done') return Number((await this.settleDoneRow(this.db, id, token, attempts, s.result ?? null, now)).numAffectedRows) === 1;
     const patch =
       s.state === 'pending'
         ? { state: s.state, next_at: s.nextAt, last_error: s.error ?? null, ...(s.payload ? { payload: JSON.stringify(s.payload) } : {}) }
-        : s.state === 'done'
-          ? { state: s.state, result: s.result ?? null, last_error: null, done_at: now }
-          : { state: s.state, result: s.result ?? null, last_error: s.error ?? null, done_at: now };
+        : { state: s.state, result: s.result ?? null, last_error: s.error ?? null, done_at: now };
     const res = await this.db
       .updateTable('jobs')
       .set({ ...patch, attempts, lease_token: null, updated_at: now })
@@ -111,14 +172,7 @@ export class JobStore {
    * another way (a notification recorded the payment its query was waiting for).
    */
   async finish(on: Executor, queue: QueueName, key: string, result: string, now = Date.now()): Promise<boolean> {
-    const res = await on
-      .updateTable('jobs')
-      .set({ state: 'done', result, lease_token: null, updated_at: now, done_at: now })
-      .where('queue', '=', queue)
-      .where('key', '=', key)
-      .where('state', '=', 'pending')
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    return Number((await this.finishRow(on, queue, key, result, now)).numAffectedRows) === 1;
   }
 
   byRef(queue: QueueName, ref: string): Promise<JobRow[]> {

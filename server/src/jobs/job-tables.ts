@@ -2,15 +2,10 @@
 import type { Generated } from 'kysely';
 
 /**
- * The queues. Each has one handler (`JobHandler`) that a worker runs:
- * - `callback`: a merchant callback (section 6), written with the state change that causes it;
- * - `sandbox.notify`: a notification the payment sandbox sends to a notify URL, as the platform would;
- * - `payment.reconcile`: asks the channel about a channel order until it is paid or closed;
- * - `refund.follow`: carries a refund to the channel and follows it until it completes;
- * - `profit-sharing.follow`: carries a split (or finish) to the channel and follows its receivers' results.
+ * A queue's name: its handler's `queue` (`JobHandler`), registered with its retry policy in
+ * `jobs/registry.ts` (the sandbox's queues, named `sandbox.*`, in `sandbox/sandbox.ts`).
  */
-export const QUEUES = ['callback', 'sandbox.notify', 'payment.reconcile', 'refund.follow', 'profit-sharing.follow'] as const;
-export type QueueName = (typeof QUEUES)[number];
+export type QueueName = string;
 
 /** `pending` until its handler ends it: `done`, or `failed` (given up; `result` and `last_error` say why). */
 export type JobState = 'pending' | 'done' | 'failed';

@@ -20,8 +20,10 @@ export async function runKit(
   out = (l: string) => console.log(l),
   say = (l: string) => console.error(l),
 ): Promise<number> {
-  const [group, name, ...rest] = argv;
-  const command = commands.find((c) => c.group === group && c.name === name);
+  const [group, name, ...more] = argv;
+  // A command without a sub-command name (`reconcile --date …`) takes everything after its group.
+  const command = commands.find((c) => c.group === group && c.name === name) ?? commands.find((c) => c.group === group && c.name === '');
+  const rest = command?.name === '' ? argv.slice(1) : more;
   if (!command) {
     console.error(group ? `unknown command: ${[group, name].filter(Boolean).join(' ')}\n\n${help()}` : help());
     return group && group !== 'help' ? 2 : 0;

@@ -20,6 +20,8 @@ import { randomAlnum, randomToken, sha256Hex } from '../security/ids';
 import type { AppService } from '../apps/app-service';
 import type { MerchantStore } from './merchant-store';
 import type { MerchantFacts } from './merchant-facts';
+import type { LoginThrottle } from '../security/login-throttle';
+import type { OutboundPolicy } from '../security/outbound-url';
 
 type CreateBody = z.output<typeof createMerchantRequestSchema>;
 
@@ -36,6 +38,8 @@ export class MerchantService {
     private readonly store: MerchantStore,
     private readonly apps: AppService,
     private readonly facts: MerchantFacts,
+    private readonly throttle: LoginThrottle,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   /** 4.17. The signer must own (or have created) the parent when creating a sub-merchant. */
@@ -68,13 +72,22 @@ export class MerchantService {
     return { id };
   }
 
-  /** 4.16. Unknown id, wrong password and disabled merchant all fail the same way. */
-  async login(userId: string, pw: string): Promise<LoginResponse> {
+  /**
+   * 4.16, and every other merchant login (the POS display, the console): behind the brute-force
+   * limit, per account and per `address` (the client's, as the router in front saw it: `req.ip`).
+   * An unknown id and a wrong password fail the same way.
+   */
+  login(userId: string, pw: string, client: { address?: string }): Promise<LoginResponse> {
+    return this.throttle.guard({ account: userId, address: client.address }, () => this.checkLogin(userId, pw));
+  }
+
+  private async checkLogin(userId: string, pw: string): Promise<LoginResponse> {
     const m = await this.store.find(userId);
     const passwordOk = await verifyPassword(pw, m?.pw_hash ?? null);
     if (!m || !passwordOk) throw new KitError('login_failed');
-    if (m.disabled || (m.parent_merchant_id && (await this.store.find(m.parent_merchant_id))?.disabled)) {
-      throw new KitError('merchant_disabled', 'this merchant is disabled and cannot log in');
+    if (m.disabled) throw new KitError('merchant_disabled', 'this merchant is disabled and cannot log in');
+    if (m.parent_merchant_id && (await this.store.find(m.parent_merchant_id))?.disabled) {
+      throw new KitError('merchant_disabled', `the parent merchant "${m.parent_merchant_id}" of this sub-merchant is disabled, so it cannot log in`);
     }
     const token = randomToken();
     await this.store.insertLoginToken(sha256Hex(token), m.id, Date.now());
@@ -117,6 +130,7 @@ export class MerchantService {
     if (patch.profitSharing === true && !m.profit_sharing_contracted) {
       throw new KitError('profit_sharing_not_enabled', 'profitSharing can only be true for a merchant contracted for profit sharing');
     }
+    if (typeof patch.notifyCallbackUrl === 'string') await this.outbound.checkUrl(patch.notifyCallbackUrl, 'parameters.notifyCallbackUrl');
     await this.store.mergePaymentParams(id, channel, (current) => {
       const next: Record<string, unknown> = { ...current };
       for (const [k, v] of Object.entries(patch)) {
@@ -139,6 +153,11 @@ export class MerchantService {
 
   find(id: string) {
     return this.store.find(id);
+  }
+
+  /** The sub-merchants of a parent merchant (the console's merchant filter). */
+  children(parentId: string) {
+    return this.store.children(parentId);
   }
 
   findWithParent(id: string) {

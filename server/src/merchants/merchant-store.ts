@@ -4,17 +4,24 @@ import { prepared } from '../db/prepared';
 
 export class MerchantStore {
   private readonly withParentRow;
+  // Every callback reads its merchant and payment parameters (prepared once: docs/performance.md).
+  private readonly findRow;
+  private readonly paramsRow;
+  private readonly paramsWithParentRow;
 
   constructor(private readonly db: Kysely<Database>) {
     this.withParentRow = prepared(db, (id: string) => this.withParentQuery(id), 1);
+    this.findRow = prepared(db, (id: string) => db.selectFrom('merchants').selectAll().where('id', '=', id), 1);
+    this.paramsRow = prepared(db, (id: string, channel: string) => this.paramsQuery([id], channel), 2);
+    this.paramsWithParentRow = prepared(db, (parentId: string, id: string, channel: string) => this.paramsQuery([parentId, id], channel), 3);
   }
 
   insert(row: MerchantsTable): Promise<unknown> {
     return this.db.insertInto('merchants').values(row).execute();
   }
 
-  find(id: string): Promise<MerchantsTable | undefined> {
-    return this.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+  async find(id: string): Promise<MerchantsTable | undefined> {
+    return (await this.findRow(id))[0];
   }
 
   /** A sub-merchant with its parent's owner, display name and state, in one read (prepared: every order creation reads it). */
@@ -110,11 +117,17 @@ export class MerchantStore {
 
   /** Own parameters of the given merchants for one channel. */
   paymentParams(merchantIds: string[], channel: string) {
-    return this.db
-      .selectFrom('payment_params')
-      .select(['merchant_id', 'params_json'])
-      .where('merchant_id', 'in', merchantIds)
-      .where('channel', '=', channel)
-      .execute();
+    if (merchantIds.length === 1) return this.paramsRow(merchantIds[0], channel);
+    if (merchantIds.length === 2) return this.paramsWithParentRow(merchantIds[0], merchantIds[1], channel);
+    return this.paramsQuery(merchantIds, channel).execute();
+  }
+
+  private paramsQuery(merchantIds: string[], channel: string) {
+    return this.db.selectFrom('payment_params').select(['merchant_id', 'params_json']).where('merchant_id', 'in', merchantIds).where('channel', '=', channel);
+  }
+
+  /** The sub-merchants of a parent merchant, by id. */
+  children(parentId: string) {
+    return this.db.selectFrom('merchants').select(['id', 'display_name']).where('parent_merchant_id', '=', parentId).orderBy('id').execute();
   }
 }

@@ -15,6 +15,8 @@ export const COUNT_TIMEOUT_MS = 1_000;
 
 /** Outcome of one callback delivery attempt (section 6). */
 export type CallbackOutcome = 'delivered' | 'refused' | 'timeout' | 'network_error' | 'gave_up';
+/** How a login ended (the brute-force limit): checked and right, checked and wrong, refused unchecked while locked out, or the failure that started a lockout. */
+export type LoginOutcome = 'succeeded' | 'failed' | 'throttled' | 'locked';
 /** Which convergence path ran (docs/payments.md): order query on schedule, close at expiry, refund resumption. */
 export type ReconciliationKind = 'payment_query' | 'expiry_close' | 'refund_resume' | 'profit_sharing_follow';
 /** What it found or did. */
@@ -84,6 +86,17 @@ export class Metrics {
     registers: [this.registry],
   });
   private readonly outbox: CachedCount;
+  private readonly logins = new Counter({
+    name: 'kit_login_attempts_total',
+    help: 'Logins (4.16, POS display, mini-program code exchange, console) by outcome: succeeded, failed (wrong credentials), throttled (refused with 429 while locked out), locked (a key, account or address, was locked out).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly cutCalls = new Counter({
+    name: 'kit_shutdown_cut_requests_total',
+    help: 'Requests still running when SHUTDOWN_GRACE ended, whose connections were closed without an answer.',
+    registers: [this.registry],
+  });
   private readonly reconciliations = new Counter({
     name: 'kit_payment_reconciliations_total',
     help: 'Money-path convergence runs (order queries, closes at expiry, refund resumptions, profit-sharing follow-ups) by kind and outcome.',
@@ -91,6 +104,19 @@ export class Metrics {
     registers: [this.registry],
   });
   private readonly chainQueue: CachedCount;
+  private readonly statementDifferences = new Counter({
+    name: 'kit_reconciliation_differences_total',
+    help: 'Differences daily statement reconciliation found between the channel bill and the kit (docs/reconciliation.md), by channel, kind and resolution; counted once per difference.',
+    labelNames: ['channel', 'kind', 'resolution'] as const,
+    registers: [this.registry],
+  });
+  private readonly lastReconciledDay = new Gauge({
+    name: 'kit_reconciliation_last_day_seconds',
+    help: 'Start (00:00 China time, as Unix seconds) of the last day reconciled with the channel bill, by channel.',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  private readonly lastDays = new Map<string, number>();
   private readonly sealDuration = new Histogram({
     name: 'kit_chain_seal_duration_seconds',
     help: 'Time to write one chain block (claim, points rules, Merkle root, signature, commit).',
@@ -109,6 +135,30 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
+
+  private readonly anchorLast = new Gauge({
+    name: 'kit_chain_anchor_last_block',
+    help: 'The last ledger block anchored on the EVM chain (set where anchoring is configured).',
+    registers: [this.registry],
+  });
+  private readonly anchorLagBlocks = new Gauge({
+    name: 'kit_chain_anchor_lag_blocks',
+    help: "Ledger blocks sealed but not anchored yet (as of the anchoring worker's last round).",
+    registers: [this.registry],
+  });
+  private readonly anchorFailures = new Counter({
+    name: 'kit_chain_anchor_failures_total',
+    help: 'Anchoring rounds that failed, by reason: rpc (the chain could not be reached or the transaction not confirmed), refused (the contract refused the range: anchored already), mismatch (the contract holds a range that differs from this ledger).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly anchoredBlocks = new Counter({
+    name: 'kit_chain_anchored_blocks_total',
+    help: 'Ledger blocks anchored by this instance.',
+    registers: [this.registry],
+  });
+  /** Seal time of the oldest block not anchored yet (Unix ms); undefined: none, or anchoring is off. */
+  private oldestUnanchored?: number;
 
   /** Sources read when scraped; set by the runtime once the parts exist. */
   private heldCalls?: () => number;
@@ -147,6 +197,16 @@ export class Metrics {
       async collect() {
         const v = await chainQueue.get();
         if (v !== undefined) this.set(v);
+      },
+    });
+    const unanchoredSince = () => this.oldestUnanchored;
+    new Gauge({
+      name: 'kit_chain_anchor_lag_seconds',
+      help: 'Age of the oldest sealed ledger block not anchored yet (0 when all are anchored; set where anchoring is configured).',
+      registers: [this.registry],
+      collect() {
+        const t = unanchoredSince();
+        this.set(t === undefined ? 0 : Math.max(0, Date.now() - t) / 1000);
       },
     });
     new Gauge({
@@ -190,6 +250,31 @@ export class Metrics {
     this.reconciliations.inc({ kind, outcome });
   }
 
+  // ---- logins and shutdown ----------------------------------------------------------------
+
+  loginOutcome(outcome: LoginOutcome): void {
+    this.logins.inc({ outcome });
+  }
+
+  /** Requests cut at the end of the shutdown grace. */
+  requestsCut(n: number): void {
+    if (n > 0) this.cutCalls.inc(n);
+  }
+
+  /** A difference daily reconciliation found (or resolved: counted again under its new resolution). */
+  statementDifference(channel: string, kind: string, resolution: string): void {
+    this.statementDifferences.inc({ channel, kind, resolution });
+  }
+
+  /** A day was reconciled (`dayStartMs`: its 00:00 China time). */
+  reconciledDay(channel: string, dayStartMs: number): void {
+    const seconds = Math.floor(dayStartMs / 1000);
+    // Re-running an older day does not move the figure back.
+    if (seconds <= (this.lastDays.get(channel) ?? 0)) return;
+    this.lastDays.set(channel, seconds);
+    this.lastReconciledDay.set({ channel }, seconds);
+  }
+
   // ---- chain --------------------------------------------------------------------------------
 
   countChainQueueWith(count: Count): void {
@@ -202,6 +287,21 @@ export class Metrics {
     for (const t of acceptedAt) this.itemWait.observe(Math.max(0, sealedAt - t) / 1000);
     if (acceptedAt.length) this.sealedItems.inc({ result: 'confirmed' }, acceptedAt.length);
     if (failed) this.sealedItems.inc({ result: 'failed' }, failed);
+  }
+
+  /** What the anchoring worker saw in its last round. */
+  chainAnchorProgress(p: { lastAnchored: number; latest: number; oldestUnanchoredTime?: number }): void {
+    this.anchorLast.set(p.lastAnchored);
+    this.anchorLagBlocks.set(Math.max(0, p.latest - p.lastAnchored));
+    this.oldestUnanchored = p.oldestUnanchoredTime;
+  }
+
+  chainAnchorFailed(reason: 'rpc' | 'refused' | 'mismatch'): void {
+    this.anchorFailures.inc({ reason });
+  }
+
+  chainAnchored(blocks: number): void {
+    this.anchoredBlocks.inc(blocks);
   }
 
   // ---- sources read when scraped ------------------------------------------------------------

@@ -13,7 +13,7 @@ extendZodWithOpenApi(z);
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch' | 'options';
 
 /** Who may call: signed by an app (`_appid`, `_t`, `_s`), the POS login cookie, the metrics token, or anyone. */
-export type Auth = 'signed' | 'posCookie' | 'metricsToken' | 'none';
+export type Auth = 'signed' | 'posCookie' | 'consoleCookie' | 'metricsToken' | 'none';
 
 export interface Body {
   contentType: string;
@@ -32,11 +32,18 @@ export interface RouteDoc {
   auth: Auth;
   params?: z.AnyZodObject;
   query?: z.AnyZodObject;
-  /** A zod schema (JSON) or another content type. */
-  body?: ZodTypeAny | Body;
+  /** Request headers the route reads (the channels' signature headers). */
+  headers?: z.AnyZodObject;
+  /** A zod schema (JSON) or another content type; several when the route takes more than one. */
+  body?: ZodTypeAny | Body | readonly Body[];
   /** The 200 answer: a zod schema (JSON) or another content type. */
   answer: ZodTypeAny | Body;
   answerDescription?: string;
+  /**
+   * The other answers by HTTP status, in place of the error catalogue's: for routes that answer in
+   * another party's protocol (the channels' notifications), not with the kit's `{status: "fail"}`.
+   */
+  answers?: Readonly<Record<number, { description: string; content?: readonly Body[] }>>;
   /** Failures this route can answer (besides the signature failures every signed route can). */
   errors?: readonly ErrorId[];
   /** Example request body and answer, shown in the reference. */

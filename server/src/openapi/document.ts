@@ -8,19 +8,27 @@ import { ERROR_CATALOGUE, failSchema, type ErrorId } from '@kit/shared';
 import { json, openApiPath, type Body, type RouteDoc } from './describe';
 import { paymentRoutes } from './paths/payments';
 import { profitSharingRoutes } from './paths/profit-sharing';
+import { callbackRoutes } from './paths/callbacks';
+import { reconciliationRoutes } from './paths/reconciliation';
 import { chainRoutes } from './paths/chain';
 import { frontendRoutes } from './paths/frontends';
+import { consoleRoutes } from './paths/console';
 import { sandboxRoutes } from './paths/sandbox';
+import { sandboxV3Routes } from './paths/sandbox-v3';
 import { operationRoutes } from './paths/operations';
 
 /** Every described route; a new route is one more entry in one of these lists. */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...paymentRoutes,
   ...profitSharingRoutes,
+  ...callbackRoutes,
+  ...reconciliationRoutes,
   ...chainRoutes,
   ...operationRoutes,
   ...frontendRoutes,
+  ...consoleRoutes,
   ...sandboxRoutes,
+  ...sandboxV3Routes,
 ];
 
 export interface DocumentOptions {
@@ -35,7 +43,8 @@ export function servedRouteDocs(opts: Pick<DocumentOptions, 'sandbox'>): RouteDo
   return ROUTE_DOCS.filter((r) => opts.sandbox || !r.sandboxOnly);
 }
 
-const SIGNATURE_ERRORS: readonly ErrorId[] = [
+/** What a signed endpoint may answer when the signature check fails (`http/signature.ts`); docs/api.md folds them into one entry. */
+export const SIGNATURE_ERRORS: readonly ErrorId[] = [
   'signature_missing',
   'signature_malformed',
   'timestamp_invalid',
@@ -86,9 +95,19 @@ function errorResponses(doc: RouteDoc): RouteConfig['responses'] {
   return out;
 }
 
+function otherAnswers(answers: NonNullable<RouteDoc['answers']>): RouteConfig['responses'] {
+  return Object.fromEntries(
+    Object.entries(answers).map(([status, a]) => [
+      status,
+      { description: a.description, ...(a.content ? { content: Object.fromEntries(a.content.map((b) => [b.contentType, { schema: b.schema }])) } : {}) },
+    ]),
+  );
+}
+
 function security(auth: RouteDoc['auth']): RouteConfig['security'] {
   if (auth === 'signed') return [{ appId: [], timestamp: [], signature: [] }];
   if (auth === 'posCookie') return [{ posLogin: [] }];
+  if (auth === 'consoleCookie') return [{ consoleLogin: [] }];
   if (auth === 'metricsToken') return [{ metricsToken: [] }, {}];
   return [];
 }
@@ -114,11 +133,17 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
     name: 'pos_login',
     description: 'Set by POST /pos/api/login (httpOnly, SameSite=Strict).',
   });
+  registry.registerComponent('securitySchemes', 'consoleLogin', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'console_login',
+    description: 'Set by POST /console/api/login (httpOnly, SameSite=Strict).',
+  });
   registry.registerComponent('securitySchemes', 'metricsToken', { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set.' });
 
   for (const doc of servedRouteDocs(opts)) {
     const answer = bodyOf(doc.answer);
-    const body = doc.body ? bodyOf(doc.body) : undefined;
+    const bodies = doc.body ? (Array.isArray(doc.body) ? (doc.body as readonly Body[]) : [bodyOf(doc.body as ZodTypeAny | Body)]) : [];
     const section = doc.section ? `Specification section ${doc.section}. ` : '';
     registry.registerPath({
       method: doc.method,
@@ -131,11 +156,14 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
       request: {
         params: doc.params,
         query: doc.query,
-        body: body ? { required: true, content: { [body.contentType]: { schema: body.schema, ...example(doc.example?.body) } } } : undefined,
+        headers: doc.headers,
+        body: bodies.length
+          ? { required: true, content: Object.fromEntries(bodies.map((b) => [b.contentType, { schema: b.schema, ...example(doc.example?.body) }])) }
+          : undefined,
       },
       responses: {
         200: { description: doc.answerDescription ?? 'Success', content: { [answer.contentType]: { schema: answer.schema, ...example(doc.example?.answer) } } },
-        ...errorResponses(doc),
+        ...(doc.answers ? otherAnswers(doc.answers) : errorResponses(doc)),
       },
     });
   }
@@ -154,12 +182,15 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
     tags: [
       { name: 'Payments', description: 'Prepay orders, payment arguments and refunds (specification 4.1–4.6)' },
       { name: 'Merchants', description: 'Merchants, logins and payment parameters (4.7, 4.16, 4.17)' },
+      { name: 'Callbacks', description: 'Every payment-result callback (section 6) with its attempts; resend one, recover a window' },
+      { name: 'Reconciliation', description: "Daily statement reconciliation with the channels' trade bills (docs/reconciliation.md)" },
       { name: 'Donations', description: 'Donation projects and donations on the chain (4.9–4.11)' },
       { name: 'Trusted points', description: 'Balances and deduction codes (4.12, 4.13)' },
       { name: 'Chain', description: 'Generic chain upload and lookup (4.14, 4.15) and inclusion proofs' },
       { name: 'Operations', description: 'Health, metrics and this document' },
       { name: 'Channel notifications', description: 'Where the payment channels notify the service' },
       { name: 'POS display router', description: 'The API behind the POS display at /pos/' },
+      { name: 'Console router', description: 'The API behind the merchant console at /console/' },
       { name: 'Mini-program router', description: 'The API behind the payer mini-program at /mp/' },
       { name: 'Pages', description: 'Front-end pages' },
       ...(opts.sandbox ? [{ name: 'Sandbox (development only)', description: 'The payment sandbox (SANDBOX_ENABLED)' }] : []),

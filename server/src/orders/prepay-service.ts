@@ -1,14 +1,18 @@
 /**
- * Prepay orders (4.1, 4.2): creation, the detail answer, the held detail call, expiry, and the one
- * state-transition primitive every later feature (payment, refund) goes through.
+ * Prepay orders (4.1, 4.2): creation, the detail answer, the held detail call, expiry. State
+ * changes go through `OrderTransitions`, the one primitive every later feature (payment, refund) uses.
  */
 import { AmountError, KitError, MAX_EXTRA_INFO_BYTES, PAY_VERSION, formatCents, parseCents, type CreatePrepayResponse, type PrepayDetail } from '@kit/shared';
 import { randomAlnum } from '../security/ids';
 import { isUniqueViolation } from '../db/errors';
 import type { OrderEvents, WaitSignal } from './order-events';
-import type { Executor } from '../db/schema';
+import type { Executor, PrepayOrdersTable } from '../db/schema';
+import type { SpentSignature } from '../apps/replay-guard';
 import type { OrderStatus, PrepayStore } from './prepay-store';
+import type { OrderTransitions } from './order-transitions';
+import { orderVisibleTo } from './order-visibility';
 import type { MerchantFacts } from '../merchants/merchant-facts';
+import { subMerchantDisabled } from '../merchants/disabled';
 
 /** 12 characters keep `sm.pay?prepayid=<id>&f=2` within the 32-character scene limit. */
 export const PREPAY_ID_LENGTH = 12;
@@ -30,22 +34,23 @@ export interface ExpiryGuard {
 const EXPIRY_CONCURRENCY = 8;
 
 export class PrepayService {
-  private guard: ExpiryGuard = { beforeExpiry: async () => 'unpaid' };
-
   constructor(
     private readonly store: PrepayStore,
     private readonly merchants: MerchantFacts,
     private readonly events: OrderEvents,
+    private readonly transitions: OrderTransitions,
+    /** The payments' channel orders: an order is closed at the channel before it expires. */
+    private readonly guard: ExpiryGuard,
     private readonly opts: PrepayOptions,
   ) {}
 
-  /** Payments register what expiry must do first (they are built after this service). */
-  setExpiryGuard(guard: ExpiryGuard): void {
-    this.guard = guard;
-  }
-
   /** 4.1. The signer must own the sub-merchant or its parent; both must be enabled. */
-  async create(signerAppId: string, body: { subMerchantId: string; totalAmount?: unknown; extraInfo?: unknown }): Promise<CreatePrepayResponse> {
+  /** 4.1. With `replay`, the signature is recorded in the replay guard with the order, or the call is refused as a replay. */
+  async create(
+    signerAppId: string,
+    body: { subMerchantId: string; totalAmount?: unknown; extraInfo?: unknown },
+    replay?: SpentSignature,
+  ): Promise<CreatePrepayResponse> {
     let cents: number;
     try {
       cents = parseCents(body.totalAmount);
@@ -62,12 +67,13 @@ export class PrepayService {
     if (sm.app_id !== signerAppId && sm.parent_app_id !== signerAppId) {
       throw new KitError('not_owner', `app "${signerAppId}" does not own sub-merchant "${body.subMerchantId}"`);
     }
-    if (sm.disabled || sm.parent_disabled) throw new KitError('merchant_disabled', `sub-merchant "${body.subMerchantId}" is disabled`);
+    const disabled = subMerchantDisabled({ id: sm.id, disabled: sm.disabled, parentId: sm.parent_merchant_id, parentDisabled: sm.parent_disabled });
+    if (disabled) throw disabled;
     const now = Date.now();
     for (let attempt = 0; ; attempt++) {
       const prepayId = randomAlnum(PREPAY_ID_LENGTH);
       try {
-        await this.store.insert({
+        const row: PrepayOrdersTable = {
           prepay_id: prepayId,
           sub_merchant_id: sm.id,
           merchant_id: sm.parent_merchant_id ?? sm.id,
@@ -80,7 +86,11 @@ export class PrepayService {
           payment_time: null,
           expire_at: now + this.opts.orderTtlMs,
           updated_at: now,
-        });
+        };
+        if (!replay) await this.store.insert(row);
+        else if (!(await this.store.insertGuarded(row, replay))) {
+          throw new KitError('signature_replayed', 'this signature was already used; sign the retry with a new _t');
+        }
         return { version: PAY_VERSION, status: 'success', prepayId };
       } catch (e) {
         if (!isUniqueViolation(e) || attempt >= 3) throw e;
@@ -116,7 +126,7 @@ export class PrepayService {
   private async readVisible(appId: string, prepayId: string) {
     const order = await this.store.find(prepayId);
     const sm = order && (await this.merchants.get(order.sub_merchant_id));
-    if (!order || !sm || (order.app_id !== appId && sm.app_id !== appId && sm.parent_app_id !== appId)) {
+    if (!order || !sm || !orderVisibleTo({ app_id: order.app_id, sub_app_id: sm.app_id, parent_app_id: sm.parent_app_id }, appId)) {
       throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
     }
     const row = { ...order, display_name: sm.display_name };
@@ -128,17 +138,14 @@ export class PrepayService {
     return row;
   }
 
-  /**
-   * The one way an order changes state. Runs on the caller's transaction (so an outbox row can
-   * commit with it); the caller publishes with `announce` after its transaction commits.
-   */
+  /** See `OrderTransitions.transition` (operators and tests move orders through the service). */
   transition(on: Executor, prepayId: string, from: OrderStatus, to: OrderStatus, patch: { payment_time?: number } = {}): Promise<boolean> {
-    return this.store.transition(on, prepayId, from, to, patch);
+    return this.transitions.transition(on, prepayId, from, to, patch);
   }
 
-  /** Wakes held detail calls (here and on other instances) after a committed change. */
+  /** See `OrderTransitions.announce`. */
   announce(prepayId: string, status: OrderStatus): void {
-    this.events.publish({ prepayId, status });
+    this.transitions.announce(prepayId, status);
   }
 
   /**
@@ -147,7 +154,7 @@ export class PrepayService {
    */
   async expire(prepayId: string): Promise<boolean> {
     if ((await this.guard.beforeExpiry(prepayId)) === 'paid') return false;
-    const changed = await this.store.transition(this.store.db, prepayId, 'active', 'cancel');
+    const changed = await this.transition(this.store.db, prepayId, 'active', 'cancel');
     if (changed) this.announce(prepayId, 'cancel');
     return changed;
   }
@@ -175,6 +182,9 @@ export class PrepayService {
 
   listForSubMerchant(subMerchantId: string, since: number) {
     return this.store.listForSubMerchant(subMerchantId, since);
+  }
+  listForSubMerchants(subMerchantIds: string[], since: number, until: number, status?: OrderStatus) {
+    return this.store.listForSubMerchants(subMerchantIds, since, until, status);
   }
 }
 

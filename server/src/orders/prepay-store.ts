@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import type { SpentSignature } from '../apps/replay-guard';
 import type { Database, Executor, PrepayOrdersTable } from '../db/schema';
-import { prepared } from '../db/prepared';
+import { prepared, preparedOn } from '../db/prepared';
 export type OrderStatus = PrepayOrdersTable['status'];
 
 const INSERT_COLUMNS = [
@@ -22,6 +23,9 @@ export class PrepayStore {
   // Creation and the detail read are the hot paths: both are prepared once.
   private readonly insertRow;
   private readonly findRow;
+  // A payment's and a refund's state changes (the settlement) too.
+  private readonly moveRow;
+  private readonly movePaidRow;
 
   constructor(readonly db: Kysely<Database>) {
     this.insertRow = prepared(
@@ -30,10 +34,58 @@ export class PrepayStore {
       INSERT_COLUMNS.length,
     );
     this.findRow = prepared(db, (prepayId: string) => db.selectFrom('prepay_orders').selectAll().where('prepay_id', '=', prepayId), 1);
+    this.moveRow = preparedOn(
+      db,
+      (prepayId: string, from: OrderStatus, to: OrderStatus, now: number) =>
+        db.updateTable('prepay_orders').set({ status: to, updated_at: now }).where('prepay_id', '=', prepayId).where('status', '=', from),
+      4,
+    );
+    this.movePaidRow = preparedOn(
+      db,
+      (prepayId: string, from: OrderStatus, to: OrderStatus, now: number, paymentTime: number | null) =>
+        db
+          .updateTable('prepay_orders')
+          .set({ status: to, updated_at: now, payment_time: paymentTime })
+          .where('prepay_id', '=', prepayId)
+          .where('status', '=', from),
+      5,
+    );
   }
 
-  async insert(row: PrepayOrdersTable): Promise<void> {
-    await this.insertRow(...INSERT_COLUMNS.map((c) => row[c]));
+  async insert(row: PrepayOrdersTable, on?: Executor): Promise<void> {
+    if (on) await on.insertInto('prepay_orders').values(row).execute();
+    else await this.insertRow(...INSERT_COLUMNS.map((c) => row[c]));
+  }
+
+  /**
+   * Inserts the order and records its creation's signature in the replay guard (docs/signing.md),
+   * committed together; false (and no order) when the signature was recorded before. Throws a unique
+   * violation when the prepay id exists. On PostgreSQL one statement (one round trip, one commit:
+   * the guard's insert in a data-modifying WITH, the order inserted only if it inserted a row);
+   * on SQLite a transaction, which the group commit makes as cheap.
+   */
+  async insertGuarded(row: PrepayOrdersTable, guard: SpentSignature): Promise<boolean> {
+    if (this.db.getExecutor().adapter instanceof PostgresAdapter) {
+      const res = await sql<{ prepay_id: string }>`
+        with guard as (
+          insert into replay_guard (app_id, sig, expires_at) values (${guard.appId}, ${guard.sig}, ${guard.expiresAt})
+          on conflict do nothing returning 1
+        )
+        insert into prepay_orders (${sql.join(INSERT_COLUMNS.map((c) => sql.ref(c)))})
+        select ${sql.join(INSERT_COLUMNS.map((c) => sql.val(row[c])))} where exists (select 1 from guard)
+        returning prepay_id`.execute(this.db);
+      return res.rows.length === 1;
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const res = await trx
+        .insertInto('replay_guard')
+        .values({ app_id: guard.appId, sig: guard.sig, expires_at: guard.expiresAt })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (Number(res.numInsertedOrUpdatedRows ?? 0n) !== 1) return false;
+      await this.insert(row, trx);
+      return true;
+    });
   }
 
   /** By primary key; prepared when read outside a transaction (the detail read's hot path). */
@@ -54,13 +106,11 @@ export class PrepayStore {
     patch: Partial<Pick<PrepayOrdersTable, 'payment_time'>> = {},
     now = Date.now(),
   ): Promise<boolean> {
-    const res = await on
-      .updateTable('prepay_orders')
-      .set({ status: to, updated_at: now, ...patch })
-      .where('prepay_id', '=', prepayId)
-      .where('status', '=', from)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    const res =
+      patch.payment_time === undefined
+        ? await this.moveRow(on, prepayId, from, to, now)
+        : await this.movePaidRow(on, prepayId, from, to, now, patch.payment_time);
+    return Number(res.numAffectedRows) === 1;
   }
 
   /** Active orders past their expiry, oldest first. */
@@ -86,5 +136,21 @@ export class PrepayStore {
       .orderBy('create_time', 'desc')
       .limit(limit)
       .execute();
+  }
+
+  /**
+   * Orders of some sub-merchants created in `[since, until)`, newest first (the console's day list;
+   * a parent merchant passes all its sub-merchants, so the `(sub_merchant_id, create_time)` index serves it).
+   */
+  listForSubMerchants(subMerchantIds: string[], since: number, until: number, status?: OrderStatus, limit = 500) {
+    if (!subMerchantIds.length) return Promise.resolve([]);
+    let q = this.db
+      .selectFrom('prepay_orders')
+      .selectAll()
+      .where('sub_merchant_id', 'in', subMerchantIds)
+      .where('create_time', '>=', since)
+      .where('create_time', '<', until);
+    if (status) q = q.where('status', '=', status);
+    return q.orderBy('create_time', 'desc').limit(limit).execute();
   }
 }

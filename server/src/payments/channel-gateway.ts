@@ -1,29 +1,60 @@
 /**
- * The calls the service makes to a payment channel (protocol v2), one gateway per channel. Each
- * call is built from what the service stored when the channel order or refund was created, signed
- * with the sign type that order was placed with, and names the merchant the way the channel wants.
+ * The calls the service makes to a payment channel, one gateway per channel module: the order calls
+ * of the channel's protocol (API v3 when the module speaks it and `PAY_PROTOCOL=v3`, otherwise
+ * protocol v2: channels/v2-order-calls.ts) and its profit-sharing calls, and where the channel
+ * sends its notifications.
  */
 import { KitError, type PaymentChannel } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
-import { definedOnly, type ChannelAdapter, type Gateways, type MerchantFields, type Realm } from './channels';
-import { callProtocol, type ProtocolAnswer, type ProtocolOp } from './protocol/client';
+import type { Config } from '../config';
+import {
+  merchantOf,
+  v2OrderCalls,
+  type BillSource,
+  type ChannelAdapter,
+  type ChannelModule,
+  type Gateways,
+  type OrderCalls,
+  type OrderForChannel,
+  type ProfitSharingCalls,
+  type Realm,
+  type V3Side,
+} from './channels';
+import type { V3CallLog } from './channels/social-native/v3/client';
+import type { ProtocolAnswer } from './protocol/client';
 import type { SignType } from './protocol/sign';
-import { formatChinaTime } from './protocol/time';
-import type { Fields } from './protocol/xml';
 
-/** What the unified order needs to know about the prepay order. */
-export interface OrderForChannel {
-  prepay_id: string;
-  display_name: string;
-  total_cents: number;
-  expire_at: number;
-}
+// Where the rest of the payment code has always found them.
+export type { OrderForChannel };
+
+/** What a channel order placed over API v3 records as its sign type: its payer arguments are signed with the merchant's RSA key. */
+export const V3_SIGN_TYPE = 'RSA';
 
 export class ChannelGateway {
+  private readonly calls: OrderCalls;
+  private readonly profitSharing?: ProfitSharingCalls;
+  /** The channel's daily trade bill, when it publishes one. */
+  readonly bills?: BillSource;
+  /** Present when the channel speaks API v3. */
+  readonly v3?: V3Side;
+
   constructor(
-    readonly adapter: ChannelAdapter,
+    readonly adapter: ChannelAdapter<Realm>,
     private readonly gateways: Gateways,
-  ) {}
+    v2: { profitSharing?: ProfitSharingCalls; bills?: BillSource },
+    v3?: (notifyUrl: (kind: 'pay' | 'refund') => string) => V3Side | undefined,
+  ) {
+    const notifyUrl = (kind: 'pay' | 'refund') => this.notifyUrl(kind);
+    this.v3 = v3?.(notifyUrl);
+    this.calls = this.v3?.calls ?? v2OrderCalls(adapter, notifyUrl);
+    this.profitSharing = this.v3?.calls ?? v2.profitSharing;
+    this.bills = this.v3?.bills ?? v2.bills;
+  }
+
+  /** The sign type new channel orders record: RSA on v3, the configured v2 one otherwise. */
+  signType(v2: SignType): string {
+    return this.v3 ? V3_SIGN_TYPE : v2;
+  }
 
   get channel(): PaymentChannel {
     return this.adapter.channel;
@@ -47,115 +78,30 @@ export class ChannelGateway {
 
   /** Places the channel order; repeating it with the same `out_trade_no` and fields gives the same order. */
   unifiedOrder(co: PayChannelOrdersTable, order: OrderForChannel): Promise<ProtocolAnswer> {
-    const request: Fields = {
-      ...definedOnly(merchantOf(co)),
-      body: truncateBytes(order.display_name, 120),
-      attach: order.prepay_id,
-      out_trade_no: co.out_trade_no,
-      total_fee: String(co.total_cents),
-      fee_type: 'CNY',
-      spbill_create_ip: '127.0.0.1',
-      time_start: formatChinaTime(co.created_at),
-      // The channel refuses late payments by itself.
-      time_expire: formatChinaTime(order.expire_at),
-      notify_url: this.notifyUrl('pay'),
-      trade_type: co.trade_type,
-    };
-    if (co.trade_type === 'NATIVE') request.product_id = order.prepay_id;
-    if (co.profit_sharing) request.profit_sharing = 'Y';
-    return this.call('unifiedOrder', request, co);
+    return this.calls.unifiedOrder(co, order);
   }
 
   orderQuery(co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
-    return this.call('orderQuery', { ...this.ids(co), out_trade_no: co.out_trade_no }, co);
+    return this.calls.orderQuery(co);
   }
 
   closeOrder(co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
-    return this.call('closeOrder', { ...this.ids(co), out_trade_no: co.out_trade_no }, co);
+    return this.calls.closeOrder(co);
   }
 
   /** Full refund; the same `out_refund_no` sent again is the same refund at the channel. */
   refund(r: PayRefundsTable, co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
-    return this.call(
-      'refund',
-      {
-        ...this.ids(co),
-        ...(co.transaction_id ? { transaction_id: co.transaction_id } : {}),
-        out_trade_no: co.out_trade_no,
-        out_refund_no: r.out_refund_no,
-        total_fee: String(co.total_cents),
-        refund_fee: String(r.refund_cents),
-        refund_fee_type: 'CNY',
-        notify_url: this.notifyUrl('refund'),
-      },
-      co,
-    );
+    return this.calls.refund(r, co);
   }
 
   refundQuery(r: PayRefundsTable, co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
-    return this.call('refundQuery', { ...this.ids(co), out_refund_no: r.out_refund_no }, co);
+    return this.calls.refundQuery(r, co);
   }
 
-  // ---- profit sharing (4.8): the platform takes these signed with HMAC-SHA256 only -------------
-
-  /** Adds a receiver for the merchant numbered `merchant.sub_mch_id` (idempotent at the channel). */
-  addReceiver(merchant: MerchantFields, receiver: { type: string; account: string; name?: string | null; relationType: string }): Promise<ProtocolAnswer> {
-    const json = { type: receiver.type, account: receiver.account, ...(receiver.name ? { name: receiver.name } : {}), relation_type: receiver.relationType };
-    return this.sharing('psAddReceiver', { ...this.adapter.requestIds(merchant), receiver: JSON.stringify(json) });
-  }
-
-  removeReceiver(merchant: MerchantFields, receiver: { type: string; account: string }): Promise<ProtocolAnswer> {
-    return this.sharing('psRemoveReceiver', {
-      ...this.adapter.requestIds(merchant),
-      receiver: JSON.stringify({ type: receiver.type, account: receiver.account }),
-    });
-  }
-
-  /** One split of a paid order (amounts in cents); with `finish`, the channel also releases the rest. */
-  split(
-    co: PayChannelOrdersTable,
-    outOrderNo: string,
-    receivers: Array<{ type: string; account: string; amount: number; description: string }>,
-    finish: boolean,
-  ): Promise<ProtocolAnswer> {
-    return this.sharing(finish ? 'psSplitAndFinish' : 'psSplit', {
-      ...this.ids(co),
-      transaction_id: co.transaction_id ?? '',
-      out_order_no: outOrderNo,
-      receivers: JSON.stringify(receivers),
-    });
-  }
-
-  querySplit(co: PayChannelOrdersTable, outOrderNo: string): Promise<ProtocolAnswer> {
-    return this.sharing('psQuery', { ...this.ids(co), transaction_id: co.transaction_id ?? '', out_order_no: outOrderNo });
-  }
-
-  /** Ends the order's sharing: `amount` (what is still frozen) goes to the merchant. */
-  finishSharing(co: PayChannelOrdersTable, outOrderNo: string, amount: number, description: string): Promise<ProtocolAnswer> {
-    return this.sharing('psFinish', {
-      ...this.ids(co),
-      transaction_id: co.transaction_id ?? '',
-      out_order_no: outOrderNo,
-      amount: String(amount),
-      description,
-    });
-  }
-
-  /** What of the order is still frozen for sharing (`unsplit_amount`, cents). */
-  unsplitAmount(co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
-    return this.sharing('psAmount', { ...this.ids(co), transaction_id: co.transaction_id ?? '' });
-  }
-
-  private ids(co: PayChannelOrdersTable): Record<string, string> {
-    return this.adapter.requestIds(merchantOf(co));
-  }
-
-  private call(op: ProtocolOp, request: Fields, co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
-    return callProtocol(this.adapter.endpoint(), op, request, co.sign_type as SignType);
-  }
-
-  private sharing(op: ProtocolOp, request: Fields): Promise<ProtocolAnswer> {
-    return callProtocol(this.adapter.endpoint(), op, request, 'HMAC-SHA256');
+  /** The channel's profit-sharing calls (4.8); `channel_unavailable` for a channel that does not share profits. */
+  sharing(): ProfitSharingCalls {
+    if (!this.profitSharing) throw new KitError('channel_unavailable', `payment channel ${this.channel} does not share profits`);
+    return this.profitSharing;
   }
 }
 
@@ -165,11 +111,15 @@ export class Channels {
   private readonly byRealm = new Map<Realm, ChannelGateway>();
 
   constructor(
-    adapters: ChannelAdapter[],
+    modules: readonly ChannelModule<Realm>[],
+    config: Config,
     readonly gateways: Gateways,
+    log?: V3CallLog,
   ) {
-    for (const a of adapters) {
-      const g = new ChannelGateway(a, gateways);
+    for (const m of modules) {
+      const a = m.adapter(config, gateways);
+      const v3 = m.v3 && ((notifyUrl: (kind: 'pay' | 'refund') => string) => m.v3!(config, () => gateways.urlOf(m), notifyUrl, log));
+      const g = new ChannelGateway(a, gateways, { profitSharing: m.profitSharing?.(a), bills: m.bills?.(a, config) }, v3);
       this.byChannel.set(a.channel, g);
       this.byRealm.set(a.realm, g);
     }
@@ -181,6 +131,11 @@ export class Channels {
     return g;
   }
 
+  /** The gateways of the channels that publish a daily bill. */
+  withBills(): ChannelGateway[] {
+    return [...this.byChannel.values()].filter((g) => g.bills);
+  }
+
   has(channel: PaymentChannel): boolean {
     return this.byChannel.has(channel);
   }
@@ -190,16 +145,5 @@ export class Channels {
   }
 }
 
-export function merchantOf(co: Pick<PayChannelOrdersTable, 'merchant_json'>): MerchantFields {
-  return JSON.parse(co.merchant_json) as MerchantFields;
-}
-
-/** The protocol's `body` field is limited in bytes; cut on a character boundary. */
-function truncateBytes(text: string, max: number): string {
-  let out = '';
-  for (const ch of text) {
-    if (Buffer.byteLength(out + ch) > max) break;
-    out += ch;
-  }
-  return out || '-';
-}
+// Where the rest of the payment code has always found it.
+export { merchantOf };

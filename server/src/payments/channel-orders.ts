@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { KitError } from '@kit/shared';
 import { isUniqueViolation } from '../db/errors';
-import type { PayChannelOrdersTable } from '../db/schema';
+import type { PaidVia, PayChannelOrdersTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
 import type { Metrics } from '../metrics/metrics';
 import type { ExpiryGuard } from '../orders/prepay-service';
@@ -24,6 +24,8 @@ export interface ChannelOrderOptions {
   signType: SignType;
   /** Waits between order queries after a channel order is placed (PAYMENT_QUERY_SCHEDULE). */
   querySchedule: readonly number[];
+  /** Time limit of one channel call (PAY_GATEWAY_TIMEOUT): a channel order `creating` for longer was interrupted. */
+  channelTimeoutMs: number;
 }
 
 /** What a request wants from the channel. Two requests wanting the same thing share one channel order. */
@@ -36,11 +38,13 @@ export interface ChannelOrderWish {
 }
 
 /** Rounds of "someone else changed it meanwhile" before a request gives up and asks for a retry. */
-const MAX_ROUNDS = 6;
+const MAX_ROUNDS = 10;
 
 export class ChannelOrders implements ExpiryGuard {
   /** Placements in flight in this process: concurrent requests for the same channel order share one call. */
   private readonly placing = new Map<string, Promise<PayChannelOrdersTable | undefined>>();
+  /** Per prepay order, the end of the last request for its channel order in this process. */
+  private readonly switching = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: PaymentStore,
@@ -58,16 +62,53 @@ export class ChannelOrders implements ExpiryGuard {
    * same `out_trade_no`, which the channel treats as the same order; a different one is closed
    * at the channel first, so that only one order can ever be paid.
    */
-  async payableFor(order: OrderForChannel, wish: ChannelOrderWish): Promise<PayChannelOrdersTable> {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
+  payableFor(order: OrderForChannel, wish: ChannelOrderWish): Promise<PayChannelOrdersTable> {
+    return this.oneAtATime(order.prepay_id, () => this.payableNow(order, wish));
+  }
+
+  /**
+   * Runs the requests of one order one after the other in this process: requests switching trade
+   * types (4.3/4.4/4.5 at once) would otherwise close each other's channel orders in turn. Between
+   * instances the states of the rows (and `close` reading the channel) keep it right.
+   */
+  private oneAtATime<T>(prepayId: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.switching.get(prepayId) ?? Promise.resolve();
+    const run = before.then(fn);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.switching.set(prepayId, settled);
+    void settled.then(() => {
+      if (this.switching.get(prepayId) === settled) this.switching.delete(prepayId);
+    });
+    return run;
+  }
+
+  private async payableNow(order: OrderForChannel, wish: ChannelOrderWish): Promise<PayChannelOrdersTable> {
+    // Another request (on another instance) placing a channel order for the same order is waited
+    // for, not interrupted: its request answers with it, and closing it under its feet only makes
+    // both start again. The `creating` row is the order's lock between instances for as long as a
+    // call may take; rounds count only what this request itself changed.
+    const waitUntil = Date.now() + 2 * this.opts.channelTimeoutMs + 1_000;
+    let rounds = 0;
+    const wait = () => new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
+    while (rounds < MAX_ROUNDS) {
       const existing = await this.store.payableChannelOrder(order.prepay_id);
       if (existing && matches(existing, wish)) {
         if (existing.state === 'open') return existing;
+        rounds++;
         const placed = await this.place(existing, order, wish.gateway);
         if (placed) return placed;
         continue;
       }
       if (existing) {
+        const placing = existing.state === 'creating' && Date.now() - existing.updated_at < this.opts.channelTimeoutMs + 1_000;
+        if (placing && Date.now() < waitUntil) {
+          await wait();
+          continue;
+        }
+        rounds++;
         if ((await this.close(existing)) === 'paid') throw new KitError('order_not_active', `prepay order "${order.prepay_id}" has just been paid`);
         continue;
       }
@@ -84,9 +125,12 @@ export class ChannelOrders implements ExpiryGuard {
           });
         });
       } catch (e) {
-        if (isUniqueViolation(e)) continue; // another request is placing one: use it
-        throw e;
+        if (!isUniqueViolation(e)) throw e;
+        // Another request is placing one: use it, or wait for it.
+        if (Date.now() >= waitUntil) rounds++;
+        continue;
       }
+      rounds++;
       const placed = await this.place(row, order, wish.gateway);
       if (placed) return placed;
     }
@@ -115,20 +159,22 @@ export class ChannelOrders implements ExpiryGuard {
       throw new KitError('channel_error', `the channel refused the order: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim());
     }
     const a = answer.fields;
-    if (!a.prepay_id || (co.trade_type === 'NATIVE' && !a.code_url)) throw new KitError('channel_error', 'the channel answer lacks prepay_id or code_url');
+    // API v3 answers a scan-code order with its `code_url` only; v2 and the other trade types have a prepay id.
+    if ((co.trade_type === 'NATIVE' ? !a.code_url : !a.prepay_id) || (!a.prepay_id && !gateway.v3))
+      throw new KitError('channel_error', 'the channel answer lacks prepay_id or code_url');
     const args = {
       return_code: a.return_code,
       return_msg: a.return_msg ?? 'OK',
       appid: a.appid,
       mch_id: a.mch_id,
       nonce_str: a.nonce_str,
-      sign: a.sign,
+      sign: a.sign ?? '',
       result_code: a.result_code,
-      prepay_id: a.prepay_id,
+      prepay_id: a.prepay_id ?? '',
       trade_type: a.trade_type,
       code_url: a.code_url ?? '',
     };
-    const patch = { channel_prepay_id: a.prepay_id, code_url: a.code_url ?? null, answer_json: JSON.stringify(args) };
+    const patch = { channel_prepay_id: a.prepay_id || null, code_url: a.code_url ?? null, answer_json: JSON.stringify(args) };
     if (await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'open', patch)) return { ...co, ...patch, state: 'open' };
     const now = await this.store.channelOrder(co.out_trade_no);
     if (now?.state === 'open') return now;
@@ -140,26 +186,51 @@ export class ChannelOrders implements ExpiryGuard {
   /**
    * Closes a channel order so it can no longer be paid: `closed`, or `paid` when the channel says
    * it was paid (the payment is then recorded from the channel's order query). Throws when the
-   * channel cannot be reached or refuses.
+   * channel cannot be reached or refuses while the order is still payable.
    */
   async close(co: PayChannelOrdersTable): Promise<'closed' | 'paid'> {
     const gateway = this.channels.get(co.channel);
     const answer = await gateway.closeOrder(co);
     if (answer.ok || answer.errCode === 'ORDERCLOSED' || answer.errCode === 'ORDERNOTEXIST') {
-      await this.store.db.transaction().execute(async (trx) => {
-        await this.store.moveChannelOrder(trx, co.out_trade_no, ['open', 'creating', 'failed'], 'closed');
-        await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'closed');
-      });
+      await this.closed(co);
       return 'closed';
     }
-    if (answer.errCode === 'ORDERPAID') {
-      const q = await gateway.orderQuery(co);
-      if (q.ok && q.fields.trade_state === 'SUCCESS') {
-        await this.recordQueriedPayment(co, q.fields);
-        return 'paid';
-      }
+    // Any other refusal is checked against the order query, which is authoritative: the code a
+    // platform gives for closing a paid order is not pinned down for every protocol (ORDERPAID on
+    // v2; v3 may answer a generic code), and "paid" is only believed from the query anyway, which
+    // then settles it like a notification would (a close racing another close can be answered
+    // "paid" although the order was closed).
+    const refusal = `${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim();
+    const q = await gateway.orderQuery(co);
+    if (q.ok && q.fields.trade_state === 'SUCCESS') {
+      await this.recordQueriedPayment(co, q.fields);
+      return 'paid';
     }
-    throw new KitError('channel_error', `the channel did not close the order: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim());
+    if ((q.ok && q.fields.trade_state === 'CLOSED') || (!q.ok && q.errCode === 'ORDERNOTEXIST')) {
+      await this.closed(co);
+      return 'closed';
+    }
+    if (!q.ok) {
+      throw new KitError(
+        'channel_unavailable',
+        `the channel did not close the order (${refusal}) and its order query failed: ${q.errCode ?? ''} ${q.errMsg ?? ''}`.trim() + '; retry',
+      );
+    }
+    if (answer.errCode === 'ORDERPAID') {
+      throw new KitError(
+        'channel_unavailable',
+        `the channel answered that the order was paid, but its order query says ${q.fields.trade_state ?? 'nothing'}; retry`,
+      );
+    }
+    // Still payable (NOTPAY, USERPAYING…): the refusal stands.
+    throw new KitError('channel_error', `the channel did not close the order: ${refusal} (its order query says ${q.fields.trade_state ?? 'nothing'})`);
+  }
+
+  private async closed(co: PayChannelOrdersTable): Promise<void> {
+    await this.store.db.transaction().execute(async (trx) => {
+      await this.store.moveChannelOrder(trx, co.out_trade_no, ['open', 'creating', 'failed'], 'closed');
+      await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'closed');
+    });
   }
 
   /** A close whose failure only matters to the reconciliation job, which retries it. */
@@ -205,11 +276,14 @@ export class ChannelOrders implements ExpiryGuard {
     }
   }
 
-  /** Records a payment the channel reported in an order-query answer, after checking it against the order. */
-  async recordQueriedPayment(co: PayChannelOrdersTable, fields: Record<string, string>): Promise<void> {
+  /**
+   * Records a payment the channel reported in an order-query answer, after checking it against the order;
+   * `via` says what led to the query (the console's timeline shows it).
+   */
+  async recordQueriedPayment(co: PayChannelOrdersTable, fields: Record<string, string>, via: PaidVia = 'query'): Promise<void> {
     const problem = paidFieldsProblem(fields, { sign_type: co.sign_type, total_cents: co.total_cents, merchant: merchantOf(co) });
     if (problem) throw new KitError('channel_error', `the channel's order query does not match the order: ${problem}`);
-    await this.settlement.recordPayment(co, paidFacts(fields));
+    await this.settlement.recordPayment(co, paidFacts(fields), via);
   }
 
   private newRow(order: OrderForChannel, wish: ChannelOrderWish): PayChannelOrdersTable {
@@ -219,7 +293,7 @@ export class ChannelOrders implements ExpiryGuard {
       prepay_id: order.prepay_id,
       channel: wish.gateway.channel,
       trade_type: wish.tradeType,
-      sign_type: this.opts.signType,
+      sign_type: wish.gateway.signType(this.opts.signType),
       open_id: wish.openId,
       profit_sharing: wish.profitSharing ? 1 : 0,
       state: 'creating',
@@ -230,6 +304,7 @@ export class ChannelOrders implements ExpiryGuard {
       answer_json: null,
       transaction_id: null,
       paid_at: null,
+      paid_via: null,
       created_at: now,
       updated_at: now,
     };

@@ -32,9 +32,14 @@ export function paidFieldsProblem(n: Fields, order: ChannelOrderFacts): string |
   return null;
 }
 
-/** The payment facts of verified fields. */
-export function paidFacts(n: Fields): PaidFacts {
-  return { transactionId: n.transaction_id, paidAt: parseChinaTime(n.time_end) ?? Date.now() };
+/**
+ * The payment facts of verified fields. The channel's `time_end` has whole seconds, 4.2 answers in
+ * milliseconds: the payer paid within that second and no later than now, so the payment time is
+ * the earlier of now and the end of that second (now, when we learn of it at once).
+ */
+export function paidFacts(n: Fields, now = Date.now()): PaidFacts {
+  const second = parseChinaTime(n.time_end);
+  return { transactionId: n.transaction_id, paidAt: second === null ? now : Math.min(now, second + 999) };
 }
 
 /** Why a (decrypted) refund notification does not match our refund, or null. */

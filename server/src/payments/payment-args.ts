@@ -1,7 +1,8 @@
 /**
  * 4.3–4.5: the arguments a payer's scan-code, mini-program or app payment needs. Only an `active`
  * order gets them; each request reuses (or places) the order's one payable channel order, and the
- * mini-program and app arguments are signed here with the channel key.
+ * mini-program and app arguments are signed here: with the channel key on protocol v2, with the
+ * merchant's RSA key (`signType: "RSA"`) on API v3.
  */
 import {
   KitError,
@@ -12,11 +13,13 @@ import {
   type NativePayResponse,
   type SocialNativeParams,
 } from '@kit/shared';
+import { subMerchantDisabled } from '../merchants/disabled';
 import type { MerchantService } from '../merchants/merchant-service';
 import type { PrepayService } from '../orders/prepay-service';
+import { orderVisibleTo } from '../orders/order-visibility';
 import type { TradeType } from './channels';
 import type { ChannelGateway, Channels } from './channel-gateway';
-import { merchantOf } from './channel-gateway';
+import { merchantOf, V3_SIGN_TYPE } from './channel-gateway';
 import type { ChannelOrders } from './channel-orders';
 import type { PaymentStore } from './payment-store';
 import { nonce } from './protocol/client';
@@ -51,9 +54,14 @@ export class PaymentArgs {
       : {};
     const gateway = this.channels.get(card.cardNetworkBizMchId || card.terminalId ? 'SocialCardNetworkBizSmall' : 'SocialNative');
     const co = await this.channelOrder(order, gateway, 'JSAPI', openId, 'by-parameters');
+    const appIdForSign = gateway.adapter.payerAppId(merchantOf(co));
+    if (co.sign_type === V3_SIGN_TYPE) {
+      if (!gateway.v3) throw new KitError('channel_unavailable', 'this order was placed over API v3; set PAY_PROTOCOL=v3 to pay it');
+      return { version: PAY_VERSION, status: 'success', args: gateway.v3.miniProgramArgs(appIdForSign, co.channel_prepay_id!) };
+    }
     const signType = co.sign_type as SignType;
     const args = { timeStamp: Math.floor(Date.now() / 1000), nonceStr: nonce(), package: `prepay_id=${co.channel_prepay_id}`, signType };
-    const paySign = signFields({ appId: gateway.adapter.payerAppId(merchantOf(co)), ...args }, gateway.key(), signType);
+    const paySign = signFields({ appId: appIdForSign, ...args }, gateway.key(), signType);
     return { version: PAY_VERSION, status: 'success', args: { ...args, paySign } };
   }
 
@@ -63,6 +71,10 @@ export class PaymentArgs {
     const gateway = this.channels.get('SocialNative');
     const co = await this.channelOrder(order, gateway, 'APP', null, enableProfitSharing);
     const ids = gateway.adapter.appArgsIds(merchantOf(co));
+    if (co.sign_type === V3_SIGN_TYPE) {
+      if (!gateway.v3) throw new KitError('channel_unavailable', 'this order was placed over API v3; set PAY_PROTOCOL=v3 to pay it');
+      return { version: PAY_VERSION, status: 'success', args: gateway.v3.appArgs(ids, co.channel_prepay_id!) };
+    }
     const fields = {
       appid: ids.appid,
       partnerid: ids.partnerid,
@@ -93,18 +105,19 @@ export class PaymentArgs {
   /** The order, readable by `appId` (same visibility as 4.2) and still payable. */
   private async payable(appId: string, prepayId: string): Promise<OrderRow> {
     const order = await this.store.orderWithMerchants(prepayId);
-    if (!order || !visibleTo(order, appId)) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
+    if (!order || !orderVisibleTo(order, appId)) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
     if (order.status === 'active' && order.expire_at <= Date.now()) {
       const expired = await this.prepay.expire(prepayId);
       throw new KitError('order_not_active', `prepay order "${prepayId}" ${expired ? 'has expired' : 'is no longer active'}; start a new payment`);
     }
     if (order.status !== 'active') throw new KitError('order_not_active', `prepay order "${prepayId}" is ${order.status}, not active; start a new payment`);
-    if (order.disabled || order.parent_disabled) throw new KitError('merchant_disabled', `sub-merchant "${order.sub_merchant_id}" is disabled`);
+    const disabled = subMerchantDisabled({
+      id: order.sub_merchant_id,
+      disabled: order.disabled,
+      parentId: order.merchant_id,
+      parentDisabled: order.parent_disabled,
+    });
+    if (disabled) throw disabled;
     return order;
   }
-}
-
-/** The creating app and the owners of the sub-merchant and its parent see an order; nobody else. */
-export function visibleTo(order: { app_id: string; sub_app_id: string; parent_app_id: string | null }, appId: string): boolean {
-  return order.app_id === appId || order.sub_app_id === appId || order.parent_app_id === appId;
 }

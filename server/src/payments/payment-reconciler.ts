@@ -6,26 +6,26 @@
  * retrying until the channel answers.
  */
 import type { Logger } from 'pino';
-import { isKitError } from '@kit/shared';
 import type { PrepayService } from '../orders/prepay-service';
-import type { Metrics } from '../metrics/metrics';
-import { onSchedule } from '../jobs/jobs';
+import type { ReconciliationOutcome } from '../metrics/metrics';
+import type { Retry } from '../jobs/retry';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
-import type { JobHandler } from '../workers/job-worker';
+import type { FollowUpRules } from '../jobs/follow-up';
 import type { Channels } from './channel-gateway';
 import type { ChannelOrders } from './channel-orders';
 import type { PaymentStore } from './payment-store';
 
 export interface ReconcilerOptions {
-  querySchedule: readonly number[];
   /** Time limit of one channel call: a `creating` row younger than this may still be answered. */
   channelTimeoutMs: number;
 }
 
-export class PaymentReconciler implements JobHandler {
+/** The rules of queue `payment.reconcile`; its frame (lease, metric, retries) is `jobs/follow-up.ts`. */
+export class PaymentReconciler implements FollowUpRules {
   readonly queue = 'payment.reconcile' as const;
-  readonly concurrency = 16;
-  readonly leaseMs: number;
+  /** At most two channel calls a run (close, then query). */
+  readonly channelCalls = 2;
+  readonly metricKind = 'payment_query' as const;
 
   constructor(
     private readonly store: PaymentStore,
@@ -34,63 +34,49 @@ export class PaymentReconciler implements JobHandler {
     private readonly channelOrders: ChannelOrders,
     private readonly opts: ReconcilerOptions,
     private readonly log: Logger,
-    private readonly metrics?: Pick<Metrics, 'reconciliation'>,
-  ) {
-    // A run makes at most two channel calls (close, then query).
-    this.leaseMs = 2 * opts.channelTimeoutMs + 5_000;
+  ) {}
+
+  outcome(settled: JobSettlement): ReconciliationOutcome {
+    if (settled.state === 'done') return settled.result === 'paid' ? 'paid' : settled.result === 'closed' ? 'closed' : 'unpaid';
+    return settled.error ? 'failed' : 'unpaid';
   }
 
-  async run(job: JobRow): Promise<JobSettlement> {
-    const settled = await this.reconcile(job);
-    const outcome =
-      settled.state === 'done' ? (settled.result === 'paid' ? 'paid' : settled.result === 'closed' ? 'closed' : 'unpaid') : settled.error ? 'failed' : 'unpaid';
-    this.metrics?.reconciliation('payment_query', outcome);
-    return settled;
-  }
-
-  private async reconcile(job: JobRow): Promise<JobSettlement> {
+  async follow(job: JobRow, retry: Retry): Promise<JobSettlement> {
     const co = await this.store.channelOrder(job.key!);
     if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed') return { state: 'done', result: co?.state ?? 'gone' };
     // While the order is active, queries stop with the schedule (expiry settles the rest); a
-    // channel that cannot be reached is asked again and again.
-    const later = (repeatLast: boolean, error?: string) =>
-      onSchedule(this.opts.querySchedule, job, { repeatLast, error, whenOver: 'unpaid; expiry settles it' });
-    try {
-      const order = await this.prepay.find(co.prepay_id);
-      if (!order || order.status !== 'active') {
-        // The order ended (expired, cancelled) while this channel order may still be payable.
-        return { state: 'done', result: await this.channelOrders.close(co) };
+    // channel that cannot be reached (a KitError) is asked again and again (the frame, the queue's policy).
+    const order = await this.prepay.find(co.prepay_id);
+    if (!order || order.status !== 'active') {
+      // The order ended (expired, cancelled) while this channel order may still be payable.
+      return { state: 'done', result: await this.channelOrders.close(co) };
+    }
+    if (co.state === 'creating' && Date.now() - co.updated_at < this.opts.channelTimeoutMs) {
+      // A request may still be waiting for the channel's answer to this very order.
+      return { state: 'pending', nextAt: co.updated_at + this.opts.channelTimeoutMs + 1_000 };
+    }
+    const q = await this.channels.get(co.channel).orderQuery(co);
+    if (!q.ok) {
+      if (q.errCode === 'ORDERNOTEXIST' && co.state === 'creating') {
+        // Never reached the channel (the request placing it died first): nothing can be paid.
+        await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'failed');
+        return { state: 'done', result: 'never placed' };
       }
-      if (co.state === 'creating' && Date.now() - co.updated_at < this.opts.channelTimeoutMs) {
-        // A request may still be waiting for the channel's answer to this very order.
-        return { state: 'pending', nextAt: co.updated_at + this.opts.channelTimeoutMs + 1_000 };
-      }
-      const q = await this.channels.get(co.channel).orderQuery(co);
-      if (!q.ok) {
-        if (q.errCode === 'ORDERNOTEXIST' && co.state === 'creating') {
-          // Never reached the channel (the request placing it died first): nothing can be paid.
-          await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'failed');
-          return { state: 'done', result: 'never placed' };
-        }
-        return later(false, `${q.errCode}: ${q.errMsg}`);
-      }
-      switch (q.fields.trade_state) {
-        case 'SUCCESS':
-        case 'REFUND':
-          await this.channelOrders.recordQueriedPayment(co, q.fields);
-          this.log.info({ prepayId: co.prepay_id, outTradeNo: co.out_trade_no }, 'payment found by order query');
-          return { state: 'done', result: 'paid' };
-        case 'CLOSED':
-        case 'REVOKED':
-        case 'PAYERROR':
-          await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating', 'open'], 'closed');
-          return { state: 'done', result: 'closed' };
-        default: // NOTPAY, USERPAYING
-          return later(false);
-      }
-    } catch (err) {
-      if (!isKitError(err)) throw err;
-      return later(true, err.message);
+      return retry.later(`${q.errCode}: ${q.errMsg}`);
+    }
+    switch (q.fields.trade_state) {
+      case 'SUCCESS':
+      case 'REFUND':
+        await this.channelOrders.recordQueriedPayment(co, q.fields);
+        this.log.info({ prepayId: co.prepay_id, outTradeNo: co.out_trade_no }, 'payment found by order query');
+        return { state: 'done', result: 'paid' };
+      case 'CLOSED':
+      case 'REVOKED':
+      case 'PAYERROR':
+        await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating', 'open'], 'closed');
+        return { state: 'done', result: 'closed' };
+      default: // NOTPAY, USERPAYING
+        return retry.later();
     }
   }
 }

@@ -1,15 +1,41 @@
 /** SQL of payments: channel orders and refunds, plus the order-with-merchants read the rules need. */
 import type { Kysely } from 'kysely';
-import type { ChannelOrderState, Database, Executor, PayChannelOrdersTable, PayRefundsTable, RefundState } from '../db/schema';
+import type { ChannelOrderState, Database, Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable, RefundState } from '../db/schema';
+import { prepared, preparedOn } from '../db/prepared';
 
-type ChannelOrderPatch = Partial<Pick<PayChannelOrdersTable, 'channel_prepay_id' | 'code_url' | 'answer_json' | 'transaction_id' | 'paid_at'>>;
+type ChannelOrderPatch = Partial<Pick<PayChannelOrdersTable, 'channel_prepay_id' | 'code_url' | 'answer_json' | 'transaction_id' | 'paid_at' | 'paid_via'>>;
 type RefundPatch = Partial<Pick<PayRefundsTable, 'refund_id' | 'last_error' | 'completed_at' | 'app_id' | 'requested_by'>>;
 
+/** The states a payment may find its channel order in (a payment that races a close still counts). */
+const PAYABLE_STATES: ChannelOrderState[] = ['creating', 'open', 'closed', 'failed'];
+
 export class PaymentStore {
-  constructor(readonly db: Kysely<Database>) {}
+  // A payment notification's statements are prepared once (docs/performance.md).
+  private readonly channelOrderRow;
+  private readonly orderWithMerchantsRow;
+  private readonly markPaidRow;
+
+  constructor(readonly db: Kysely<Database>) {
+    this.channelOrderRow = prepared(db, (outTradeNo: string) => db.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo), 1);
+    this.orderWithMerchantsRow = preparedOn(db, (prepayId: string) => this.orderWithMerchantsQuery(db, prepayId), 1);
+    this.markPaidRow = preparedOn(
+      db,
+      (outTradeNo: string, transactionId: string, paidAt: number, via: PaidVia, now: number) =>
+        db
+          .updateTable('pay_channel_orders')
+          .set({ state: 'paid', updated_at: now, transaction_id: transactionId, paid_at: paidAt, paid_via: via })
+          .where('out_trade_no', '=', outTradeNo)
+          .where('state', 'in', PAYABLE_STATES),
+      5,
+    );
+  }
 
   /** The prepay order with what visibility, profit sharing and callbacks need about its merchants. */
-  orderWithMerchants(prepayId: string, on: Executor = this.db) {
+  async orderWithMerchants(prepayId: string, on: Executor = this.db) {
+    return (await this.orderWithMerchantsRow(on, prepayId)).rows[0];
+  }
+
+  private orderWithMerchantsQuery(on: Executor, prepayId: string) {
     return on
       .selectFrom('prepay_orders as o')
       .innerJoin('merchants as m', 'm.id', 'o.sub_merchant_id')
@@ -30,8 +56,7 @@ export class PaymentStore {
         'p.disabled as parent_disabled',
         'p.profit_sharing_contracted as parent_profit_sharing_contracted',
       ])
-      .where('o.prepay_id', '=', prepayId)
-      .executeTakeFirst();
+      .where('o.prepay_id', '=', prepayId);
   }
 
   // ---- channel orders ------------------------------------------------------------------------
@@ -41,7 +66,8 @@ export class PaymentStore {
     return on.selectFrom('pay_channel_orders').selectAll().where('prepay_id', '=', prepayId).where('state', 'in', ['creating', 'open']).executeTakeFirst();
   }
 
-  channelOrder(outTradeNo: string, on: Executor = this.db) {
+  async channelOrder(outTradeNo: string, on: Executor = this.db) {
+    if (on === this.db) return (await this.channelOrderRow(outTradeNo))[0];
     return on.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo).executeTakeFirst();
   }
 
@@ -76,6 +102,11 @@ export class PaymentStore {
   /** Inserts a `creating` row; throws a unique violation when another payable one exists. */
   insertChannelOrder(on: Executor, row: PayChannelOrdersTable): Promise<unknown> {
     return on.insertInto('pay_channel_orders').values(row).execute();
+  }
+
+  /** A payment of a channel order in any state but `paid` (the settlement's move); true when this call made it. */
+  async markPaid(on: Executor, outTradeNo: string, transactionId: string, paidAt: number, via: PaidVia, now = Date.now()): Promise<boolean> {
+    return Number((await this.markPaidRow(on, outTradeNo, transactionId, paidAt, via, now)).numAffectedRows) === 1;
   }
 
   /** Moves a channel order between states if it is in one of `from`; true when this call did it. */

@@ -8,19 +8,21 @@
 import type { Logger } from 'pino';
 import { isKitError } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
-import { onSchedule } from '../jobs/jobs';
+import type { Retry } from '../jobs/retry';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
-import type { JobHandler } from '../workers/job-worker';
+import type { FollowUpRules } from '../jobs/follow-up';
 import type { Channels } from './channel-gateway';
 import type { PaymentStore } from './payment-store';
-import type { Metrics } from '../metrics/metrics';
+import type { ReconciliationOutcome } from '../metrics/metrics';
 import type { RefundOptions, RefundService } from './refund-service';
 import type { Settlement } from './settlement';
 
-export class RefundFollower implements JobHandler {
+/** The rules of queue `refund.follow`; its frame (lease, metric, retries) is `jobs/follow-up.ts`. */
+export class RefundFollower implements FollowUpRules {
   readonly queue = 'refund.follow' as const;
-  readonly concurrency = 16;
-  readonly leaseMs: number;
+  /** At most two channel calls a run (query, then the refund again). */
+  readonly channelCalls = 2;
+  readonly metricKind = 'refund_resume' as const;
 
   constructor(
     private readonly store: PaymentStore,
@@ -29,43 +31,32 @@ export class RefundFollower implements JobHandler {
     private readonly settlement: Settlement,
     private readonly opts: RefundOptions,
     private readonly log: Logger,
-    private readonly metrics?: Pick<Metrics, 'reconciliation'>,
-  ) {
-    // A run makes at most two channel calls (query, then the refund again).
-    this.leaseMs = 2 * opts.channelTimeoutMs + 5_000;
+  ) {}
+
+  outcome(settled: JobSettlement): ReconciliationOutcome {
+    if (settled.state === 'done') return settled.result === 'refunded' || settled.result === 'success' ? 'refunded' : 'failed';
+    return settled.error ? 'failed' : 'pending';
   }
 
-  async run(job: JobRow): Promise<JobSettlement> {
-    const settled = await this.follow(job);
-    const outcome =
-      settled.state === 'done' ? (settled.result === 'refunded' || settled.result === 'success' ? 'refunded' : 'failed') : settled.error ? 'failed' : 'pending';
-    this.metrics?.reconciliation('refund_resume', outcome);
-    return settled;
-  }
-
-  private async follow(job: JobRow): Promise<JobSettlement> {
+  async follow(job: JobRow, retry: Retry): Promise<JobSettlement> {
     const refund = await this.store.refund(job.key!);
     if (!refund || refund.state === 'success' || refund.state === 'failed') return { state: 'done', result: refund?.state ?? 'gone' };
     const co = await this.store.channelOrder(refund.out_trade_no);
     if (!co) return { state: 'failed', result: 'no channel order', error: `refund ${refund.out_refund_no} names an unknown channel order` };
-    // Refunds can take days at a bank: after the schedule, keep asking at its last interval.
-    const later = (error?: string) => onSchedule(this.opts.querySchedule, job, { repeatLast: true, error });
-    try {
-      if (refund.state === 'requesting') {
-        const settledAt = refund.updated_at + this.opts.channelTimeoutMs + 1_000;
-        // A request may still be waiting for the channel's answer.
-        if (Date.now() < settledAt) return { state: 'pending', nextAt: settledAt };
-        if (!(await this.store.takeOverRefund(this.store.db, refund.prepay_id, 'requesting', refund.updated_at)))
-          return { state: 'pending', nextAt: Date.now() + 1_000 };
-      }
-      const q = await this.channels.get(co.channel).refundQuery(refund, co);
-      if (!q.ok && q.errCode === 'REFUNDNOTEXIST') return await this.resend(refund, co, later);
-      if (!q.ok) return later(`${q.errCode}: ${q.errMsg}`);
-      return await this.apply(refund, q.fields, later);
-    } catch (err) {
-      if (!isKitError(err)) throw err;
-      return later(err.message);
+    // Refunds can take days at a bank: after the schedule, the policy keeps asking at its last interval.
+    const later = (error?: string) => retry.later(error);
+    // A KitError (the channel could not be reached) is the frame's to retry.
+    if (refund.state === 'requesting') {
+      const settledAt = refund.updated_at + this.opts.channelTimeoutMs + 1_000;
+      // A request may still be waiting for the channel's answer.
+      if (Date.now() < settledAt) return { state: 'pending', nextAt: settledAt };
+      if (!(await this.store.takeOverRefund(this.store.db, refund.prepay_id, 'requesting', refund.updated_at)))
+        return { state: 'pending', nextAt: Date.now() + 1_000 };
     }
+    const q = await this.channels.get(co.channel).refundQuery(refund, co);
+    if (!q.ok && q.errCode === 'REFUNDNOTEXIST') return await this.resend(refund, co, later);
+    if (!q.ok) return later(`${q.errCode}: ${q.errMsg}`);
+    return await this.apply(refund, q.fields, later);
   }
 
   /** The channel never got it: the same refund again (same refund number). */

@@ -11,7 +11,7 @@ import type { Jobs } from '../jobs/jobs';
 import type { MerchantService } from '../merchants/merchant-service';
 import { randomAlnum } from '../security/ids';
 import type { Channels } from './channel-gateway';
-import { visibleTo } from './payment-args';
+import { orderVisibleTo } from '../orders/order-visibility';
 import type { PaymentStore } from './payment-store';
 
 export interface RefundOptions {
@@ -41,7 +41,7 @@ export class RefundService {
   async request(signerAppId: string, loginToken: string | undefined, prepayId: string): Promise<RefundResponse> {
     const who = await this.merchants.identify(loginToken);
     const order = await this.store.orderWithMerchants(prepayId);
-    if (!order || !visibleTo(order, signerAppId) || (who.merchantId !== order.sub_merchant_id && who.merchantId !== order.merchant_id)) {
+    if (!order || !orderVisibleTo(order, signerAppId) || (who.merchantId !== order.sub_merchant_id && who.merchantId !== order.merchant_id)) {
       throw new KitError('not_found', `prepay order "${prepayId}" does not exist for this login`);
     }
     if (order.status === 'refunded') throw new KitError('order_already_refunded');

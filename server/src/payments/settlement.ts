@@ -1,14 +1,14 @@
 /**
  * The two money transitions, whoever learns of them first (a channel notification, an order or
- * refund query, a close that finds the order paid), on any instance: a payment moves the order to
+ * refund query, a close that finds the order paid, the daily statement), on any instance: a payment moves the order to
  * `finish`, a completed refund to `refunded`. Each writes its state changes, the section 6 callback
  * and the end of its follow-up job in one transaction; the loser of a race changes nothing, so
  * one payment gives one transition and one callback.
  */
 import type { Logger } from 'pino';
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
-import type { Executor, PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
-import type { PrepayService } from '../orders/prepay-service';
+import type { Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
+import type { OrderTransitions } from '../orders/order-transitions';
 import type { CallbackService } from '../callbacks/callback-service';
 import type { Jobs } from '../jobs/jobs';
 import type { PaymentStore } from './payment-store';
@@ -22,7 +22,7 @@ export interface PaidFacts {
 export class Settlement {
   constructor(
     private readonly store: PaymentStore,
-    private readonly prepay: PrepayService,
+    private readonly orders: OrderTransitions,
     private readonly callbacks: CallbackService,
     private readonly jobs: Jobs,
     private readonly log: Logger,
@@ -30,19 +30,19 @@ export class Settlement {
 
   /**
    * A verified payment of a channel order. A payment that races the order's expiry still counts
-   * (`cancel` → `finish`): the money was taken. True when this call made the change.
+   * (`cancel` → `finish`): the money was taken. `via` is how we learned of it, kept for the
+   * console's timeline; only the first to record the payment counts. True when this call made the change.
    */
-  async recordPayment(co: PayChannelOrdersTable, paid: PaidFacts): Promise<boolean> {
+  async recordPayment(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<boolean> {
+    // The channel's clock is not ours: a payment is never recorded before the order it pays (4.2).
+    const paid = { ...facts, paidAt: Math.max(facts.paidAt, co.created_at) };
     const finished = await this.store.db.transaction().execute(async (trx) => {
-      const mine = await this.store.moveChannelOrder(trx, co.out_trade_no, ['creating', 'open', 'closed', 'failed'], 'paid', {
-        transaction_id: paid.transactionId,
-        paid_at: paid.paidAt,
-      });
+      const mine = await this.store.markPaid(trx, co.out_trade_no, paid.transactionId, paid.paidAt, via);
       if (!mine) return false;
       await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'paid');
       const moved =
-        (await this.prepay.transition(trx, co.prepay_id, 'active', 'finish', { payment_time: paid.paidAt })) ||
-        (await this.prepay.transition(trx, co.prepay_id, 'cancel', 'finish', { payment_time: paid.paidAt }));
+        (await this.orders.transition(trx, co.prepay_id, 'active', 'finish', { payment_time: paid.paidAt })) ||
+        (await this.orders.transition(trx, co.prepay_id, 'cancel', 'finish', { payment_time: paid.paidAt }));
       if (!moved) {
         // A second channel order of the same prepay order was paid: money to give back by hand.
         this.log.error(
@@ -55,7 +55,7 @@ export class Settlement {
       return true;
     });
     if (finished) {
-      this.prepay.announce(co.prepay_id, 'finish');
+      this.orders.announce(co.prepay_id, 'finish');
       this.callbacks.committed();
     }
     return finished;
@@ -71,12 +71,12 @@ export class Settlement {
       });
       if (!mine) return false;
       await this.jobs.finish(trx, 'refund.follow', refund.prepay_id, 'refunded');
-      if (!(await this.prepay.transition(trx, refund.prepay_id, 'finish', 'refunded'))) return false;
+      if (!(await this.orders.transition(trx, refund.prepay_id, 'finish', 'refunded'))) return false;
       await this.enqueueCallback(trx, refund.prepay_id, 'refunded', refund.channel as PaymentChannel);
       return true;
     });
     if (refunded) {
-      this.prepay.announce(refund.prepay_id, 'refunded');
+      this.orders.announce(refund.prepay_id, 'refunded');
       this.callbacks.committed();
     }
     return refunded;

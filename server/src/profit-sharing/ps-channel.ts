@@ -5,13 +5,14 @@
  */
 import type { Logger } from 'pino';
 import { KitError, type ReceiverResult, type SocialNativeParams } from '@kit/shared';
-import type { PayChannelOrdersTable } from '../db/schema';
+import type { Executor, PayChannelOrdersTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
-import type { Channels } from '../payments/channel-gateway';
+import type { ChannelGateway, Channels } from '../payments/channel-gateway';
 import type { MerchantFields } from '../payments/channels';
 import { merchantOf } from '../payments/channel-gateway';
 import type { ProtocolAnswer } from '../payments/protocol/client';
 import { parseChinaTime } from '../payments/protocol/time';
+import type { PrepayService } from '../orders/prepay-service';
 import type { PsStore } from './ps-store';
 import type { PsRequestsTable, PsShare } from './ps-tables';
 
@@ -27,6 +28,8 @@ export interface PsChannelOptions {
 export class PsChannel {
   constructor(
     private readonly store: PsStore,
+    /** The prepay orders (their store owns their table): which merchants an order belongs to. */
+    private readonly orders: Pick<PrepayService, 'find'>,
     private readonly channels: Channels,
     private readonly jobs: Jobs,
     private readonly opts: PsChannelOptions,
@@ -50,17 +53,17 @@ export class PsChannel {
           await this.refused(r, refusal);
           return 'failed';
         }
-        answer = await gateway.split(
+        answer = await gateway.sharing().split(
           co,
           r.id,
           shares.map((s) => ({ type: s.type, account: s.account, amount: s.amountCents, description: s.description })),
           r.finish === 1,
         );
       } else {
-        const frozen = await gateway.unsplitAmount(co);
+        const frozen = await gateway.sharing().unsplitAmount(co);
         if (!frozen.ok)
           throw new KitError('channel_error', `the channel did not tell the unsplit amount: ${frozen.errCode ?? ''} ${frozen.errMsg ?? ''}`.trim());
-        answer = await gateway.finishSharing(co, r.id, Number(frozen.fields.unsplit_amount ?? 0), r.description ?? '');
+        answer = await gateway.sharing().finishSharing(co, r.id, Number(frozen.fields.unsplit_amount ?? 0), r.description ?? '');
       }
     } catch (e) {
       // Unreachable, or an answer that is not the protocol's: the follow-up job sends it again.
@@ -70,22 +73,69 @@ export class PsChannel {
     if (!answer.ok) {
       const why = `${answer.errCode ?? ''}: ${answer.errMsg ?? ''}`;
       if (RETRIABLE.has(answer.errCode ?? '')) {
+        // "Later" never comes for an order refunded at the channel (v2 answers ORDER_NOT_READY for
+        // it; a refund made outside the kit is not in its records): the order query settles it.
+        if (await this.refundedAtChannel(gateway, co)) {
+          await this.refused(r, `${why} (the order was refunded at the channel)`);
+          return 'failed';
+        }
         await this.store.noteRequestError(r.id, why);
         throw new KitError('channel_unavailable', `the channel asks to send this again later: ${why}`);
       }
       await this.refused(r, why);
       return 'failed';
     }
+    return this.accepted(r, answer.fields.order_id ?? null);
+  }
+
+  /** Whether the channel's order query says the order was refunded; unknown (unreachable, refused) is no. */
+  private async refundedAtChannel(gateway: ChannelGateway, co: PayChannelOrdersTable): Promise<boolean> {
+    try {
+      const q = await gateway.orderQuery(co);
+      return q.ok && q.fields.trade_state === 'REFUND';
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * A `requesting` request that must not be sent any more (a refund of the order was requested
+   * meanwhile) ends by what the channel knows of it: accepted there (an earlier call did reach
+   * it), it goes on as accepted; unknown there, it is refused with `why`, its share given back.
+   */
+  async settleUnsent(r: PsRequestsTable, co: PayChannelOrdersTable, why: string): Promise<'processing' | 'finished' | 'failed'> {
+    const q = await this.channels.get(co.channel).sharing().querySplit(co, r.id);
+    if (q.ok) return this.accepted(r, q.fields.order_id ?? null);
+    if (q.errCode !== 'ORDER_NOT_EXIST')
+      throw new KitError('channel_error', `the channel did not answer the query: ${q.errCode ?? ''} ${q.errMsg ?? ''}`.trim());
+    await this.refused(r, why);
+    return 'failed';
+  }
+
+  /** The channel accepted a `requesting` request: a split is followed for its results, a finish is done. */
+  private async accepted(r: PsRequestsTable, channelOrderId: string | null): Promise<'processing' | 'finished'> {
     const now = Date.now();
     const to = r.kind === 'split' ? 'processing' : 'finished';
     await this.store.db.transaction().execute(async (trx) => {
-      await this.store.moveRequest(trx, r.id, ['requesting'], to, { channel_order_id: answer.fields.order_id ?? null, last_error: null }, now);
+      if (!(await this.store.moveRequest(trx, r.id, ['requesting'], to, { channel_order_id: channelOrderId, last_error: null }, now))) return;
       // The channel released what was not shared: a finish, or a split that finishes.
       if (r.kind === 'finish' || r.finish === 1) await this.store.markUnfrozen(trx, r.prepay_id, now);
       if (to === 'processing') await this.jobs.enqueue(trx, this.followJob(r, now + (this.opts.querySchedule[0] ?? 1_000)), 'rearm');
       else await this.jobs.finish(trx, 'profit-sharing.follow', r.id, 'finished');
+      await this.passOn(trx, r, now);
     });
+    this.jobs.wake('profit-sharing.follow');
     return to;
+  }
+
+  /**
+   * Requests of an order reach the channel in the order they were accepted (a later split with
+   * `finish` must not overtake an earlier one): once `r` got there (or ended), the next one waiting
+   * behind it is due at once, on whichever instance claims it.
+   */
+  private async passOn(trx: Executor, r: PsRequestsTable, now: number): Promise<void> {
+    const next = await this.store.laterRequesting(r, trx);
+    if (next) await this.jobs.enqueue(trx, this.followJob(next, now), 'rearm');
   }
 
   /**
@@ -94,7 +144,7 @@ export class PsChannel {
    * `missing` when the channel does not know it (it never arrived there).
    */
   async refresh(r: PsRequestsTable, co: PayChannelOrdersTable): Promise<'processing' | 'finished' | 'missing'> {
-    const q = await this.channels.get(co.channel).querySplit(co, r.id);
+    const q = await this.channels.get(co.channel).sharing().querySplit(co, r.id);
     if (!q.ok) {
       if (q.errCode === 'ORDER_NOT_EXIST') return 'missing';
       throw new KitError('channel_error', `the channel did not answer the query: ${q.errCode ?? ''} ${q.errMsg ?? ''}`.trim());
@@ -139,7 +189,9 @@ export class PsChannel {
       if (r.kind === 'split') await this.store.release(trx, r.prepay_id, r.amount_cents, now);
       if (r.kind === 'finish' || r.finish === 1) await this.store.setOrderState(trx, r.prepay_id, 'finished', 'open', now);
       await this.jobs.finish(trx, 'profit-sharing.follow', r.id, 'refused');
+      await this.passOn(trx, r, now);
     });
+    this.jobs.wake('profit-sharing.follow');
   }
 
   /**
@@ -152,11 +204,8 @@ export class PsChannel {
     const known = new Set((await this.store.channelReceivers(mch)).map((x) => `${x.type}:${x.account}`));
     const missing = shares.filter((s) => !known.has(`${s.type}:${s.account}`));
     if (missing.length === 0) return null;
-    const order = await this.store.db
-      .selectFrom('prepay_orders')
-      .select(['sub_merchant_id', 'merchant_id'])
-      .where('prepay_id', '=', co.prepay_id)
-      .executeTakeFirstOrThrow();
+    const order = await this.orders.find(co.prepay_id);
+    if (!order) throw new Error(`channel order ${co.out_trade_no} names an unknown prepay order`);
     const receivers = await this.store.activeReceivers([order.sub_merchant_id, order.merchant_id]);
     for (const s of missing) {
       const r = receivers.find((x) => x.type === s.type && x.account === s.account);
@@ -176,7 +225,10 @@ export class PsChannel {
     merchant: MerchantFields,
     r: { type: PsShare['type']; account: string; name: string | null; relation_type: string },
   ): Promise<string | null> {
-    const answer = await this.channels.get(channel).addReceiver(merchant, { type: r.type, account: r.account, name: r.name, relationType: r.relation_type });
+    const answer = await this.channels
+      .get(channel)
+      .sharing()
+      .addReceiver(merchant, { type: r.type, account: r.account, name: r.name, relationType: r.relation_type });
     if (!answer.ok) return `the channel refused the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim();
     await this.store.noteChannelReceiver(merchant.sub_mch_id ?? merchant.mch_id, r.type, r.account);
     return null;
@@ -186,7 +238,7 @@ export class PsChannel {
   async removeAtChannel(merchant: MerchantFields, r: { type: PsShare['type']; account: string }): Promise<void> {
     const mch = merchant.sub_mch_id ?? merchant.mch_id;
     if (!(await this.store.channelReceivers(mch)).some((x) => x.type === r.type && x.account === r.account)) return;
-    const answer = await this.channels.get('SocialNative').removeReceiver(merchant, r);
+    const answer = await this.channels.get('SocialNative').sharing().removeReceiver(merchant, r);
     if (!answer.ok)
       throw new KitError(
         'channel_error',

@@ -110,8 +110,13 @@ export class ProfitSharingService {
     const amount = shares.reduce((a, s) => a + s.amountCents, 0);
     const order = await this.sharingOrder(appId, body.prepayId);
     const again = await this.store.requestByNumber(body.prepayId, body.outOrderNo);
-    if (again) return this.repeated(again, 'split', JSON.stringify(shares), body.finish === true);
+    if (again) {
+      // One that ended because a refund overtook it says so, not that the channel failed.
+      if (again.state === 'failed') await this.notRefunding(order.prepay_id);
+      return this.repeated(again, 'split', JSON.stringify(shares), body.finish === true);
+    }
     const co = await this.sharedPayment(order);
+    await this.notRefunding(order.prepay_id);
     const sharing = await this.store.order(order.prepay_id);
     if (sharing?.state === 'finished') throw new KitError('profit_sharing_finished');
     const known = new Set((await this.store.activeReceivers([order.sub_merchant_id, order.merchant_id])).map((r) => `${r.type}:${r.account}`));
@@ -136,8 +141,13 @@ export class ProfitSharingService {
   async finish(appId: string, body: FinishSharingRequest): Promise<SplitAcceptedResponse> {
     const order = await this.sharingOrder(appId, body.prepayId);
     const again = await this.store.requestByNumber(body.prepayId, body.outOrderNo);
-    if (again) return this.repeated(again, 'finish', '[]', false, body.description);
+    if (again) {
+      // One that ended because a refund overtook it says so, not that the channel failed.
+      if (again.state === 'failed') await this.notRefunding(order.prepay_id);
+      return this.repeated(again, 'finish', '[]', false, body.description);
+    }
     const co = await this.sharedPayment(order);
+    await this.notRefunding(order.prepay_id);
     const row = this.newRequest(appId, order, body.outOrderNo, 'finish', { receivers_json: '[]', amount_cents: 0, finish: 0, description: body.description });
     const created = await this.create(row, order, 0, true);
     if (created !== 'created') return created;
@@ -190,6 +200,11 @@ export class ProfitSharingService {
    * Where each paid order placed with profit sharing stands, for screens (the POS orders list);
    * orders without it are left out. Three queries, whatever the number of orders.
    */
+  /** An order's splits and finishes with each receiver's result, oldest first (the console's timeline). */
+  async requestsOf(prepayId: string) {
+    return (await this.store.requestsOf([prepayId])).map((r) => ({ ...r, receivers: JSON.parse(r.receivers_json) as PsShare[] }));
+  }
+
   async summaries(orders: { prepayId: string; totalCents: number }[]): Promise<Map<string, ProfitSharingSummary>> {
     const shared = await this.payments.paidWithProfitSharing(orders.map((o) => o.prepayId));
     const out = new Map<string, ProfitSharingSummary>();
@@ -230,8 +245,12 @@ export class ProfitSharingService {
             `this split takes ${formatCents(amount)}; the order (${formatCents(order.total_cents)}) may share ${formatCents(Math.max(0, left))} more (at most 30 % in all)`,
           );
         }
+        // Accepted after every earlier request of the order (the reservation above holds its row):
+        // that is the order in which they reach the channel.
+        row.created_at = Math.max(row.created_at, (await this.store.lastRequestAt(trx, order.prepay_id)) + 1);
+        row.updated_at = row.created_at;
         await this.store.insertRequest(trx, row);
-        await this.jobs.enqueue(trx, this.channel.followJob(row, now + this.opts.channelTimeoutMs + 1_000), 'rearm');
+        await this.jobs.enqueue(trx, this.channel.followJob(row, row.created_at + this.opts.channelTimeoutMs + 1_000), 'rearm');
       });
       return 'created';
     } catch (e) {
@@ -251,6 +270,14 @@ export class ProfitSharingService {
     this.jobs.wake('profit-sharing.follow');
     let state: 'processing' | 'finished' | 'failed' = 'processing';
     try {
+      if (await this.store.earlierRequesting(row)) {
+        // An earlier request of the order has not reached the channel yet: this one goes after it,
+        // through the follow-up job (dated so that it is sent as soon as its turn comes).
+        await this.store.takeOverRequest(row.id, row.updated_at, 0);
+        // The earlier one may have got there meanwhile, before this one was marked to go at once.
+        if (!(await this.store.earlierRequesting(row))) await this.jobs.enqueue(this.store.db, this.channel.followJob(row, Date.now()), 'rearm');
+        return { version: PAY_VERSION, status: 'success', data: { outOrderNo: row.out_order_no, state: 'processing' } };
+      }
       state = await this.channel.send(row, co);
     } catch (e) {
       if (!(e instanceof KitError && (e.error === 'channel_unavailable' || e.error === 'channel_error'))) throw e;
@@ -260,6 +287,18 @@ export class ProfitSharingService {
       throw new KitError('channel_error', `the channel refused this ${row.kind}: ${refused?.last_error ?? 'no reason given'}`);
     }
     return { version: PAY_VERSION, status: 'success', data: { outOrderNo: row.out_order_no, state: state === 'finished' ? 'finished' : 'processing' } };
+  }
+
+  /**
+   * No split or finish while a refund of the order is requested or done (4.6): the channel refuses
+   * to share a refunded order, and a refund on its way may get there first. A refund the channel
+   * refused does not count.
+   */
+  private async notRefunding(prepayId: string): Promise<void> {
+    const refund = await this.payments.refund(prepayId);
+    if (!refund || refund.state === 'failed') return;
+    if (refund.state === 'success') throw new KitError('order_already_refunded', `prepay order "${prepayId}" was refunded; it can no longer be shared`);
+    throw new KitError('profit_sharing_refund_requested', `a refund of prepay order "${prepayId}" was requested; it can no longer be shared`);
   }
 
   /** The same `outOrderNo` again: the same request answers as it did; a different one is refused. */

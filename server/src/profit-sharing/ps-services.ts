@@ -5,35 +5,33 @@ import type { DbHandle } from '../db/connect';
 import type { Jobs } from '../jobs/jobs';
 import type { Metrics } from '../metrics/metrics';
 import type { MerchantService } from '../merchants/merchant-service';
+import type { PrepayService } from '../orders/prepay-service';
 import type { Channels } from '../payments/channel-gateway';
 import { PaymentStore } from '../payments/payment-store';
 import { PsChannel } from './ps-channel';
 import { ProfitSharingFollower } from './ps-follower';
+import { FollowUp } from '../jobs/follow-up';
 import { ProfitSharingService } from './ps-service';
 import { PsStore } from './ps-store';
 
 export function createProfitSharing(
   config: Config,
   handle: DbHandle,
-  deps: { jobs: Jobs; merchants: MerchantService; channels: Channels; metrics?: Metrics },
+  deps: { jobs: Jobs; merchants: MerchantService; orders: PrepayService; channels: Channels; metrics?: Metrics },
   log: Logger,
 ) {
   const store = new PsStore(handle.db);
   const payments = new PaymentStore(handle.db);
   const channel = new PsChannel(
     store,
+    deps.orders,
     deps.channels,
     deps.jobs,
     { querySchedule: config.PROFIT_SHARING_QUERY_SCHEDULE },
     log.child({ part: 'profit-sharing' }),
   );
   const service = new ProfitSharingService(store, payments, deps.merchants, channel, deps.jobs, { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT });
-  const follower = new ProfitSharingFollower(
-    store,
-    payments,
-    channel,
-    { querySchedule: config.PROFIT_SHARING_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT },
-    deps.metrics,
-  );
+  const timeouts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT };
+  const follower = new FollowUp(new ProfitSharingFollower(store, payments, channel, timeouts), timeouts, deps.metrics);
   return { service, follower };
 }

@@ -151,6 +151,46 @@ export class PsStore {
     return this.db.selectFrom('ps_orders').selectAll().where('prepay_id', 'in', prepayIds).execute();
   }
 
+  /**
+   * When the order's latest request was accepted. Read after `reserve` has locked the order's
+   * sharing row, so that a request's `created_at` is strictly later than every earlier one's: the
+   * order in which requests were accepted, which is the order they must reach the channel in.
+   */
+  async lastRequestAt(on: Executor, prepayId: string): Promise<number> {
+    const row = await on
+      .selectFrom('ps_requests')
+      .select((eb) => eb.fn.max('created_at').as('at'))
+      .where('prepay_id', '=', prepayId)
+      .executeTakeFirst();
+    return Number(row?.at ?? 0);
+  }
+
+  /** The earliest request of the order accepted before `r` that has not reached the channel yet. */
+  earlierRequesting(r: Pick<PsRequestsTable, 'id' | 'prepay_id' | 'created_at'>, on: Executor = this.db) {
+    return on
+      .selectFrom('ps_requests')
+      .select(['id', 'updated_at'])
+      .where('prepay_id', '=', r.prepay_id)
+      .where('state', '=', 'requesting')
+      .where((eb) => eb.or([eb('created_at', '<', r.created_at), eb.and([eb('created_at', '=', r.created_at), eb('id', '<', r.id)])]))
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** The next request of the order accepted after `r` that has not reached the channel yet. */
+  laterRequesting(r: Pick<PsRequestsTable, 'id' | 'prepay_id' | 'created_at'>, on: Executor = this.db) {
+    return on
+      .selectFrom('ps_requests')
+      .select(['id', 'prepay_id'])
+      .where('prepay_id', '=', r.prepay_id)
+      .where('state', '=', 'requesting')
+      .where((eb) => eb.or([eb('created_at', '>', r.created_at), eb.and([eb('created_at', '=', r.created_at), eb('id', '>', r.id)])]))
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
   /** Moves a request between states if it is in one of `from`; true when this call did it. */
   async moveRequest(
     on: Executor,

@@ -78,41 +78,9 @@ export interface PsRequestsTable {
   updated_at: number;
 }
 
-export interface SandboxPsReceiversTable {
-  mch_id: string;
-  sub_mch_id: string;
-  type: string;
-  account: string;
-  name: string | null;
-  relation_type: string;
-  added_at: number;
-  removed_at: number | null;
-}
-
-export interface SandboxPsOrdersTable {
-  order_id: string;
-  mch_id: string;
-  sub_mch_id: string;
-  out_order_no: string;
-  /** The sandbox order (its `prepay_id`) being shared. */
-  prepay_id: string;
-  kind: 'split' | 'finish';
-  /** `[{type, account, amount, description}]` as sent. */
-  receivers_json: string;
-  amount: number;
-  description: string | null;
-  created_at: number;
-  /** When the receivers' results are decided (a second or so after the request, like the platform). */
-  results_at: number;
-  /** The results once decided (kept: a receiver added again later does not change them). */
-  results_json: string | null;
-}
-
 export interface ProfitSharingTables {
   ps_receivers: PsReceiversTable;
   ps_channel_receivers: PsChannelReceiversTable;
   ps_orders: PsOrdersTable;
   ps_requests: PsRequestsTable;
-  sandbox_ps_receivers: SandboxPsReceiversTable;
-  sandbox_ps_orders: SandboxPsOrdersTable;
 }

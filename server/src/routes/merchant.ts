@@ -12,7 +12,7 @@ export function merchantRoutes(r: ApiRoutes, { services, signed, config }: Route
       throw new KitError('secure_connection_required', 'log in over HTTPS (passwords never travel in plain text)');
     }
     const body = validate(loginRequestSchema, req.body);
-    res.json(await services.merchants.login(body.userId, body.pw));
+    res.json(await services.merchants.login(body.userId, body.pw, { address: req.ip }));
   });
 
   r.post('/', signed, async (req, res) => {

@@ -1,15 +1,16 @@
 /**
- * Mounted at /pay-notify: where the payment channels send their notifications (protocol XML in,
- * protocol XML out). `SUCCESS` tells the channel to stop repeating; anything else makes it retry.
- * Refused notifications change nothing.
+ * Mounted at /pay-notify: where the payment channels send their notifications. Protocol v2: XML
+ * in, XML out, `SUCCESS` tells the channel to stop repeating. API v3: signed JSON in, 204 to
+ * acknowledge, 4xx/5xx with `{"code":"FAIL","message":…}` to refuse. Anything but an
+ * acknowledgement makes the channel retry; refused notifications change nothing.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { toXml } from '../payments/protocol/xml';
-import type { Realm } from '../payments/channels';
+import { isRealm } from '../payments/channels';
 import type { RouteDeps } from './deps';
 import { methodNotAllowed } from '../http/errors';
-
-const REALMS: readonly Realm[] = ['social', 'card'];
+import { signedHeaders } from '../payments/channels/social-native/v3/verify';
+import { refusal } from '../payments/channels/social-native/v3/notification';
 
 export function payNotifyRoutes({ services }: RouteDeps): Router {
   const r = Router();
@@ -23,9 +24,25 @@ export function payNotifyRoutes({ services }: RouteDeps): Router {
   };
 
   const handler = (kind: 'pay' | 'refund') => async (req: Request, res: Response) => {
-    const realm = req.params.realm as Realm;
-    if (!REALMS.includes(realm)) return answer(res, false, 'unknown channel');
+    const realm = req.params.realm;
+    if (!isRealm(realm)) return answer(res, false, 'unknown channel');
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (services.payments.notifications.isV3(realm)) {
+      try {
+        const result = await services.payments.notifications.v3(
+          kind,
+          realm,
+          signedHeaders((n) => req.get(n)),
+          raw,
+        );
+        if (result.ack) res.status(204).end();
+        else res.status(400).json(refusal(result.msg));
+      } catch (err) {
+        res.locals.log?.error({ err }, 'notification processing failed');
+        res.status(500).json(refusal('temporarily unavailable'));
+      }
+      return;
+    }
     try {
       const result = kind === 'pay' ? await services.payments.notifications.payment(realm, raw) : await services.payments.notifications.refund(realm, raw);
       answer(res, result.ack, result.msg);

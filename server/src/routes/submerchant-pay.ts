@@ -7,10 +7,11 @@ import { callerGone } from '../http/caller-gone';
 import type { RouteDeps } from './deps';
 import type { ApiRoutes } from '../http/api-routes';
 
-export function prepayRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
-  r.post('/', signed, async (req, res) => {
+export function prepayRoutes(r: ApiRoutes, { services, signed, signedInService }: RouteDeps): void {
+  // The replay guard's row is written with the order (one commit per creation).
+  r.post('/', signedInService, async (req, res) => {
     const body = validate(createPrepayRequestSchema, req.body);
-    res.json(await services.prepay.create(signer(res), body));
+    res.json(await services.prepay.create(signer(res), body, res.locals.replay));
   });
 
   // An unknown, malformed or invisible id answers HTTP 200 with `status: "fail"`: the

@@ -13,13 +13,38 @@ export const faultsSchema = z
     refunds: z.enum(['answer', 'hold']).default('answer'),
     /** `drop`: refunds are recorded and answered, but their notification never comes. */
     refundNotifications: z.enum(['deliver', 'drop']).default('deliver'),
+    /** `hold`: a profit-sharing split or finish call is accepted on the wire but never answered and not recorded. */
+    splits: z.enum(['answer', 'hold']).default('answer'),
+    // Trade bills (docs/reconciliation.md), so that anyone can watch reconciliation find differences:
+    /** How many invented payments each bill carries that the kit never saw (`channel_only`); the same ones for the same day. */
+    billExtraPayments: z.number().int().min(0).max(100).default(0),
+    /** `out_trade_no`s whose amount the bill states one cent higher (`amount_mismatch`). */
+    billAmountChanged: z.array(z.string().min(1).max(64)).max(100).default([]),
+    /** `out_trade_no`s (payments) and `out_refund_no`s (refunds) the bill leaves out (`kit_only`). */
+    billOmitted: z.array(z.string().min(1).max(64)).max(100).default([]),
+    /** `out_trade_no`s the platform books on the next day (paid just before midnight here, just after there): `kit_only`, then found the next day. */
+    billNextDay: z.array(z.string().min(1).max(64)).max(100).default([]),
+    /** `creating`: every bill is still being made (not ready); `truncated`: bills are cut short in the middle of their lines. */
+    bills: z.enum(['ready', 'creating', 'truncated']).default('ready'),
+    // API v3 (sandbox/v3/):
+    /** What `Wechatpay-Serial` names: the platform public-key id (`PUB_KEY_ID_…`), or the platform certificate's serial (certificate mode). */
+    v3Serial: z.enum(['public-key', 'certificate']).default('public-key'),
+    /** `rotated`: the platform moves to a new certificate: `/v3/certificates` lists both, and certificate-mode signatures name the new one. */
+    v3Certificates: z.enum(['current', 'rotated']).default('current'),
+    /** The chance (0 to 1) that a v3 notification is preceded by a `WECHATPAY/SIGNTEST/` probe the service must refuse; 0.02 by default, 0 under NODE_ENV=test. */
+    v3SignProbes: z.number().min(0).max(1).optional(),
   })
   .strict();
 
 export type Faults = z.output<typeof faultsSchema>;
 
 export class SandboxFaults {
-  private faults: Faults = faultsSchema.parse({});
+  private faults: Faults;
+
+  /** `defaults`: what `{}` means here (the probe rate is off in tests). */
+  constructor(private readonly defaults: Partial<Faults> = {}) {
+    this.faults = faultsSchema.parse({ ...defaults });
+  }
 
   get current(): Faults {
     return { ...this.faults };
@@ -27,7 +52,8 @@ export class SandboxFaults {
 
   /** Replaces the faults; throws a ZodError naming what is wrong, changing nothing. */
   set(input: unknown): Faults {
-    this.faults = faultsSchema.parse(input ?? {});
+    const given = faultsSchema.parse(input ?? {});
+    this.faults = { ...given, v3SignProbes: given.v3SignProbes ?? this.defaults.v3SignProbes };
     return this.current;
   }
 }

@@ -59,7 +59,7 @@ export class SandboxPayer {
     const moved = await this.store.db.transaction().execute(async (trx) => {
       if (!(await this.store.moveOrder(o.prepay_id, 'NOTPAY', 'SUCCESS', { transaction_id: transactionId, paid_at: now }, trx))) return false;
       if (this.faults.current.payNotifications === 'deliver') {
-        await this.notifier.enqueue(trx, o.prepay_id, { kind: 'pay', url: o.notify_url, body: this.platform.payNotification(paid) }, now);
+        await this.notifier.enqueue(trx, o.prepay_id, { kind: 'pay', url: o.notify_url, ...this.platform.payNotice(paid) }, now);
       }
       return true;
     });
@@ -72,7 +72,7 @@ export class SandboxPayer {
   async renotify(prepayId: string): Promise<void> {
     const o = await this.store.orderByPrepayId(prepayId);
     if (!o || !o.transaction_id) throw new SandboxError(404, 'no paid order with this prepay id');
-    await this.notifier.enqueue(this.store.db, o.prepay_id, { kind: 'pay', url: o.notify_url, body: this.platform.payNotification(o) }, Date.now(), 0);
+    await this.notifier.enqueue(this.store.db, o.prepay_id, { kind: 'pay', url: o.notify_url, ...this.platform.payNotice(o) }, Date.now(), 0);
     this.notifier.wake();
   }
 

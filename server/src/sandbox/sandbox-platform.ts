@@ -13,12 +13,24 @@ import { parseXml, toXml, type Fields } from '../payments/protocol/xml';
 import { formatChinaTime, parseChinaTime } from '../payments/protocol/time';
 import { encryptReqInfo } from '../payments/protocol/refund-info';
 import type { ProtocolOp } from '../payments/protocol/client';
+import { CHANNEL_MODULES } from '../payments/channels';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxProfitSharing } from './sandbox-profit-sharing';
 import type { SandboxNotifier } from './sandbox-notifier';
 import type { SandboxOrder, SandboxRefund, SandboxStore } from './sandbox-store';
+import { ProtocolFail, V3_SIGN_TYPE, type SandboxRealm } from './sandbox-protocol';
 
-export type SandboxRealm = 'social' | 'card';
+/** A notification's body and the protocol it is sent in. */
+export interface SandboxNotice {
+  body: string;
+  protocol?: 'v3';
+}
+
+/** The v3 notification bodies (sandbox/v3/sandbox-v3-notices.ts), for orders placed over API v3. */
+export interface V3Notices {
+  pay(o: SandboxOrder): string;
+  refund(o: SandboxOrder, r: SandboxRefund): string;
+}
 
 interface RealmRules {
   key: string;
@@ -27,45 +39,35 @@ interface RealmRules {
   merchantProblem(f: Fields): string | null;
 }
 
-/** A business failure: answered with `result_code` FAIL and this `err_code`. */
-export class ProtocolFail extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 export class SandboxPlatform {
   private readonly realms: Record<SandboxRealm, RealmRules>;
-
   constructor(
     private readonly store: SandboxStore,
     private readonly notifier: SandboxNotifier,
     private readonly faults: SandboxFaults,
     private readonly config: Config,
     private readonly sharing: SandboxProfitSharing,
+    /** The API v3 side's notification bodies (sandbox/v3/sandbox-v3-notices.ts), given at construction. */
+    private readonly v3: V3Notices,
   ) {
-    this.realms = {
-      social: {
-        key: config.PAY_SP_KEY ?? '',
-        tradeTypes: ['NATIVE', 'JSAPI', 'APP'],
-        merchantProblem: (f) =>
-          f.appid !== config.PAY_SP_APPID
-            ? 'appid is not this service provider'
-            : f.mch_id !== config.PAY_SP_MCH_ID
-              ? 'mch_id is not this service provider'
-              : !f.sub_mch_id
-                ? 'sub_mch_id missing'
-                : null,
-      },
-      card: {
-        key: config.CARD_KEY ?? '',
-        tradeTypes: ['JSAPI'],
-        merchantProblem: (f) => (!f.mch_id ? 'mch_id missing' : !f.device_info ? 'device_info (terminal id) missing' : null),
-      },
-    };
+    this.realms = Object.fromEntries(
+      CHANNEL_MODULES.map((m) => [
+        m.realm,
+        { key: m.sandbox.key(config), tradeTypes: [...m.tradeTypes], merchantProblem: (f: Fields) => m.sandbox.merchantProblem(config, f) },
+      ]),
+    ) as Record<SandboxRealm, RealmRules>;
+  }
+
+  /**
+   * One operation on fields already checked, for the API v3 side, which reads its JSON requests
+   * into the fields of protocol v2 so that both protocols keep one set of rules and faults. Null:
+   * the faults say the call is lost.
+   */
+  perform(realm: SandboxRealm, op: ProtocolOp, req: Fields, signType: string): Promise<Fields | null> {
+    // A call the faults say is lost: null, and it is never answered.
+    if (op === 'refund' && this.faults.current.refunds === 'hold') return Promise.resolve(null);
+    if ((op === 'psSplit' || op === 'psSplitAndFinish' || op === 'psFinish') && this.faults.current.splits === 'hold') return Promise.resolve(null);
+    return this.operation(realm, this.realms[realm], op, req, signType as SignType);
   }
 
   keyOf(realm: SandboxRealm): string {
@@ -78,6 +80,7 @@ export class SandboxPlatform {
    */
   async protocol(realm: SandboxRealm, op: ProtocolOp, raw: Buffer): Promise<string | null> {
     if (op === 'refund' && this.faults.current.refunds === 'hold') return null;
+    if ((op === 'psSplit' || op === 'psSplitAndFinish' || op === 'psFinish') && this.faults.current.splits === 'hold') return null;
     const rules = this.realms[realm];
     let req: Fields;
     try {
@@ -256,8 +259,9 @@ export class SandboxPlatform {
         await this.store.insertRefund(trx, row);
         await this.store.moveOrder(o.prepay_id, 'SUCCESS', 'REFUND', {}, trx);
         if (req.notify_url && this.faults.current.refundNotifications === 'deliver') {
-          const body = this.refundNotification(o, row, rules.key);
-          await this.notifier.enqueue(trx, refundId, { kind: 'refund', url: req.notify_url, body }, successAt);
+          const notice: SandboxNotice =
+            o.sign_type === V3_SIGN_TYPE ? { body: this.v3.refund(o, row), protocol: 'v3' } : { body: this.refundNotification(o, row, rules.key) };
+          await this.notifier.enqueue(trx, refundId, { kind: 'refund', url: req.notify_url, ...notice }, successAt);
         }
       });
     } catch (e) {
@@ -324,6 +328,11 @@ export class SandboxPlatform {
       nonce_str: randomBytes(16).toString('hex'),
       req_info: encryptReqInfo(info, key),
     });
+  }
+
+  /** The payment notification in the protocol the order was placed with. */
+  payNotice(o: SandboxOrder): SandboxNotice {
+    return o.sign_type === V3_SIGN_TYPE ? { body: this.v3.pay(o), protocol: 'v3' } : { body: this.payNotification(o) };
   }
 
   /** The payment notification, signed with the sign type the order was placed with (and not naming it). */

@@ -10,10 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { RELATION_TYPES, maxShareCents } from '@kit/shared';
 import { isUniqueViolation } from '../db/errors';
 import type { ProtocolOp } from '../payments/protocol/client';
+import { realmModule } from '../payments/channels';
 import { formatChinaTime } from '../payments/protocol/time';
 import type { Fields } from '../payments/protocol/xml';
 import type { SignType } from '../payments/protocol/sign';
-import { ProtocolFail, type SandboxRealm } from './sandbox-platform';
+import { ProtocolFail, V3_SIGN_TYPE, type SandboxRealm } from './sandbox-protocol';
 import type { SandboxOrder, SandboxPsOrder, SandboxStore } from './sandbox-store';
 
 interface SplitReceiver {
@@ -32,8 +33,10 @@ export class SandboxProfitSharing {
   ) {}
 
   handle(realm: SandboxRealm, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields> {
-    if (realm !== 'social') throw new ProtocolFail('NOT_SUPPORTED', 'the card acquirer does not share profits');
-    if (signType !== 'HMAC-SHA256') throw new ProtocolFail('PARAM_ERROR', 'profit sharing calls must be signed with HMAC-SHA256');
+    if (!realmModule(realm).sandbox.sharesProfits) throw new ProtocolFail('NOT_SUPPORTED', `${realmModule(realm).description} does not share profits`);
+    // Over API v3 every call is signed with the merchant's RSA key (sandbox/v3/).
+    if (signType !== 'HMAC-SHA256' && (signType as string) !== V3_SIGN_TYPE)
+      throw new ProtocolFail('PARAM_ERROR', 'profit sharing calls must be signed with HMAC-SHA256');
     if (!req.sub_mch_id) throw new ProtocolFail('PARAM_ERROR', 'sub_mch_id missing');
     switch (op) {
       case 'psAddReceiver':

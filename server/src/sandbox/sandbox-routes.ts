@@ -1,34 +1,48 @@
 /**
  * Mounted at /sandbox when SANDBOX_ENABLED. Protocol endpoints (XML) for the social platform at the
  * root and for the card acquirer under /card; the payer API (JSON, open to any origin); the faults
- * (docs/sandbox.md); the cashier page.
+ * (docs/sandbox.md); the cashier page and the sandbox's own page for a person (`/sandbox/`).
  */
 import express, { Router, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { describeZodError } from '@kit/shared';
 import { PROTOCOL_PATHS, type ProtocolOp } from '../payments/protocol/client';
+import { CHANNEL_MODULES } from '../payments/channels';
+import { DOWNLOAD_BILL_PATH } from '../payments/channels/social-native/bill-v2';
 import { methodNotAllowed } from '../http/errors';
+import { sendPage } from '../frontends/pages/page';
 import { cashierPage, safeReturnUrl } from './cashier-page';
+import { sandboxPage } from './sandbox-page';
 import { SandboxError } from './sandbox-payer';
-import type { SandboxRealm } from './sandbox-platform';
 import type { Sandbox } from './sandbox';
+import { sandboxV3Routes } from './v3/sandbox-v3-routes';
 
-export function sandboxRoutes(sandbox: Sandbox): Router {
+/** `home`: the service's front page, linked from the sandbox page. */
+export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home: '/' }): Router {
   const r = Router();
   const raw = express.raw({ type: () => true, limit: '64kb' });
 
-  for (const [realm, prefix] of [
-    ['social', ''],
-    ['card', '/card'],
-  ] as Array<[SandboxRealm, string]>) {
+  for (const { realm, sandbox: rules } of CHANNEL_MODULES) {
     for (const [op, path] of Object.entries(PROTOCOL_PATHS) as Array<[ProtocolOp, string]>) {
-      r.post(`${prefix}${path}`, raw, async (req, res) => {
+      r.post(`${rules.pathPrefix}${path}`, raw, async (req, res) => {
         const xml = await sandbox.platform.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
         // A call the faults say is lost is never answered: the caller's own time limit ends it.
         if (xml === null) return;
         res.type('application/xml').send(xml);
       });
     }
+  }
+
+  // The social platform's API v3, beside protocol v2 (the kit appends `/v3/…` to its gateway).
+  r.use('/v3', sandboxV3Routes(sandbox.v3));
+
+  // Trade bills of the channels that publish them (docs/reconciliation.md).
+  for (const m of CHANNEL_MODULES) {
+    if (!('bills' in m)) continue;
+    r.post(`${m.sandbox.pathPrefix}${DOWNLOAD_BILL_PATH}`, raw, async (req, res) => {
+      const answer = await sandbox.bills.downloadV2(m.realm, sandbox.platform.keyOf(m.realm), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      res.type(answer.contentType).send(answer.body);
+    });
   }
 
   // The payer side is called from pages on other origins (the mini-program's H5 build).
@@ -101,25 +115,32 @@ export function sandboxRoutes(sandbox: Sandbox): Router {
     payer(async (req) => ({ status: 'success', faults: sandbox.faults.set(json(req)) })),
   );
 
+  // The development receiver: what a merchant endpoint answers, and what it got (newest first).
+  r.post('/receiver', raw, async (req, res) => {
+    await sandbox.receiver.receive(req.originalUrl, Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+    res.type('text/plain').send('OK');
+  });
+  r.get('/receiver', (_req, res) => {
+    res.setHeader('cache-control', 'no-store');
+    res.json({ status: 'success', received: sandbox.receiver.list() });
+  });
+
   r.get('/cashier', async (req, res) => {
     const pkg = typeof req.query.package === 'string' ? req.query.package : '';
     const ret = safeReturnUrl(typeof req.query.return === 'string' ? req.query.return : undefined);
     const order = await sandbox.payer.cashierOrder(pkg);
-    res
-      .status(order ? 200 : 404)
-      .setHeader(
-        'content-security-policy',
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; base-uri 'none'",
-      )
-      .type('html')
-      .send(cashierPage(order, ret));
+    sendPage(res, cashierPage(req, order, ret), order ? 200 : 404);
   });
+  r.get(
+    '/',
+    sandboxPage(() => sandbox.faults.current, opts.home),
+  );
 
   // Known paths asked with another method: 405 with `Allow`.
   const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
   r.all(['/pay', '/login', '/renotify'], methodNotAllowed(['POST']));
-  r.all(['/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
-  r.all('/faults', methodNotAllowed(['GET', 'POST']));
+  r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
+  r.all(['/faults', '/receiver'], methodNotAllowed(['GET', 'POST']));
   return r;
 }

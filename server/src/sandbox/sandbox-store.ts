@@ -1,7 +1,14 @@
 /** SQL of the sandbox platform: its own orders, refunds and login codes (its notifications are jobs). */
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, Executor, SandboxOrderState, SandboxOrdersTable, SandboxRefundsTable } from '../db/schema';
-import type { SandboxPsOrdersTable, SandboxPsReceiversTable } from '../profit-sharing/ps-tables';
+import type {
+  SandboxDatabase,
+  SandboxExecutor as Executor,
+  SandboxOrderState,
+  SandboxOrdersTable,
+  SandboxPsOrdersTable,
+  SandboxPsReceiversTable,
+  SandboxRefundsTable,
+} from './sandbox-tables';
 
 export type SandboxOrder = Selectable<SandboxOrdersTable>;
 export type SandboxRefund = Selectable<SandboxRefundsTable>;
@@ -9,7 +16,7 @@ export type SandboxPsOrder = Selectable<SandboxPsOrdersTable>;
 export type SandboxPsReceiver = Selectable<SandboxPsReceiversTable>;
 
 export class SandboxStore {
-  constructor(readonly db: Kysely<Database>) {}
+  constructor(readonly db: Kysely<SandboxDatabase>) {}
 
   insertOrder(row: SandboxOrdersTable): Promise<unknown> {
     return this.db.insertInto('sandbox_orders').values(row).execute();
@@ -75,6 +82,46 @@ export class SandboxStore {
 
   insertRefund(on: Executor, row: SandboxRefundsTable): Promise<unknown> {
     return on.insertInto('sandbox_refunds').values(row).execute();
+  }
+
+  /** Orders of an account paid in `[from, to)`, for its trade bill. */
+  paidBetween(realm: string, mchId: string, from: number, to: number) {
+    return this.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('realm', '=', realm)
+      .where('mch_id', '=', mchId)
+      .where('paid_at', '>=', from)
+      .where('paid_at', '<', to)
+      .orderBy('paid_at')
+      .execute();
+  }
+
+  /** Refunds of an account that succeeded in `[from, to)`, with their order. */
+  refundedBetween(realm: string, mchId: string, from: number, to: number) {
+    return this.db
+      .selectFrom('sandbox_refunds as r')
+      .innerJoin('sandbox_orders as o', 'o.prepay_id', 'r.prepay_id')
+      .select([
+        'r.refund_id',
+        'r.out_refund_no',
+        'r.refund_fee',
+        'r.state',
+        'r.success_at',
+        'o.appid',
+        'o.sub_mch_id',
+        'o.transaction_id',
+        'o.out_trade_no',
+        'o.trade_type',
+        'o.body',
+      ])
+      .where('r.realm', '=', realm)
+      .where('r.mch_id', '=', mchId)
+      .where('r.state', '=', 'SUCCESS')
+      .where('r.success_at', '>=', from)
+      .where('r.success_at', '<', to)
+      .orderBy('r.success_at')
+      .execute();
   }
 
   insertLoginCode(code: string, user: string, expiresAt: number): Promise<unknown> {

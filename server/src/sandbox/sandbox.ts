@@ -2,25 +2,57 @@
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
 import type { Jobs } from '../jobs/jobs';
+import type { JobKind } from '../jobs/job-worker';
+import { SandboxBills } from './sandbox-bills';
 import { SandboxFaults } from './sandbox-faults';
 import { SandboxNotifier } from './sandbox-notifier';
 import { SandboxPayer } from './sandbox-payer';
 import { SandboxPlatform } from './sandbox-platform';
 import { SandboxProfitSharing } from './sandbox-profit-sharing';
+import { SandboxReceiver } from './sandbox-receiver';
 import { SandboxStore } from './sandbox-store';
+import type { SandboxTables } from './sandbox-tables';
+import { createSandboxV3, type SandboxV3 } from './v3/sandbox-v3';
+import { sandboxV3Keys } from './v3/sandbox-v3-keys';
+import { v3NotificationSigner, v3Notices } from './v3/sandbox-v3-notices';
 
 export interface Sandbox {
   platform: SandboxPlatform;
   payer: SandboxPayer;
   notifier: SandboxNotifier;
   faults: SandboxFaults;
+  /** The development receiver of merchant callbacks (`/sandbox/receiver`). */
+  receiver: SandboxReceiver;
+  /** The channel's daily trade bills, built from what the sandbox recorded. */
+  bills: SandboxBills;
+  /** The sandbox's own queue (`sandbox.notify`), registered beside the kit's (`jobs/registry.ts`). */
+  jobs: JobKind[];
+  /** The platform's API v3 side (`/sandbox/v3/…`), beside protocol v2. */
+  v3: SandboxV3;
 }
 
-export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs): Sandbox {
-  const store = new SandboxStore(handle.db);
-  const faults = new SandboxFaults();
-  const notifier = new SandboxNotifier(jobs, { schedule: config.SANDBOX_NOTIFY_SCHEDULE, duplicates: config.SANDBOX_DUPLICATE_NOTIFY });
-  const platform = new SandboxPlatform(store, notifier, faults, config, new SandboxProfitSharing(store, config.SANDBOX_PROFIT_SHARING_DELAY));
+export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secretOf: (appId: string) => Promise<string | undefined | null>): Sandbox {
+  // The sandbox's own tables beside the service's (its notifications are jobs): `sandbox-tables.ts`.
+  const store = new SandboxStore(handle.db.withTables<SandboxTables>());
+  // Signature probes now and then, but never where tests count notifications.
+  const faults = new SandboxFaults({ v3SignProbes: config.NODE_ENV === 'test' ? 0 : 0.02 });
+  // The API v3 side's keys first: the notifier signs v3 notifications and the platform writes their
+  // bodies with them, both given at construction.
+  const v3Keys = sandboxV3Keys(config);
+  const notifier = new SandboxNotifier(jobs, { duplicates: config.SANDBOX_DUPLICATE_NOTIFY }, v3NotificationSigner(v3Keys, faults));
+  const sharing = new SandboxProfitSharing(store, config.SANDBOX_PROFIT_SHARING_DELAY);
+  const platform = new SandboxPlatform(store, notifier, faults, config, sharing, v3Notices(v3Keys));
   const payer = new SandboxPayer(store, platform, notifier, faults, config);
-  return { platform, payer, notifier, faults };
+  const bills = new SandboxBills(store, faults, config);
+  return {
+    platform,
+    payer,
+    notifier,
+    faults,
+    receiver: new SandboxReceiver(secretOf),
+    bills,
+    v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
+    // Unacknowledged notifications are repeated on the platform's schedule, then given up.
+    jobs: [{ handler: notifier, retry: { schedule: config.SANDBOX_NOTIFY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'give-up' } }],
+  };
 }

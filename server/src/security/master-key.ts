@@ -6,11 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ensurePrivateDir } from './private-dir';
 
 export function loadMasterKey(opts: { envKey?: string; dataDir: string }): Buffer {
   if (opts.envKey) return decodeKey(opts.envKey, 'KIT_MASTER_KEY');
   const file = path.join(opts.dataDir, 'master.key');
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  ensurePrivateDir(opts.dataDir);
   try {
     fs.writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (e) {

@@ -1,4 +1,6 @@
 /** `npm run kit -- demo create` gives a newcomer something to log in with at /pos/, points to show, and says what to do next. */
+import fs from 'node:fs';
+import path from 'node:path';
 import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit } from '../support/kit';
@@ -31,7 +33,8 @@ describeEachBackend('kit demo create', (backend) => {
       expect(run.stderr).toContain('Next steps');
       expect(run.stderr).toContain(`http://127.0.0.1:18080/pos/ and log in as ${demo.subMerchantId} with the password demo-password-1`);
       expect(run.stderr).toContain('http://127.0.0.1:18080/sandbox/pay');
-      expect(run.stderr).toContain('user demo-user and point type DEMO (balance 100.00000)');
+      expect(run.stderr).toContain('customer demo-user (typed or scanned) and point type DEMO: a balance of 100 points');
+      expect(run.stderr).toContain(`log in as ${demo.parentMerchantId} with the same password`);
 
       const client = new KitClient({ baseUrl: kit.url, appId: demo.appId, appSecret: demo.appSecret });
       expect(await client.login(demo.subMerchantId, demo.password)).toMatchObject({ displayName: 'Demo Shop', parentMerchantId: demo.parentMerchantId });
@@ -46,6 +49,18 @@ describeEachBackend('kit demo create', (backend) => {
     } finally {
       await kit.close();
     }
+  });
+
+  it('writes its result to --out FILE (readable only by its owner), so the README tour needs no npm -s', async () => {
+    const env = backend.env();
+    const file = path.join(env.DATA_DIR!, 'demo.json');
+    const run = await runKitCommand(['demo', 'create', '--out', file], env, { silent: false });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('appSecret');
+    expect(run.stderr).toContain(`Wrote the ids, the app secret and the password to ${file}.`);
+    const demo = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(demo).toMatchObject({ appId: expect.any(String), appSecret: expect.any(String), subMerchantId: expect.stringMatching(/^SM/) });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
   it('refuses an unknown flag with its usage line and creates nothing', async () => {

@@ -14,7 +14,7 @@ describeEachBackend('service process and kit command', (backend) => {
     try {
       const health = await fetch(`${svc.url}/health`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toEqual({ status: 'ok' });
+      expect(await health.json()).toEqual({ status: 'ok', database: 'ok' });
 
       const created = await runKitCommand(['app', 'create'], env);
       expect(created.code).toBe(0);
@@ -64,10 +64,15 @@ describeEachBackend('service process and kit command', (backend) => {
     const svc = await startServiceProcess(env);
     try {
       await runKitCommand(['app', 'create'], env);
-      const files = fs.readdirSync(env.DATA_DIR!).map((f) => path.join(env.DATA_DIR!, f));
-      if (backend.name === 'sqlite')
-        expect(files.map((f) => path.basename(f))).toEqual(expect.arrayContaining(['kit.sqlite', 'kit.sqlite-wal', 'kit.sqlite-shm', 'master.key']));
-      for (const f of files) expect([path.basename(f), (fs.statSync(f).mode & 0o777).toString(8)]).toEqual([path.basename(f), '600']);
+      // Every file 0600 and every folder 0700, the development key material of API v3 (pay-v3/) included.
+      const entries = fs.readdirSync(env.DATA_DIR!, { recursive: true, encoding: 'utf8' }).map((f) => path.join(env.DATA_DIR!, f));
+      const names = entries.map((f) => path.relative(env.DATA_DIR!, f));
+      if (backend.name === 'sqlite') expect(names).toEqual(expect.arrayContaining(['kit.sqlite', 'kit.sqlite-wal', 'kit.sqlite-shm', 'master.key']));
+      expect(names).toEqual(expect.arrayContaining([path.join('pay-v3', 'apiclient_key.pem'), path.join('pay-v3', 'platform_key.pem')]));
+      for (const f of entries) {
+        const want = fs.statSync(f).isDirectory() ? '700' : '600';
+        expect([path.relative(env.DATA_DIR!, f), (fs.statSync(f).mode & 0o777).toString(8)]).toEqual([path.relative(env.DATA_DIR!, f), want]);
+      }
       expect((fs.statSync(env.DATA_DIR!).mode & 0o077).toString(8)).toBe('0');
     } finally {
       await svc.stop();

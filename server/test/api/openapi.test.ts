@@ -99,7 +99,8 @@ describe.each([
   });
 
   it('describes every route the service answers, and only those', () => {
-    const app = kit.runtime.server.listeners('request')[0] as Express;
+    // The Express application among the server's listeners (the runtime also tracks calls in flight).
+    const app = kit.runtime.server.listeners('request').find((l) => 'router' in l) as Express;
     const served = servedRoutes(app);
     const described = describedRoutes(doc);
     expect(served.size).toBeGreaterThan(30);
@@ -115,6 +116,32 @@ describe.each([
     expect(op('post', '/submerchant-pay/').summary).toMatch(/^4\.1 /);
     expect(op('get', '/submerchant-pay/prePay/{prepayId}').summary).toMatch(/^4\.2 /);
     expect(op('get', '/fungible-token/chainPay').description).toContain('Specification section 4.13');
+  });
+
+  it('describes the channel notifications in both protocols: v3 JSON with its Wechatpay-* headers and v2 XML in, 204 / {code: "FAIL"} and XML out', () => {
+    for (const kind of ['pay', 'refund']) {
+      const op = doc.paths[`/pay-notify/{realm}/${kind}`].post as {
+        parameters: Array<{ name: string; in: string }>;
+        requestBody: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+        responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, unknown> } }> }>;
+      };
+      expect(op.parameters.filter((p) => p.in === 'header').map((p) => p.name)).toEqual([
+        'Wechatpay-Timestamp',
+        'Wechatpay-Nonce',
+        'Wechatpay-Signature',
+        'Wechatpay-Serial',
+      ]);
+      expect(Object.keys(op.requestBody.content).sort()).toEqual(['application/json', 'application/xml']);
+      expect(Object.keys(op.requestBody.content['application/json'].schema.properties ?? {})).toEqual(expect.arrayContaining(['id', 'event_type', 'resource']));
+      expect(Object.keys(op.responses).sort()).toEqual(['200', '204', '400', '500']);
+      expect(Object.keys(op.responses['200'].content ?? {})).toEqual(['application/xml']);
+      expect(op.responses['204'].content).toBeUndefined();
+      for (const status of ['400', '500']) {
+        const content = op.responses[status].content ?? {};
+        expect(Object.keys(content).sort()).toEqual(['application/json', 'application/xml']);
+        expect(Object.keys(content['application/json'].schema.properties ?? {})).toEqual(['code', 'message']);
+      }
+    }
   });
 });
 

@@ -93,6 +93,22 @@ describeEachBackend('prepay orders', (backend) => {
     expect(a).toMatchObject({ httpStatus: 400, body: { error: 'merchant_disabled' } });
   });
 
+  it('tells a sub-merchant whose parent is disabled that the parent is disabled, at 4.1 and at 4.3', async () => {
+    const mm = await createMerchants(app.client, app.appId);
+    await app.client.setPaymentParams(mm.parentId, 'SocialNative', { socialAppId: 'wxmerchantapp0001', socialMchId: '1230000109' });
+    const { prepayId } = await app.client.createPrepay({ subMerchantId: mm.subId, totalAmount: '1.00' });
+    await kit.runtime.services.merchants.setDisabled(mm.parentId, true);
+    const says = `the parent merchant "${mm.parentId}" of sub-merchant "${mm.subId}" is disabled`;
+    const created = await app.client.call('POST', '/submerchant-pay/', { body: { subMerchantId: mm.subId, totalAmount: '1.00', orderId: null } });
+    expect(created).toMatchObject({ httpStatus: 400, body: { error: 'merchant_disabled', msg: expect.stringContaining(says) } });
+    const args = await app.client.call('POST', '/submerchant-pay/socialPayNative', { body: { prepayId } });
+    expect(args).toMatchObject({ httpStatus: 400, body: { error: 'merchant_disabled', msg: expect.stringContaining(says) } });
+    const login = await app.client.call('POST', '/merchant/login', { unsigned: true, body: { userId: mm.subId, pw: mm.pw } });
+    expect(login).toMatchObject({
+      body: { error: 'merchant_disabled', msg: expect.stringContaining(`the parent merchant "${mm.parentId}" of this sub-merchant is disabled`) },
+    });
+  });
+
   it('answers HTTP 200 "fail" / not_found for an unknown, malformed or another app\'s order, so the 4.2 loop stops', async () => {
     const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '1.00' });
     const stranger = await kit.newApp();

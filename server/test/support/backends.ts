@@ -7,8 +7,25 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
+/** The social channel's protocols (`PAY_PROTOCOL`): API v3, the default, and protocol v2. */
+export type PayProtocol = 'v3' | 'v2';
+export const BOTH_PROTOCOLS: readonly PayProtocol[] = ['v3', 'v2'];
+
+/**
+ * The protocols a suite runs on unless it names its own: `TEST_PAY_PROTOCOLS` (`v2`, `v3,v2`), or
+ * the default protocol alone.
+ */
+function defaultProtocols(): readonly PayProtocol[] {
+  const list = (process.env.TEST_PAY_PROTOCOLS ?? 'v3').split(',').map((p) => p.trim());
+  const bad = list.filter((p) => p !== 'v3' && p !== 'v2');
+  if (bad.length) throw new Error(`TEST_PAY_PROTOCOLS: ${bad.join(', ')} is not v3 or v2`);
+  return list as PayProtocol[];
+}
+
 export interface Backend {
   name: 'sqlite' | 'postgres';
+  /** The social channel's protocol the kit is started with (its env() says `PAY_PROTOCOL`). */
+  protocol: PayProtocol;
   /** Environment for a fresh, empty database on this backend. */
   env(): NodeJS.ProcessEnv;
   /** Removes what `env()` created. */
@@ -18,9 +35,9 @@ export interface Backend {
 const PG_URL = process.env.TEST_DATABASE_URL;
 let warned = false;
 
-export function backends(): Backend[] {
-  const list: Backend[] = [sqliteBackend()];
-  if (PG_URL) list.push(postgresBackend(PG_URL));
+export function backends(protocol: PayProtocol = 'v3'): Backend[] {
+  const list: Backend[] = [withProtocol(sqliteBackend(), protocol)];
+  if (PG_URL) list.push(withProtocol(postgresBackend(PG_URL), protocol));
   else if (!warned) {
     warned = true;
     // Said plainly, once per test file: these suites did not run on PostgreSQL.
@@ -29,7 +46,11 @@ export function backends(): Backend[] {
   return list;
 }
 
-function sqliteBackend(): Backend {
+function withProtocol(b: Omit<Backend, 'protocol'>, protocol: PayProtocol): Backend {
+  return { ...b, protocol, env: () => ({ ...b.env(), PAY_PROTOCOL: protocol }) };
+}
+
+function sqliteBackend(): Omit<Backend, 'protocol'> {
   const dirs: string[] = [];
   return {
     name: 'sqlite',
@@ -44,7 +65,7 @@ function sqliteBackend(): Backend {
   };
 }
 
-function postgresBackend(url: string): Backend {
+function postgresBackend(url: string): Omit<Backend, 'protocol'> {
   const schemas: string[] = [];
   const dirs: string[] = [];
   return {
@@ -69,10 +90,13 @@ function postgresBackend(url: string): Backend {
   };
 }
 
-/** `describe` once per backend, with the backend's name in the title. */
-export function describeEachBackend(title: string, body: (backend: Backend) => void): void {
-  for (const backend of backends()) {
-    describe(`${title} [${backend.name}]`, () => {
+/**
+ * `describe` once per backend and protocol, with both in the title (`[sqlite v3]`). Suites run on
+ * the default protocol (or `TEST_PAY_PROTOCOLS`); those about the channel name `BOTH_PROTOCOLS`.
+ */
+export function describeEachBackend(title: string, body: (backend: Backend) => void, opts: { protocols?: readonly PayProtocol[] } = {}): void {
+  for (const backend of (opts.protocols ?? defaultProtocols()).flatMap((p) => backends(p))) {
+    describe(`${title} [${backend.name} ${backend.protocol}]`, () => {
       body(backend);
       // Declared after the body's hooks because Jest runs afterAll hooks in declaration order: the
       // body's services must be closed before their database goes (a DROP SCHEMA under running

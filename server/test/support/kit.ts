@@ -5,6 +5,9 @@
 import { KitClient } from '@kit/shared';
 import { startRuntime, type Runtime } from '../../src/runtime';
 import type { Backend } from './backends';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema';
+import type { SandboxDatabase, SandboxTables } from '../../src/sandbox/sandbox-tables';
 
 export interface TestKit {
   runtime: Runtime;
@@ -25,6 +28,8 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   CALLBACK_RETRY_SCHEDULE: '100ms,100ms,200ms,200ms,300ms,300ms,400ms,400ms,500ms,500ms,600ms,600ms',
   CALLBACK_POLL_INTERVAL: '50ms',
   CHAIN_SEAL_INTERVAL: '200ms',
+  // The daily reconciliation runs only in the tests about it.
+  RECONCILE_AT: 'off',
 };
 
 export async function startTestKit(backend: Backend, env: NodeJS.ProcessEnv = {}): Promise<TestKit> {
@@ -49,4 +54,9 @@ export async function createMerchants(client: KitClient, appId: string, names = 
     parameters: { displayName: names.sub, pw, appId, parentMerchantId: pm.data.id },
   });
   return { parentId: pm.data.id, subId: sm.data.id, pw };
+}
+
+/** The sandbox's own tables (`sandbox/sandbox-tables.ts`), for tests that look at what the platform recorded. */
+export function sandboxTables(kit: { runtime: { db: { db: Kysely<Database> } } }): Kysely<SandboxDatabase> {
+  return kit.runtime.db.db.withTables<SandboxTables>();
 }

@@ -1,8 +1,12 @@
 /** Helpers for payment and callback API tests: merchants with channel parameters, the sandbox payer, a callback receiver. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createPublicKey, verify } from 'node:crypto';
 import type { KitClient } from '@kit/shared';
-import { createMerchants, type TestKit } from './kit';
+import { signFields } from '../../src/payments/protocol/sign';
+import { effectiveV3Settings } from '../../src/payments/channels/social-native/v3/v3-channel';
+import { loadPrivateKey } from '../../src/payments/channels/social-native/v3/keys';
+import { createMerchants, sandboxTables, type TestKit } from './kit';
 
 export const SOCIAL_PARAMS = { socialAppId: 'wxmerchantapp0001', socialMchId: '1230000109' };
 
@@ -103,4 +107,38 @@ export async function startReceiver(respond: (req: ReceivedCallback, n: number) 
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * Checks a payer-argument signature as the payer's app checks it, written out here rather than
+ * taken from the kit: on API v3 SHA256-with-RSA by the merchant's key over the fields one per line
+ * (`appId\ntimeStamp\nnonceStr\npackage\n`, app: `appid\ntimestamp\nnoncestr\nprepayid\n`); on
+ * protocol v2 the channel key's `signFields` over the named fields with their sign type.
+ */
+export function payerSignatureValid(kit: TestKit, kind: 'mini' | 'app', args: Record<string, unknown>, appId: string): boolean {
+  const config = kit.runtime.config;
+  if (config.PAY_PROTOCOL === 'v3') {
+    const key = createPublicKey(loadPrivateKey(effectiveV3Settings(config)!.PAY_SP_PRIVATE_KEY!));
+    const parts = kind === 'mini' ? [appId, args.timeStamp, args.nonceStr, args.package] : [args.appid, args.timestamp, args.noncestr, args.prepayid];
+    const message = parts.map((p) => `${String(p)}\n`).join('');
+    const signature = String(kind === 'mini' ? args.paySign : args.sign);
+    return args.signType !== undefined && args.signType !== 'RSA' ? false : verify('sha256', Buffer.from(message), key, Buffer.from(signature, 'base64'));
+  }
+  if (kind === 'mini') {
+    const { paySign, ...rest } = args;
+    return paySign === signFields({ appId, ...(rest as Record<string, string>) }, config.PAY_SP_KEY!, rest.signType as 'MD5' | 'HMAC-SHA256');
+  }
+  const { sign, ...rest } = args;
+  return sign === signFields(rest as Record<string, string>, config.PAY_SP_KEY!, 'HMAC-SHA256');
+}
+
+/**
+ * The sandbox's id of a channel order (its `sandbox_orders.prepay_id`, which keys its refunds,
+ * notifications and splits): the channel prepay id, or on API v3 scan-code orders, which have none,
+ * the sandbox's own looked up by `out_trade_no`.
+ */
+export async function sandboxPrepayId(kit: TestKit, co: { out_trade_no: string; channel_prepay_id: string | null }): Promise<string> {
+  if (co.channel_prepay_id) return co.channel_prepay_id;
+  const row = await sandboxTables(kit).selectFrom('sandbox_orders').select('prepay_id').where('out_trade_no', '=', co.out_trade_no).executeTakeFirstOrThrow();
+  return row.prepay_id;
 }

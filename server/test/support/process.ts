@@ -57,10 +57,21 @@ export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?:
   };
 }
 
-/** Runs `npm run kit -- <args>` (as an operator would) and returns its exit code and output. */
-export function runKitCommand(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs `npm run -s kit -- <args>` (as an operator would) and returns its exit code and output;
+ * `silent: false` runs it without `-s`, with npm's own header on stdout.
+ */
+export function runKitCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { silent?: boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', 'kit', '--', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', ...(opts.silent === false ? [] : ['--silent']), 'kit', '--', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,7 +1,7 @@
 /** 4.14 batch chain upload, 4.15 on-chain id lookup and the inclusion proof: limits, shapes, answers. */
 import { z } from 'zod';
 import { CHAIN_VERSION, NO_CONTROL_CHARS } from './common';
-import type { ChainProof } from '../merkle';
+import type { AnchoredProof } from '../anchor';
 
 /** Limits of section 8. */
 export const MAX_UPLOAD_ITEMS = 50;
@@ -60,7 +60,7 @@ export type LookupResponse = z.infer<typeof lookupResponseSchema>;
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex characters');
 
-/** The proof of inclusion of a confirmed item; the fields of `ChainProof` in `merkle.ts`. */
+/** The proof of inclusion of a confirmed item; the fields of `AnchoredProof` in `anchor.ts` (`ChainProof` of `merkle.ts` plus its anchor). */
 export const proofResponseSchema = z.object({
   version: z.literal(CHAIN_VERSION),
   status: z.literal('success'),
@@ -76,6 +76,20 @@ export const proofResponseSchema = z.object({
   blockHash: hex64,
   signature: z.string().regex(/^[0-9a-f]+$/, 'must be hex'),
   nodePublicKey: hex64,
+  /** Once the block is anchored on an EVM chain (docs/chain.md, "Anchors"). */
+  anchor: z
+    .object({
+      chainId: z.number().int().positive(),
+      contract: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+      txHash: z.string().regex(/^0x[0-9a-f]{64}$/),
+      evmBlockNumber: z.number().int().nonnegative(),
+      fromBlock: z.number().int().positive(),
+      toBlock: z.number().int().positive(),
+      root: z.string().regex(/^0x[0-9a-f]{64}$/),
+      leafIndex: z.number().int().nonnegative(),
+      auditPath: z.array(hex64),
+    })
+    .optional(),
 });
 export type ProofResponse = z.infer<typeof proofResponseSchema>;
 /** The item is still queued: no proof yet. */
@@ -84,10 +98,10 @@ export type ProofPending = z.infer<typeof proofPendingSchema>;
 export const proofAnswerSchema = z.discriminatedUnion('status', [proofResponseSchema, proofPendingSchema]);
 export type ProofAnswer = z.infer<typeof proofAnswerSchema>;
 
-/** Compile-time guard: the checked answer is exactly what `verifyChainProof` takes. */
+/** Compile-time guard: the checked answer is exactly what `verifyAnchoredProof` takes. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
-type _ProofMatchesChainProof = Assert<Same<Omit<ProofResponse, 'version' | 'status'>, ChainProof>>;
+type _ProofMatchesChainProof = Assert<Same<Omit<ProofResponse, 'version' | 'status'>, AnchoredProof>>;
 
 /** On-chain ids are hex SHA-256. */
 export const chainIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be an on-chain id (64 lower-case hex characters)');

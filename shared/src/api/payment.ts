@@ -50,7 +50,8 @@ export const miniProgramPayArgsSchema = z.object({
   nonceStr: z.string(),
   /** `prepay_id=<channel prepay id>` */
   package: z.string(),
-  signType: z.enum(['MD5', 'HMAC-SHA256']),
+  /** `RSA` on API v3 (the merchant key signs `appId\ntimeStamp\nnonceStr\npackage\n`); `MD5` or `HMAC-SHA256` on protocol v2. */
+  signType: z.enum(['RSA', 'MD5', 'HMAC-SHA256']),
   paySign: z.string(),
 });
 export type MiniProgramPayArgs = z.infer<typeof miniProgramPayArgsSchema>;

@@ -2,9 +2,7 @@
 import { z } from 'zod';
 import { CHAIN_VERSION, NO_CONTROL_CHARS } from './common';
 
-/** Deduction codes are valid this long (section 8) and a display refreshes them this often. */
-export const DEDUCTION_CODE_TTL_MS = 20_000;
-export const DEDUCTION_CODE_REFRESH_MS = 5_000;
+export { DEDUCTION_CODE_REFRESH_MS, DEDUCTION_CODE_TTL_MS } from './deduction-code';
 
 const queryId = (max = 128) =>
   z

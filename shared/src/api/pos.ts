@@ -34,6 +34,16 @@ export interface PosOrder {
   codeUrlError?: string;
   /** The service's error id of that refusal (`ERROR_CATALOGUE`), for a screen to say in its language. */
   codeUrlErrorId?: string;
+  /** Outside production only: what the display says under the code so that a person can pay it from a phone. */
+  development?: PosDevelopmentHelp;
+}
+
+/** Outside production: the links as text, and how a phone reaches the payer link. */
+export interface PosDevelopmentHelp {
+  /** The payer link points at a loopback address (127.0.0.1, localhost), which a phone cannot open. */
+  loopbackLink: boolean;
+  /** This display at the machine's network addresses (`http://192.168.1.20:8080/pos/`), for a phone on the same network. */
+  lanDisplayUrls: string[];
 }
 
 /** A line of today's order list. */
@@ -84,6 +94,5 @@ export type PosBalanceResponse = PosOk<{ balance: string; tokenId: string; token
 export type PosPointsSessionResponse = PosOk<{ session: PosPointsSession; balance: string | null }>;
 export type PosPointsCodeResponse = PosOk<{ code: PosPointsCode }>;
 
-/** Deduction-code timing (specification section 8). */
-export const POINTS_CODE_VALID_MS = 20_000;
-export const POINTS_CODE_REFRESH_MS = 5_000;
+/** Deduction-code timing (specification section 8), from its one place. */
+export { DEDUCTION_CODE_REFRESH_MS, DEDUCTION_CODE_TTL_MS } from './deduction-code';

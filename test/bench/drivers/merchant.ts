@@ -40,6 +40,34 @@ serve({
     return out;
   },
 
+  /** `calls` creations of 1.00 (4.1) with their scan-code payment, `concurrency` at a time: the orders and each creation's latency (ms). */
+  async timedOrders(a: { url: string; creds: Creds; subMerchantId: string; count: number; concurrency: number }) {
+    const c = client(a.url, a.creds);
+    const orders: Array<{ prepayId: string }> = new Array(a.count);
+    const ms = new Float64Array(a.count);
+    await pool(a.count, a.concurrency, async (i) => {
+      const t = now();
+      const { prepayId } = await c.createPrepay({ subMerchantId: a.subMerchantId, totalAmount: '1.00', extraInfo: { soak: `${process.pid}-${i}` } });
+      ms[i] = now() - t;
+      await c.expect('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId } });
+      orders[i] = { prepayId };
+    });
+    return { orders, ms };
+  },
+
+  /** Like `upload`, timing each call (ms). */
+  async timedUpload(a: { url: string; creds: Creds; tag: string; calls: number; items: number }) {
+    const c = client(a.url, a.creds);
+    const ms = new Float64Array(a.calls);
+    for (let call = 0; call < a.calls; call++) {
+      const items = Array.from({ length: a.items }, (_, i) => ({ type: 'record', args: { id: `${a.tag}-${call}-${i}`, v: i } }));
+      const t = now();
+      await c.expect('pending', 'POST', '/common-chain-upload/', { body: { items } });
+      ms[call] = now() - t;
+    }
+    return ms;
+  },
+
   /**
    * Upload → confirmed (4.14, 4.15): `writers` loops each upload one item, poll its lookup every
    * 10 ms until it has an on-chain id, then pause up to a second at random, so that uploads fall

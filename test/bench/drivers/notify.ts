@@ -2,15 +2,16 @@
  * Load process playing the payment platform: sends payment notifications to
  * `POST /pay-notify/social/pay`, either at a fixed rate (open loop: one every 1/rate s whatever
  * the answers) or as fast as a number of concurrent senders allows. Records when each was sent
- * and answered and whether the service acknowledged it (`SUCCESS`).
+ * and answered and whether the service acknowledged it (protocol v2 or v3, lib/notifications.ts).
  */
 import http from 'node:http';
 import { now, serve, sleep } from '../lib/rpc';
-import { payNotificationXml, type ChannelOrder } from '../lib/notifications';
+import { acknowledged, payNotification, type ChannelOrder, type PlatformSide } from '../lib/notifications';
 
 export interface NotifyArgs {
   url: string;
-  key: string;
+  /** The platform's protocol and keys, those the service is configured with. */
+  platform: PlatformSide;
   orders: ChannelOrder[];
   /** Notifications per second (open loop), or… */
   rate?: number;
@@ -21,7 +22,7 @@ export interface NotifyArgs {
 export interface NotifyAnswer {
   sent: Float64Array;
   answered: Float64Array;
-  /** Acknowledged with SUCCESS. */
+  /** Acknowledged (2xx, and `SUCCESS` on v2). */
   acked: Uint8Array;
   elapsedMs: number;
 }
@@ -29,9 +30,11 @@ export interface NotifyAnswer {
 let serial = 0;
 
 async function send(a: NotifyArgs): Promise<NotifyAnswer> {
-  const target = new URL(`${a.url.replace(/\/$/, '')}/pay-notify/social/pay`);
+  const base = new URL(a.url);
+  const prefix = base.pathname.replace(/\/$/, '');
   // Built before the clock starts: the platform's own cost is not the service's.
-  const bodies = a.orders.map((o) => payNotificationXml(o, a.key, `${process.pid}x${serial++}`));
+  const requests = a.orders.map((o) => payNotification(a.platform, o, `${process.pid}x${serial++}`));
+  const bodies = requests.map((r) => r.body);
   const n = bodies.length;
   const sent = new Float64Array(n);
   const answered = new Float64Array(n);
@@ -41,14 +44,14 @@ async function send(a: NotifyArgs): Promise<NotifyAnswer> {
     new Promise<void>((resolve) => {
       sent[i] = now();
       const req = http.request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'text/xml' } },
+        { host: base.hostname, port: base.port, path: prefix + requests[i].path, method: 'POST', agent, headers: requests[i].headers },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (c: string) => (text += c));
           res.on('end', () => {
             answered[i] = now();
-            acked[i] = res.statusCode === 200 && text.includes('SUCCESS') ? 1 : 0;
+            acked[i] = acknowledged(a.platform.protocol, res.statusCode ?? 0, text) ? 1 : 0;
             resolve();
           });
         },

@@ -38,6 +38,8 @@ export interface Scenario {
   /** Short name for `npm run bench -- <filter>`. */
   id: string;
   name: string;
+  /** Left out of a run without a filter (the soak: long by design). */
+  onlyWhenNamed?: boolean;
   run(b: Bench): Promise<void>;
 }
 

@@ -14,13 +14,15 @@ import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CONFIG_KEYS } from '../../../server/src/config';
+import { devV3Material } from '../../../server/src/payments/channels/social-native/v3/dev-credentials';
 import { readCpuMs, readMemory, type Memory } from './proc';
 import { sleep } from './rpc';
 import type { BenchOptions } from './options';
+import type { PlatformSide } from './notifications';
 
 export const REPO = path.resolve(__dirname, '../../..');
 
-/** The platform's API key the bench signs notifications with (the service is started with it). */
+/** The platform's v2 API key the bench signs notifications with (the service is started with it). */
 export const PLATFORM_KEY = 'benchPlatformKeyBenchPlatformKey';
 
 /** Settings the bench gives every instance; shown with the table. */
@@ -51,6 +53,8 @@ export class Fleet {
     readonly dataDir: string,
     readonly schema: string | undefined,
     readonly env: NodeJS.ProcessEnv,
+    /** The payment platform's keys, matching the settings the instances run with: what the bench's notifications are made with. */
+    readonly platform: PlatformSide,
   ) {}
 
   static async start(opts: BenchOptions): Promise<Fleet> {
@@ -58,14 +62,14 @@ export class Fleet {
     const schema = opts.databaseUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
     // The caller's own service settings (a DATABASE_URL, a BASE_PATH…) must not leak into the run.
     const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !CONFIG_KEYS.includes(k)));
-    Object.assign(env, SERVICE_SETTINGS, {
+    const { env: protocolEnv, platform } = protocolSettings(opts.protocol, dataDir);
+    Object.assign(env, SERVICE_SETTINGS, protocolEnv, {
       NODE_ENV: 'development',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      PAY_SP_KEY: PLATFORM_KEY,
       ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl, DATABASE_SCHEMA: schema } : {}),
     });
-    const fleet = new Fleet(opts, dataDir, schema, env);
+    const fleet = new Fleet(opts, dataDir, schema, env, platform);
     try {
       // One after the other: the first creates the schema, the master key and the node key the others share.
       for (let i = 0; i < opts.instances; i++) fleet.instances.push(await fleet.startInstance(i));
@@ -210,6 +214,31 @@ export class Fleet {
     }
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The payment settings of the instances and the platform's side of them. v2: the shared API key. v3
+ * (the service's default protocol): a merchant key pair, a platform key pair with its
+ * `PUB_KEY_ID_…`, a certificate serial and an APIv3 key generated into the run's data folder by the
+ * kit's own development material (dev-credentials.ts), given to the instances as explicit settings
+ * (public-key mode), as a merchant's configuration would; the in-process sandbox reads the same files.
+ */
+export function protocolSettings(protocol: BenchOptions['protocol'], dataDir: string): { env: Record<string, string>; platform: PlatformSide } {
+  const v2 = { PAY_SP_KEY: PLATFORM_KEY };
+  if (protocol === 'v2') return { env: { ...v2, PAY_PROTOCOL: 'v2' }, platform: { protocol, v2Key: PLATFORM_KEY } };
+  const m = devV3Material(dataDir);
+  return {
+    env: { ...v2, PAY_PROTOCOL: 'v3', ...m.settings },
+    platform: {
+      protocol,
+      v2Key: PLATFORM_KEY,
+      v3: {
+        privateKeyPem: m.platform.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+        publicKeyId: m.platform.publicKeyId,
+        apiV3Key: m.settings.PAY_V3_KEY,
+      },
+    },
+  };
 }
 
 /**

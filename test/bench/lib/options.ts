@@ -13,6 +13,11 @@ export interface BenchOptions {
   holds: number;
   /** Heap snapshots of the holding instance around the held calls (BENCH_HEAP_SNAPSHOTS=1): where their memory goes. */
   heapSnapshots: boolean;
+  /**
+   * The payment platform's protocol the instances speak and the bench's notifications are sent in
+   * (BENCH_PROTOCOL, default v3, the service's own default; `v2` for the merchants who have it).
+   */
+  protocol: 'v3' | 'v2';
   /** Where the table goes (BENCH_OUTPUT, default docs/performance.md; `-` prints only). */
   output: string;
 }
@@ -46,6 +51,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       .filter((a) => a !== '--')
       .join(' ')
       .trim() || undefined;
+  const protocol = env.BENCH_PROTOCOL || 'v3';
+  if (protocol !== 'v3' && protocol !== 'v2') throw new OptionsError(`BENCH_PROTOCOL may be v3 or v2, got "${protocol}"`);
   return {
     duration: positiveNumber(env, 'BENCH_DURATION', 10, false),
     filter,
@@ -53,6 +60,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     instances,
     holds: positiveNumber(env, 'BENCH_HOLDS', 10_000, true),
     heapSnapshots: ['1', 'true', 'yes'].includes(env.BENCH_HEAP_SNAPSHOTS ?? ''),
+    protocol,
     output: env.BENCH_OUTPUT || 'docs/performance.md',
   };
 }

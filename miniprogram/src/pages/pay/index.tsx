@@ -170,8 +170,8 @@ function NoticeBanner({ t, notice }: { t: Translator; notice: Notice }) {
 }
 
 const RESULT_TONE: Record<Exclude<PayView['kind'], 'loading' | OrderKind>, { icon: string; tone: 'ok' | 'info' | 'warn' | 'bad' }> = {
-  success: { icon: '✓', tone: 'ok' },
-  paid: { icon: '✓', tone: 'info' },
+  success: { icon: 'check', tone: 'ok' },
+  paid: { icon: 'check', tone: 'info' },
   refunded: { icon: '↩', tone: 'info' },
   expired: { icon: '!', tone: 'warn' },
   rescan: { icon: '!', tone: 'warn' },
@@ -192,8 +192,9 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
   return (
     <View>
       <View className={`result result--${tone}`}>
-        <View className="result__icon">
-          <Text>{icon}</Text>
+        <View className="result__icon" data-testid="mp-result-icon">
+          {/* Drawn, not the ✓ glyph, which Chinese fonts draw as a square-root sign. */}
+          {icon === 'check' ? <View className="result__check" data-testid="mp-result-check" /> : <Text>{icon}</Text>}
         </View>
         <Text className="result__title" data-testid="mp-status" data-state={view.kind}>
           {t(`state.${view.kind}`)}

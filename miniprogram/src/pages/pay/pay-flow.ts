@@ -172,7 +172,8 @@ export class PayFlow {
         timeStamp: String(args.timeStamp),
         nonceStr: args.nonceStr,
         package: args.package,
-        signType: args.signType as 'MD5' | 'HMAC-SHA256' | 'RSA',
+        // `RSA` on API v3, `MD5`/`HMAC-SHA256` on protocol v2: passed through as the service signed it.
+        signType: args.signType,
         paySign: args.paySign,
       });
     } catch (e) {

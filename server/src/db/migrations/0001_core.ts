@@ -4,7 +4,7 @@ import { columnTypes, type Dialect } from '../dialect';
 export function core(dialect: Dialect) {
   const t = columnTypes(dialect);
   return {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('apps')
         .addColumn('app_id', 'text', (c) => c.primaryKey())

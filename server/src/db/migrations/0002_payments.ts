@@ -1,12 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import { columnTypes, type Dialect } from '../dialect';
 
-/** Payments (issue 3): channel orders, refunds, the callback outbox and its attempts, and the sandbox's own tables. */
+/** Payments (issue 3): channel orders, refunds, the callback outbox and its attempts (and the sandbox's notification outbox, folded into jobs by 0004). */
 export function payments(dialect: Dialect) {
   const t = columnTypes(dialect);
-  const serialPk = (c: any) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement());
+  const serialPk = (c: ColumnDefinitionBuilder) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement());
   return {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('pay_channel_orders')
         .addColumn('out_trade_no', 'text', (c) => c.primaryKey())
@@ -89,47 +89,10 @@ export function payments(dialect: Dialect) {
         .execute();
       await db.schema.createIndex('callback_attempts_outbox').on('callback_attempts').column('outbox_id').execute();
 
-      await db.schema
-        .createTable('sandbox_orders')
-        .addColumn('prepay_id', 'text', (c) => c.primaryKey())
-        .addColumn('realm', 'text', (c) => c.notNull())
-        .addColumn('code_token', 'text', (c) => c.unique())
-        .addColumn('appid', 'text', (c) => c.notNull())
-        .addColumn('mch_id', 'text', (c) => c.notNull())
-        .addColumn('sub_appid', 'text')
-        .addColumn('sub_mch_id', 'text')
-        .addColumn('device_info', 'text')
-        .addColumn('out_trade_no', 'text', (c) => c.notNull())
-        .addColumn('body', 'text', (c) => c.notNull())
-        .addColumn('total_fee', t.bigint, (c) => c.notNull())
-        .addColumn('trade_type', 'text', (c) => c.notNull())
-        .addColumn('openid', 'text')
-        .addColumn('sub_openid', 'text')
-        .addColumn('notify_url', 'text', (c) => c.notNull())
-        .addColumn('sign_type', 'text', (c) => c.notNull())
-        .addColumn('profit_sharing', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('time_expire', t.bigint)
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('transaction_id', 'text', (c) => c.unique())
-        .addColumn('paid_at', t.bigint)
-        .addColumn('created_at', t.bigint, (c) => c.notNull())
-        .addColumn('updated_at', t.bigint, (c) => c.notNull())
-        .addUniqueConstraint('sandbox_orders_trade_no', ['realm', 'mch_id', 'out_trade_no'])
-        .execute();
-      await db.schema
-        .createTable('sandbox_refunds')
-        .addColumn('refund_id', 'text', (c) => c.primaryKey())
-        .addColumn('realm', 'text', (c) => c.notNull())
-        .addColumn('mch_id', 'text', (c) => c.notNull())
-        .addColumn('out_refund_no', 'text', (c) => c.notNull())
-        .addColumn('prepay_id', 'text', (c) => c.notNull())
-        .addColumn('refund_fee', t.bigint, (c) => c.notNull())
-        .addColumn('notify_url', 'text')
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('created_at', t.bigint, (c) => c.notNull())
-        .addColumn('success_at', t.bigint)
-        .addUniqueConstraint('sandbox_refunds_no', ['realm', 'mch_id', 'out_refund_no'])
-        .execute();
+      // The sandbox's orders and refunds were created here until the sandbox got its own migrations
+      // (`sandbox/migrations/0001_sandbox.ts`, applied only when SANDBOX_ENABLED, adopts them where
+      // this created them). Its notification outbox stays: 0004_jobs moves its rows into the jobs
+      // table and drops it.
       await db.schema
         .createTable('sandbox_notifications')
         .addColumn('id', t.serial, serialPk)
@@ -146,12 +109,6 @@ export function payments(dialect: Dialect) {
         .addColumn('acked_at', t.bigint)
         .execute();
       await db.schema.createIndex('sandbox_notifications_due').on('sandbox_notifications').columns(['state', 'next_at']).execute();
-      await db.schema
-        .createTable('sandbox_login_codes')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('user_name', 'text', (c) => c.notNull())
-        .addColumn('expires_at', t.bigint, (c) => c.notNull())
-        .execute();
     },
   };
 }

@@ -5,7 +5,7 @@ import { columnTypes, type Dialect } from '../dialect';
 export function chain(dialect: Dialect) {
   const t = columnTypes(dialect);
   return {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('chain_items')
         .addColumn('seq', t.serial, (c) => c.primaryKey())

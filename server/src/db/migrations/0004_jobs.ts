@@ -15,7 +15,7 @@ export function jobs(dialect: Dialect) {
         : `json_object(${pairs.map(([k, col]) => `'${k}', ${col}`).join(', ')})`,
     );
   return {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('jobs')
         .addColumn('id', t.serial, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))

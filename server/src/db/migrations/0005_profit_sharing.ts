@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import { columnTypes, type Dialect } from '../dialect';
 
-/** Profit sharing (4.8): receivers, the sharing state of each order, every split and finish; and the sandbox platform's side. */
+/** Profit sharing (4.8): receivers, the sharing state of each order, every split and finish. */
 export function profitSharing(dialect: Dialect) {
   const t = columnTypes(dialect);
   return {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('ps_receivers')
         .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
@@ -57,38 +57,8 @@ export function profitSharing(dialect: Dialect) {
         .addColumn('updated_at', t.bigint, (c) => c.notNull())
         .addUniqueConstraint('ps_requests_out_order_no', ['prepay_id', 'out_order_no'])
         .execute();
-
-      await db.schema
-        .createTable('sandbox_ps_receivers')
-        .addColumn('mch_id', 'text', (c) => c.notNull())
-        .addColumn('sub_mch_id', 'text', (c) => c.notNull())
-        .addColumn('type', 'text', (c) => c.notNull())
-        .addColumn('account', 'text', (c) => c.notNull())
-        .addColumn('name', 'text')
-        .addColumn('relation_type', 'text', (c) => c.notNull())
-        .addColumn('added_at', t.bigint, (c) => c.notNull())
-        .addColumn('removed_at', t.bigint)
-        .addPrimaryKeyConstraint('sandbox_ps_receivers_pk', ['mch_id', 'sub_mch_id', 'type', 'account'])
-        .execute();
-      await db.schema
-        .createTable('sandbox_ps_orders')
-        .addColumn('order_id', 'text', (c) => c.primaryKey())
-        .addColumn('mch_id', 'text', (c) => c.notNull())
-        .addColumn('sub_mch_id', 'text', (c) => c.notNull())
-        .addColumn('out_order_no', 'text', (c) => c.notNull())
-        .addColumn('prepay_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('receivers_json', 'text', (c) => c.notNull())
-        .addColumn('amount', t.bigint, (c) => c.notNull())
-        .addColumn('description', 'text')
-        .addColumn('created_at', t.bigint, (c) => c.notNull())
-        .addColumn('results_at', t.bigint, (c) => c.notNull())
-        .addColumn('results_json', 'text')
-        .addUniqueConstraint('sandbox_ps_orders_no', ['mch_id', 'sub_mch_id', 'out_order_no'])
-        .execute();
-      await db.schema.createIndex('sandbox_ps_orders_prepay').on('sandbox_ps_orders').column('prepay_id').execute();
-      // The platform keeps a profit-sharing order's funds frozen until its sharing is finished.
-      await db.schema.alterTable('sandbox_orders').addColumn('unfrozen_at', t.bigint).execute();
+      // The platform's side (sandbox_ps_receivers, sandbox_ps_orders, sandbox_orders.unfrozen_at) was
+      // created here until the sandbox got its own migrations (`sandbox/migrations/0001_sandbox.ts`).
     },
   };
 }

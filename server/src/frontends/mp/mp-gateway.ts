@@ -1,7 +1,9 @@
 /**
- * What the mini-program router does for a payer. Like a merchant backend it calls this service's
- * public API over HTTP (4.2 detail, 4.4 mini-program payment arguments), signed as the app that
- * owns the order's sub-merchant. The only direct read is which app that is.
+ * What the mini-program router does for a payer, by the front-end gateways' rule
+ * (`frontends/README.md`): like a merchant backend it calls this service's public API through the
+ * typed client (4.2 detail, 4.4 mini-program payment arguments), signed as the app that owns the
+ * order's sub-merchant; it reads from the services what the API has no call for (which app that
+ * is, the order's items) and guards the payer's login with the service's brute-force limit.
  */
 import { KitApiError, KitError, KitNetworkError, PAY_VERSION, readOrderItems, type KitClient, type PrepayDetail } from '@kit/shared';
 import type { MpOrder, MpPayResponse } from '@kit/shared/api/mp';
@@ -39,9 +41,10 @@ export class MpGateway {
   }
 
   /** Code → open id → 4.4. A refusal by 4.4 is an answer (the page asks to scan again), not an error. */
-  async pay(prepayId: string, code: string): Promise<MpPayResponse> {
+  async pay(prepayId: string, code: string, payer: { address?: string }): Promise<MpPayResponse> {
     const client = await this.clientFor(prepayId);
-    const openId = await this.login.openIdFor(code);
+    // A login code has no account: refused codes count against the payer's address.
+    const openId = await this.services.logins.guard({ address: payer.address }, () => this.login.openIdFor(code));
     let answer: { httpStatus: number; body: Record<string, unknown> };
     try {
       answer = await client.call('POST', '/submerchant-pay/socialPay', { body: { prepayId, openId } });
@@ -75,6 +78,7 @@ export class MpGateway {
 function upstream(e: unknown, prepayId: string): Error {
   if (e instanceof KitApiError) {
     if (e.isNotFound) return new KitError('not_found', `prepay order "${prepayId}" does not exist`);
+    if (e.error === 'unavailable') return new KitError('unavailable');
     return new KitError('mp_upstream_failed', `the service answered ${e.httpStatus} ${e.error ?? ''}`.trim());
   }
   if (e instanceof KitNetworkError) return new KitError('mp_upstream_unreachable');

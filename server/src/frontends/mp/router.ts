@@ -3,27 +3,24 @@
  * router reads orders (4.2) and gets payment arguments (4.4) on the payer's behalf, signed as the
  * app owning the order's sub-merchant, and exchanges the login code for the open id itself.
  */
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { PAY_VERSION } from '@kit/shared';
 import { mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
 import { apiGroup } from '../../http/api-group';
 import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
+import { noStore } from '../answers';
 import { MpGateway } from './mp-gateway';
 import { PayerLogin } from './payer-login';
 
-export function mpApiRoutes({ config, services, selfClients, self }: RouteDeps): Router {
+export function mpApiRoutes({ config, services }: RouteDeps): Router {
   const login = new PayerLogin({
     appId: config.MP_APPID,
     secret: config.MP_SECRET,
-    loginUrl: () => config.MP_LOGIN_URL ?? `${self.url}/sandbox/sns/jscode2session`,
+    loginUrl: () => config.MP_LOGIN_URL ?? `${services.selfUrl() ?? ''}/sandbox/sns/jscode2session`,
   });
-  const gw = new MpGateway(services, selfClients, login);
+  const gw = new MpGateway(services, services.selfClients, login);
   const r = Router();
-  const noStore: RequestHandler = (_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  };
   r.use(apiGroup(PAY_VERSION, '4kb'), noStore);
 
   r.get('/orders/:prepayId', async (req, res) => {
@@ -43,7 +40,7 @@ export function mpApiRoutes({ config, services, selfClients, self }: RouteDeps):
 
   r.post('/pay', async (req, res) => {
     const { prepayId, code } = validate(mpPayRequestSchema, req.body);
-    res.json(await gw.pay(prepayId, code));
+    res.json(await gw.pay(prepayId, code, { address: req.ip }));
   });
 
   return r;

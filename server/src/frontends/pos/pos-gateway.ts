@@ -1,8 +1,9 @@
 /**
- * What the POS router does for a logged-in cashier. It behaves like a merchant backend: every
- * order, refund and points call goes to this service's public API over HTTP, signed as the app
- * that owns the sub-merchant. Only reads that the public API has no call for (the day's order
- * list, which order belongs to which sub-merchant) go to the services directly.
+ * What the POS router does for a logged-in cashier, by the front-end gateways' rule
+ * (`frontends/README.md`): every order, refund and points call goes to this service's public API
+ * through the typed client, signed as the app that owns the sub-merchant; the cashier's login and
+ * the reads the public API has no call for (the day's order list with its profit-sharing lines,
+ * which order belongs to which sub-merchant, the app's secret for sealing handles) go to the services.
  */
 import {
   ERROR_CATALOGUE,
@@ -19,8 +20,8 @@ import {
   type PrepayDetail,
 } from '@kit/shared';
 import {
-  POINTS_CODE_REFRESH_MS,
-  POINTS_CODE_VALID_MS,
+  DEDUCTION_CODE_REFRESH_MS,
+  DEDUCTION_CODE_TTL_MS,
   type PosBalanceQuery,
   type PosOrder,
   type PosOrderSummary,
@@ -55,8 +56,8 @@ export class PosGateway {
   ) {}
 
   /** 4.16 for a sub-merchant. A parent merchant cannot take payments, so it cannot use the display. */
-  async login(userId: string, pw: string): Promise<{ token: string; session: PosSession }> {
-    const answer = await this.services.merchants.login(userId, pw);
+  async login(userId: string, pw: string, client: { address?: string }): Promise<{ token: string; session: PosSession }> {
+    const answer = await this.services.merchants.login(userId, pw, client);
     if (!answer.parentMerchantId) throw new KitError('pos_not_sub_merchant');
     return {
       token: answer.loginToken,
@@ -142,9 +143,7 @@ export class PosGateway {
   async refund(cashier: Cashier, prepayId: string): Promise<PrepayDetail> {
     await this.requireOwnOrder(cashier, prepayId);
     const client = await this.client(cashier);
-    await upstream('refunding', () =>
-      client.expect('success', 'POST', '/submerchant-pay/refund', { query: { loginToken: cashier.loginToken }, body: { id: prepayId } }),
-    );
+    await upstream('refunding', () => client.refund(prepayId, cashier.loginToken));
     return upstream('reading the order', () => client.prepayDetail(prepayId));
   }
 
@@ -152,9 +151,7 @@ export class PosGateway {
   async balance(cashier: Cashier, q: PosBalanceQuery): Promise<{ balance: string; tokenId: string; tokenAppId: string; userAppId: string; userId: string }> {
     const client = await this.client(cashier);
     const query = { tokenId: q.tokenId, tokenAppId: q.tokenAppId ?? cashier.appId, userAppId: cashier.appId, userId: q.userId };
-    const answer = await upstream('reading the points balance', () =>
-      client.expect<{ data: { balance: string } }>('success', 'GET', '/fungible-token/balance', { query }),
-    );
+    const answer = await upstream('reading the points balance', () => client.pointsBalance(query));
     return { ...query, balance: answer.data.balance };
   }
 
@@ -191,6 +188,8 @@ export class PosGateway {
     const client = await this.client(cashier);
     const who = { tokenId: fields.tokenId, tokenAppId: fields.tokenAppId, userAppId: fields.userAppId, userId: fields.userId };
     const [code, balance] = await Promise.all([
+      // Not `client.deductionCode`: it takes `maxAmount` as a number, where the session keeps the
+      // decimal the cashier typed and sends it exactly as typed.
       upstream('generating the deduction code', () =>
         client.expect<{ data: { chainLinks: string[] } }>('success', 'GET', '/fungible-token/chainPay', {
           query: { ...who, maxAmount: fields.maxAmount, uuid: fields.uuid },
@@ -201,11 +200,11 @@ export class PosGateway {
         throw e;
       }),
       client
-        .expect<{ data: { balance: string } }>('success', 'GET', '/fungible-token/balance', { query: who })
+        .pointsBalance(who)
         .then((a) => a.data.balance)
         .catch(() => null),
     ]);
-    const timing = { validForMs: POINTS_CODE_VALID_MS, refreshEveryMs: POINTS_CODE_REFRESH_MS };
+    const timing = { validForMs: DEDUCTION_CODE_TTL_MS, refreshEveryMs: DEDUCTION_CODE_REFRESH_MS };
     if (code === null) return { chainLink: null, spent: true, balance, ...timing };
     const chainLink = code.data?.chainLinks?.[0];
     if (typeof chainLink !== 'string' || !chainLink) throw new KitError('pos_upstream_failed', 'the deduction code answer held no chainLinks');
@@ -227,6 +226,8 @@ export class PosGateway {
     if (detail.paymentTime) view.paymentTime = detail.paymentTime;
     if (detail.status === 'active') {
       try {
+        // Not `client.socialPayNative`: its schema would turn an answer without `code_url` into
+        // `unexpected_answer`, where the display names the channel's failure (`channel_error`).
         const native = await client.expect<{ args: { code_url?: unknown } }>('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId } });
         if (typeof native.args?.code_url === 'string' && native.args.code_url) view.codeUrl = native.args.code_url;
         else {

@@ -133,6 +133,8 @@ describeEachBackend('POS router', (backend) => {
     expect(order).toMatchObject({ amount: '12.30', merchantName: 'Corner Shop', status: 'active' });
     expect(order.scene).toBe(`sm.pay?prepayid=${order.prepayId}`);
     expect(order.miniProgramLink).toBe(`https://m.example/mp/#/pages/pay/index?scene=${encodeURIComponent(order.scene)}`);
+    // Development help: POS_MP_LINK_PREFIX points elsewhere, so a phone can open the link.
+    expect(order.development).toMatchObject({ loopbackLink: false, lanDisplayUrls: expect.any(Array) });
     // The scan-code content comes from 4.3; when the channel cannot give one, the display is told why.
     // The error id lets the display say it in the cashier's language.
     if (order.codeUrl === null) {
@@ -246,6 +248,10 @@ describeEachBackend('POS router with short-lived orders', (backend) => {
     const order = (await c.call('POST', '/orders', { amount: '9.99' })).body.order;
     // The default link points at this service's own mini-program H5 page.
     expect(order.miniProgramLink).toBe(`${kit.url}/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${order.prepayId}`)}`);
+    // The display was reached at 127.0.0.1: a phone cannot open the link; the display at the network addresses can be.
+    const port = new URL(kit.url).port;
+    expect(order.development.loopbackLink).toBe(true);
+    for (const u of order.development.lanDisplayUrls) expect(u).toMatch(new RegExp(`^http://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}/pos/$`));
     const a = await c.call('GET', `/orders/${order.prepayId}/wait`);
     expect(a.body.status).toBe('cancel');
     const list = await c.call('GET', '/orders');

@@ -3,7 +3,7 @@
  * identified by the httpOnly login cookie. It answers 401 (and clears the cookie) when the login
  * is no longer valid, so the display goes back to its login screen.
  */
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request } from 'express';
 import { KitError, PAY_VERSION } from '@kit/shared';
 import {
   posBalanceQuerySchema,
@@ -14,85 +14,50 @@ import {
   posPointsCodeSchema,
   posPointsSessionSchema,
 } from '@kit/shared/api/pos-schemas';
-import { PARENT_MERCHANT_ID, POS_LOGIN_ID } from '@kit/shared/api/pos';
+import { PARENT_MERCHANT_ID, POS_LOGIN_ID, type PosOrder } from '@kit/shared/api/pos';
 import { apiGroup } from '../../http/api-group';
 import { validate } from '../../http/validate';
-import { isSecure } from '../../http/secure-connection';
 import type { RouteDeps } from '../../routes/deps';
-import { clearLoginCookie, readCookie, setLoginCookie, POS_COOKIE, type CookieScope } from './cookies';
+import { loginSession, requireSecureLogin, sessionRoutes, setLoginCookie, type CookieScope } from '../login-session';
+import { noStore, ok } from '../answers';
 import { PosGateway, type Cashier } from './pos-gateway';
+import { developmentHelp } from './development-help';
 
-const ok = <T extends object>(data: T) => ({ version: PAY_VERSION, status: 'success' as const, ...data });
+export const POS_COOKIE = 'pos_login';
 
-export function posApiRoutes({ config, services, selfClients }: RouteDeps): Router {
-  const gw = new PosGateway(services, selfClients, { pointsSessionMs: config.POS_POINTS_SESSION_TTL });
-  const scope: CookieScope = { path: `${config.BASE_PATH}/pos`, maxAgeMs: config.POS_SESSION_MAX_AGE };
+export function posApiRoutes({ config, services }: RouteDeps): Router {
+  const gw = new PosGateway(services, services.selfClients, { pointsSessionMs: config.POS_POINTS_SESSION_TTL });
+  const scope: CookieScope = { path: `${config.BASE_PATH}/pos`, maxAgeMs: config.POS_SESSION_MAX_AGE, name: POS_COOKIE };
   const r = Router();
-  const noStore: RequestHandler = (_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  };
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
 
   /** Where a phone opens the mini-program's H5 page; by default this service as the display reached it. */
   const linkPrefix = (req: Request) => config.POS_MP_LINK_PREFIX ?? `${req.protocol}://${req.get('host')}${config.BASE_PATH}/mp/#/pages/pay/index?scene=`;
 
-  const cashier: RequestHandler = async (req, res, next) => {
-    try {
-      res.locals.cashier = await gw.identify(readCookie(req, POS_COOKIE));
-      next();
-    } catch (e) {
-      if (e instanceof KitError && e.httpStatus === 401) clearLoginCookie(req, res, scope);
-      throw e;
-    }
-  };
-  const who = (res: Response): Cashier => res.locals.cashier as Cashier;
-  /** A 401 from a later call (the token was revoked meanwhile) also ends the cookie. */
-  const guarded = (handler: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response, _next: NextFunction) => {
-    try {
-      await handler(req, res);
-    } catch (e) {
-      if (e instanceof KitError && e.error === 'login_invalid') clearLoginCookie(req, res, scope);
-      throw e;
-    }
-  };
+  const development = config.NODE_ENV !== 'production';
+  const withHelp = (req: Request, order: PosOrder): PosOrder =>
+    development ? { ...order, development: developmentHelp(req, order.miniProgramLink, config.BASE_PATH) } : order;
+
+  const { load: cashier, guarded, who } = loginSession<Cashier>(scope, 'cashier', (token) => gw.identify(token));
 
   r.post('/login', async (req, res) => {
-    if (!isSecure(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK)) {
-      throw new KitError('secure_connection_required', 'log in over HTTPS (passwords never travel in plain text)');
-    }
+    requireSecureLogin(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK);
     const body = validate(posLoginSchema, req.body);
     // Said in words the display can translate, not as a field path: a parent merchant cannot take
     // payments, and an id of no other shape belongs to nobody (the same answer as a wrong password).
     if (PARENT_MERCHANT_ID.test(body.userId)) throw new KitError('pos_not_sub_merchant');
     if (!POS_LOGIN_ID.test(body.userId)) throw new KitError('login_failed');
-    const { token, session } = await gw.login(body.userId, body.pw);
+    const { token, session } = await gw.login(body.userId, body.pw, { address: req.ip });
     setLoginCookie(req, res, token, scope);
     res.json(ok({ session }));
   });
 
-  r.post('/logout', async (req, res) => {
-    await gw.logout(readCookie(req, POS_COOKIE));
-    clearLoginCookie(req, res, scope);
-    res.json(ok({}));
-  });
-
-  /**
-   * "Who is logged in?" is a question, not a protected call: it answers 200 with `session: null`
-   * (and `expired: true` when a cookie was there but its login is gone), so that opening the page
-   * logged out is not an error. Every other endpoint answers 401.
-   */
-  r.get('/session', async (req, res) => {
-    const token = readCookie(req, POS_COOKIE);
-    if (!token) return void res.json(ok({ session: null }));
-    try {
+  sessionRoutes(r, scope, {
+    logout: (token) => gw.logout(token),
+    session: async (token) => {
       const { merchantId, displayName, parentMerchantId } = await gw.identify(token);
-      res.json(ok({ session: { merchantId, displayName, parentMerchantId } }));
-    } catch (e) {
-      if (!(e instanceof KitError) || e.httpStatus !== 401) throw e;
-      clearLoginCookie(req, res, scope);
-      res.json(ok({ session: null, expired: true }));
-    }
+      return { merchantId, displayName, parentMerchantId };
+    },
   });
 
   r.post(
@@ -100,7 +65,7 @@ export function posApiRoutes({ config, services, selfClients }: RouteDeps): Rout
     cashier,
     guarded(async (req, res) => {
       const { amount } = validate(posCreateOrderSchema, req.body);
-      res.json(ok({ order: await gw.createOrder(who(res), amount, linkPrefix(req)) }));
+      res.json(ok({ order: withHelp(req, await gw.createOrder(who(res), amount, linkPrefix(req))) }));
     }),
   );
 
@@ -118,7 +83,7 @@ export function posApiRoutes({ config, services, selfClients }: RouteDeps): Rout
     cashier,
     guarded(async (req, res) => {
       const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
-      res.json(ok({ order: await gw.getOrder(who(res), prepayId, linkPrefix(req)) }));
+      res.json(ok({ order: withHelp(req, await gw.getOrder(who(res), prepayId, linkPrefix(req))) }));
     }),
   );
 

@@ -1,22 +1,36 @@
 import type { KitCommand } from '../command';
-import { parseCommandArgs } from '../command';
+import { parseCommandArgs, UsageError } from '../command';
+import { verifyAnchors } from '../../chain/anchor/verify-anchors';
 
 export const chainCommands: KitCommand[] = [
   {
     group: 'chain',
     name: 'verify',
-    usage: 'chain verify [--trust KEY,KEY]',
-    summary: 'Re-verifies every block, link, signature, Merkle root and item; reports the first inconsistency (exit 1).',
+    usage: 'chain verify [--trust KEY,KEY] [--anchors]',
+    summary:
+      'Re-verifies every block, link, signature, Merkle root and item, and with --anchors every anchor on the EVM chain; reports the first inconsistency (exit 1).',
     async run(ctx, args, out) {
-      const { values } = parseCommandArgs(args, { trust: { type: 'string' } });
+      const { values } = parseCommandArgs(args, { trust: { type: 'string' }, anchors: { type: 'boolean' } });
+      const { CHAIN_ANCHOR_RPC_URL: rpcUrl, CHAIN_ANCHOR_CONTRACT: contract } = ctx.config;
+      if (values.anchors && (!rpcUrl || !contract)) throw new UsageError('--anchors needs CHAIN_ANCHOR_RPC_URL and CHAIN_ANCHOR_CONTRACT in the environment');
       const extra =
         values.trust
           ?.split(',')
           .map((k) => k.trim())
           .filter(Boolean) ?? [];
       const report = await ctx.services.chain.verify(extra);
-      out(JSON.stringify({ ...report, nodePublicKey: ctx.services.chain.nodeKey.publicKeyHex }));
-      return report.ok ? 0 : 1;
+      let anchors;
+      if (values.anchors && report.ok) {
+        const chain = await (await import('../../chain/anchor/anchor-evm')).AnchorChain.connect(rpcUrl!, { contract });
+        try {
+          anchors = await verifyAnchors(ctx.services.chain.stores.anchors, chain, rpcUrl!);
+        } finally {
+          chain.destroy();
+        }
+      }
+      const ok = report.ok && (anchors?.ok ?? true);
+      out(JSON.stringify({ ...report, ok, nodePublicKey: ctx.services.chain.nodeKey.publicKeyHex, ...(anchors ? { anchors } : {}) }));
+      return ok ? 0 : 1;
     },
   },
   {

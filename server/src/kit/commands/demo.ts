@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import type { KitCommand, KitContext } from '../command';
 import { parseCommandArgs } from '../command';
 
@@ -21,11 +22,11 @@ export const demoCommands: KitCommand[] = [
   {
     group: 'demo',
     name: 'create',
-    usage: 'demo create [--password PW] [--callback URL]',
+    usage: 'demo create [--password PW] [--callback URL] [--out FILE]',
     summary:
-      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters, and a point type with a balance for a demo user; prints their ids, the app secret and the password once (JSON on stdout), then the next steps (stderr).',
+      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters, and a point type with a balance for a demo user; prints their ids, the app secret and the password once (JSON on stdout, or in FILE with --out, readable only by you), then the next steps (stderr).',
     async run(ctx, args, out, say) {
-      const { values } = parseCommandArgs(args, { password: { type: 'string' }, callback: { type: 'string' } });
+      const { values } = parseCommandArgs(args, { password: { type: 'string' }, callback: { type: 'string' }, out: { type: 'string' } });
       const { apps, merchants, chain } = ctx.services;
       const pw = values.password ?? randomBytes(9).toString('base64url');
       const app = await apps.create('demo');
@@ -40,7 +41,8 @@ export const demoCommands: KitCommand[] = [
       await merchants.setPaymentParams(app.appId, parent.id, 'SocialNative', {
         socialAppId: 'wx5andb0xdemo0001',
         socialMchId: '1900000001',
-        ...(values.callback ? { notifyCallbackUrl: values.callback } : {}),
+        // Without --callback the shop's callbacks go to the service's own development receiver, so they arrive somewhere.
+        notifyCallbackUrl: values.callback ?? `${serviceUrl(ctx)}/sandbox/receiver`,
       });
       // The point type and the balance go through the ledger like any upload (4.14), then one block seals them.
       await chain.ledger.accept(app.appId, [
@@ -52,20 +54,29 @@ export const demoCommands: KitCommand[] = [
       ]);
       while ((await chain.sealer.sealOnce()).more);
       const points = { tokenId: DEMO_POINTS.tokenId, tokenAppId: app.appId, userAppId: app.appId, userId: DEMO_POINTS.userId, balance: DEMO_POINTS.balance };
-      out(JSON.stringify({ appId: app.appId, appSecret: app.appSecret, parentMerchantId: parent.id, subMerchantId: sub.id, password: pw, points }));
+      const result = JSON.stringify({ appId: app.appId, appSecret: app.appSecret, parentMerchantId: parent.id, subMerchantId: sub.id, password: pw, points });
+      // The file holds the app secret and the password: only its owner may read it.
+      if (values.out) {
+        fs.writeFileSync(values.out, `${result}\n`, { mode: 0o600 });
+        fs.chmodSync(values.out, 0o600);
+      } else out(result);
 
       const url = serviceUrl(ctx);
       say(
         [
+          ...(values.out ? [`Wrote the ids, the app secret and the password to ${values.out}.`] : []),
           '',
           `Next steps (with the service running: npm start)`,
           `  1. Open ${url}/pos/ and log in as ${sub.id} with the password ${pw}.`,
           `  2. Charge an amount: the display shows a payment code and waits.`,
           `  3. Pay it in the sandbox: open the code's mini-program link on a phone or in a browser and pay at the sandbox cashier,`,
           `     or: curl -X POST ${url}/sandbox/pay -H 'content-type: application/json' -d '{"codeUrl":"<the scan-code QR content>"}'`,
-          `     The display turns to "paid"; Refund is on the same screen.`,
-          `  4. Points: on the display's Points screen, user ${DEMO_POINTS.userId} and point type ${DEMO_POINTS.tokenId} (balance ${DEMO_POINTS.balance}).`,
-          `  5. From your own backend: sign calls as app ${app.appId} with the appSecret above (KitClient from @kit/shared),`,
+          `     The display turns to "paid"; Today's orders lists the payment, with Refund.`,
+          `  4. Points: on the display's Points screen, customer ${DEMO_POINTS.userId} (typed or scanned) and point type ${DEMO_POINTS.tokenId}: a balance of ${Number(DEMO_POINTS.balance)} points.`,
+          `  5. Open ${url}/console/ and log in as ${parent.id} with the same password: find the order and its callback${
+            values.callback ? '' : ` (delivered to the development receiver ${url}/sandbox/receiver)`
+          }.`,
+          `  6. From your own backend: sign calls as app ${app.appId} with the appSecret ${values.out ? `in ${values.out}` : 'above'} (KitClient from @kit/shared),`,
           `     or read the API reference at ${url}/docs/.`,
         ].join('\n'),
       );

@@ -160,7 +160,7 @@ export const chainRoutes: RouteDoc[] = [
     method: 'get',
     path: '/common-chain-upload/proof/:id',
     tag: 'Chain',
-    summary: "Inclusion proof of one of the caller's items by on-chain id (verify it with `verifyChainProof`)",
+    summary: "Inclusion proof of one of the caller's items by on-chain id (verify it with `verifyChainProof`, and its anchor with `verifyAnchoredProof`)",
     auth: 'signed',
     params: z.object({ id: chainIdSchema }),
     answer: proofAnswerSchema,

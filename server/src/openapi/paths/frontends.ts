@@ -29,6 +29,13 @@ const order = z.object({
   miniProgramLink: z.string(),
   codeUrl: z.string().nullable(),
   codeUrlError: z.string().optional(),
+  codeUrlErrorId: z.string().optional(),
+  development: z
+    .object({ loopbackLink: z.boolean(), lanDisplayUrls: z.array(z.string()) })
+    .optional()
+    .openapi({
+      description: 'Outside production: whether the payer link is a loopback address a phone cannot open, and this display at the network addresses',
+    }),
 });
 const orderSummary = order.pick({ prepayId: true, amount: true, status: true, createTime: true, paymentTime: true });
 const points = { balance: z.string(), tokenId: z.string(), tokenAppId: z.string(), userAppId: z.string(), userId: z.string() };
@@ -158,6 +165,15 @@ export const frontendRoutes: RouteDoc[] = [
     answer: success(1, { args: miniProgramPayArgsSchema }),
     errors: ['mp_login_failed', 'mp_login_unavailable', 'mp_not_configured', 'order_not_active'],
   }),
+  {
+    method: 'get',
+    path: '/',
+    tag: 'Pages',
+    auth: 'none',
+    summary: 'The front page: links to the POS, the payer page, the console, the API reference and the sandbox',
+    query: z.object({ lang: z.enum(['zh-CN', 'en']).optional() }),
+    answer: html('The front page'),
+  },
   { method: 'get', path: '/pos/', tag: 'Pages', auth: 'none', summary: 'The POS display (cashier and customer screen)', answer: html("The display's page") },
   { method: 'get', path: '/pos/index.html', tag: 'Pages', auth: 'none', summary: 'The POS display (same page as /pos/)', answer: html("The display's page") },
   {

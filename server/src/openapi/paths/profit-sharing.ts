@@ -62,6 +62,7 @@ export const profitSharingRoutes: RouteDoc[] = [
       'profit_sharing_limit_exceeded',
       'profit_sharing_order_conflict',
       'profit_sharing_finished',
+      'profit_sharing_refund_requested',
       'channel_error',
     ],
   }),
@@ -80,7 +81,14 @@ export const profitSharingRoutes: RouteDoc[] = [
     summary: "End an order's sharing: what was not shared is released to the merchant",
     body: finishSharingRequestSchema,
     answer: splitAcceptedResponseSchema,
-    errors: [...ORDER_ERRORS, 'invalid_request', 'profit_sharing_order_conflict', 'profit_sharing_finished', 'channel_error'],
+    errors: [
+      ...ORDER_ERRORS,
+      'invalid_request',
+      'profit_sharing_order_conflict',
+      'profit_sharing_finished',
+      'profit_sharing_refund_requested',
+      'channel_error',
+    ],
   }),
   sharing({
     method: 'get',

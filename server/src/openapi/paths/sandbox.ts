@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { PROTOCOL_PATHS } from '../../payments/protocol/client';
-import { html, xml, type RouteDoc } from '../describe';
+import { html, text, xml, type RouteDoc } from '../describe';
 import { faultsSchema } from '../../sandbox/sandbox-faults';
 
 const sandbox = (doc: Omit<RouteDoc, 'tag' | 'auth' | 'sandboxOnly'>): RouteDoc => ({
@@ -28,6 +28,16 @@ export const sandboxRoutes: RouteDoc[] = [
       }),
     ),
   ),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/pay/downloadbill',
+    summary: "Social payment platform: the trade bill of a day (protocol v2 downloadbill, the service provider's whole account; docs/reconciliation.md)",
+    body: protocolXml,
+    answer: text(
+      'application/octet-stream',
+      'The bill (CSV, GZIP with tar_type=GZIP, text/plain otherwise), or protocol XML saying why there is none (No Bill Exist, Bill Creating)',
+    ),
+  }),
   sandbox({
     method: 'post',
     path: '/sandbox/pay',
@@ -60,8 +70,15 @@ export const sandboxRoutes: RouteDoc[] = [
     method: 'get',
     path: '/sandbox/cashier',
     summary: 'The sandbox cashier page where a person pays a mini-program payment',
-    query: z.object({ package: z.string(), return: z.string().optional() }),
+    query: z.object({ package: z.string(), return: z.string().optional(), lang: z.enum(['zh-CN', 'en']).optional() }),
     answer: html('The cashier page'),
+  }),
+  sandbox({
+    method: 'get',
+    path: '/sandbox/',
+    summary: "The sandbox's page for a person: pay a code, set the faults (in the browser's language, or `?lang=`)",
+    query: z.object({ lang: z.enum(['zh-CN', 'en']).optional() }),
+    answer: html('The sandbox page'),
   }),
   sandbox({
     method: 'get',
@@ -78,6 +95,35 @@ export const sandboxRoutes: RouteDoc[] = [
       '`refundNotifications: "drop"`: refunds are recorded and answered, but not notified. Kept in memory until changed or until the process restarts.',
     body: faultsSchema.partial(),
     answer: z.union([z.object({ status: z.literal('success'), faults: faultsSchema }), fail]),
+  }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/receiver',
+    summary: 'The development receiver of merchant callbacks: answers `OK` and keeps what it got (`npm run kit -- demo create` points the demo shop at it)',
+    description: 'Keeps the latest 200 callbacks in memory with the result of checking their signature (section 6); the console shows them.',
+    query: z.object({ _appid: z.string(), _t: z.string(), _s: z.string() }).partial(),
+    body: { contentType: 'application/json', schema: z.string().openapi({ description: 'A section 6 callback body' }) },
+    answer: { contentType: 'text/plain', schema: z.literal('OK') },
+  }),
+  sandbox({
+    method: 'get',
+    path: '/sandbox/receiver',
+    summary: 'What the development receiver got, newest first',
+    answer: z.object({
+      status: z.literal('success'),
+      received: z.array(
+        z.object({
+          at: z.string(),
+          url: z.string(),
+          body: z.string(),
+          signature: z.string().openapi({ description: '`ok`, or why the signature did not verify' }),
+          prepayId: z.string().optional(),
+          status: z.string().optional(),
+          subMerchantId: z.string().optional(),
+          merchantId: z.string().optional(),
+        }),
+      ),
+    }),
   }),
   // The payer API answers CORS preflights (pages on other origins call it).
   ...['/sandbox/pay', '/sandbox/login', '/sandbox/renotify', '/sandbox/sns/jscode2session', '/sandbox/faults'].map((path): RouteDoc =>

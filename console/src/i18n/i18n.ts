@@ -1,0 +1,50 @@
+/**
+ * The console's language: `?lang=zh-CN|en` in the page URL wins, then the choice made with the
+ * header switch (kept in this browser), then the browser's own language. Stores keep messages as
+ * keys (`Msg`), so switching the language redraws every text, errors included.
+ */
+import { describeServiceFailure } from '@kit/web-common/failure';
+import { createLangStore as createLangStoreOf, msg as msgOf, translate, hasKey, type Msg as MsgOf } from '@kit/web-common/i18n';
+import type { Lang } from '@kit/shared/i18n';
+import { formatMoneyText } from '@kit/shared/money-format';
+import { MESSAGES, type MessageKey } from './messages';
+
+export type { Lang, MessageKey };
+export type { LangState } from '@kit/web-common/i18n';
+
+export type Msg = MsgOf<MessageKey>;
+
+export const msg = (key: MessageKey, params?: Msg['params']): Msg => msgOf(key, params);
+
+export const isMessageKey = (key: string): key is MessageKey => hasKey(MESSAGES, key);
+
+export interface Translator {
+  lang: Lang;
+  (text: MessageKey | Msg, params?: Msg['params']): string;
+  /** A money decimal from the wire, the shared way: `¥1,234.50`. */
+  money(text: string): string;
+  /** A time from the wire in this browser's zone: `2026-01-31 09:05:07`. */
+  time(iso: string | null | undefined): string;
+}
+
+export function translator(lang: Lang): Translator {
+  const t = translate(MESSAGES, lang) as Translator;
+  t.lang = lang;
+  t.money = (text) => formatMoneyText(text);
+  t.time = (iso) => localTime(iso);
+  return t;
+}
+
+export function localTime(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Failures in words: the catalogue's text for a service `error` id, or the generic text with the code. */
+export const describeFailure = (e: unknown): Msg => describeServiceFailure(MESSAGES, e) ?? msg('error.generic', { code: 'CONSOLE' });
+
+export const createLangStore = (win: Window = window) =>
+  createLangStoreOf(win, { savedKey: 'merchant-console-lang', titleOf: (lang) => MESSAGES[lang]['app.title'] });

@@ -1,0 +1,205 @@
+/**
+ * The anchoring worker: every CHAIN_ANCHOR_INTERVAL it anchors the blocks sealed since the last
+ * anchor as one range. The contract is the truth of how far anchoring got: each tick reads it, and
+ * ranges it holds that this database did not record (a crash between sending and recording) are
+ * found by their `Anchored` event and recorded after checking them against the ledger. A range the
+ * contract refuses (another transaction anchored it first) is nothing lost: the next tick reads
+ * the contract again. Nothing is ever anchored twice or skipped because the contract accepts only
+ * the block after the last one it holds.
+ */
+import type { Logger } from 'pino';
+import { merkleRoot } from '@kit/shared';
+import { startLoop, type Loop } from '../../jobs/loop';
+import type { AnchorStore } from './anchor-store';
+import type { AnchorLock } from './anchor-lock';
+import type { AnchorChain } from './anchor-evm';
+import { AnchorRefused, type AnchoredEvent } from './anchored';
+
+/** Most blocks in one anchor (a proof's audit path is built from the range's block hashes). */
+export const MAX_ANCHOR_BLOCKS = 10_000;
+/** How long one anchor transaction may take to be mined and confirmed before the tick gives up (the next tick reads the contract again). */
+export const ANCHOR_WAIT_MS = 10 * 60_000;
+
+export type AnchorFailure = 'rpc' | 'refused' | 'mismatch';
+
+/** What the worker reports (the metrics). */
+export interface AnchorObserver {
+  progress(p: { lastAnchored: number; latest: number; oldestUnanchoredTime?: number }): void;
+  failure(reason: AnchorFailure): void;
+  anchored(blocks: number): void;
+}
+
+export interface AnchorSettings {
+  contract: string;
+  confirmations: number;
+  /** Time limit of one anchor's confirmation wait. */
+  waitMs?: number;
+  maxBlocks?: number;
+}
+
+export type TickResult =
+  { state: 'standby' | 'idle' } | { state: 'anchored'; event: AnchoredEvent; more: boolean } | { state: 'refused' | 'mismatch'; detail: string };
+
+/** RFC 6962 root over block hashes (hex), as the contract's `root`. */
+export const rangeRoot = (hashes: readonly string[]): string => merkleRoot(hashes.map((h) => Buffer.from(h, 'hex'))).toString('hex');
+
+export class Anchorer {
+  private chain?: AnchorChain;
+  /** Ends a confirmation wait when the service stops. */
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly store: AnchorStore,
+    private readonly lock: AnchorLock,
+    private readonly connect: () => Promise<AnchorChain>,
+    private readonly settings: AnchorSettings,
+    private readonly observer: AnchorObserver,
+    private readonly log: Logger,
+  ) {}
+
+  private get contract(): string {
+    return this.settings.contract.toLowerCase();
+  }
+
+  /** One round: resume from the contract, record what it holds, anchor what is new. */
+  async tick(): Promise<TickResult> {
+    if (!(await this.lock.hold())) {
+      await this.report();
+      return { state: 'standby' };
+    }
+    try {
+      const r = await this.anchorNext();
+      if (r.state === 'mismatch') await this.report();
+      return r;
+    } catch (err) {
+      // Stopping while a transaction waits: the next start finds it on the chain.
+      if (this.stopping.signal.aborted) return { state: 'idle' };
+      // The lag keeps growing in the metrics while anchors fail.
+      await this.report().catch(() => undefined);
+      if (err instanceof AnchorRefused) {
+        this.observer.failure('refused');
+        this.log.warn({ err: err.message }, 'anchor refused by the contract; resuming from what it holds');
+        return { state: 'refused', detail: err.message };
+      }
+      this.observer.failure('rpc');
+      // A failed connection is made again next time (the node may have been restarted elsewhere).
+      this.chain?.destroy();
+      this.chain = undefined;
+      throw err;
+    }
+  }
+
+  private async anchorNext(): Promise<TickResult> {
+    this.chain ??= await this.connect();
+    const chain = this.chain;
+    const held = await chain.lastToBlock();
+    let last = await this.store.last(this.contract);
+    if ((last?.to_block ?? 0) > held) {
+      // The chain no longer holds what was recorded (a reorganisation deeper than the confirmations).
+      const n = await this.store.forgetAfter(this.contract, held);
+      this.log.error({ held, recorded: last?.to_block, forgotten: n }, 'the anchor contract holds fewer blocks than recorded; anchoring them again');
+      last = await this.store.last(this.contract);
+    }
+    while ((last?.to_block ?? 0) < held) {
+      const from = (last?.to_block ?? 0) + 1;
+      const event = await chain.findAnchored(from, last?.evm_block);
+      if (!event) throw new Error(`the contract holds blocks up to ${held} but no Anchored event starts at block ${from}`);
+      // Found, but not final enough yet to show in proofs: a later round records it (nothing is sent meanwhile).
+      if ((await chain.head()) - event.evmBlock + 1 < this.settings.confirmations) {
+        await this.report(last?.to_block ?? 0);
+        return { state: 'idle' };
+      }
+      const problem = await this.checkAgainstLedger(event);
+      if (problem) {
+        this.observer.failure('mismatch');
+        this.log.error({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, problem }, 'an anchored range differs from this ledger');
+        return { state: 'mismatch', detail: problem };
+      }
+      await this.record(event, chain.chainId);
+      this.log.info({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash }, 'recorded an anchor found on the chain');
+      last = await this.store.last(this.contract);
+    }
+
+    const anchoredTo = last?.to_block ?? 0;
+    const { latest } = await this.store.progress(anchoredTo);
+    if (latest <= anchoredTo) {
+      await this.report(anchoredTo);
+      return { state: 'idle' };
+    }
+    const toBlock = Math.min(latest, anchoredTo + (this.settings.maxBlocks ?? MAX_ANCHOR_BLOCKS));
+    const blocks = await this.store.blockHashes(anchoredTo + 1, toBlock);
+    const hashes = blocks.map((b) => b.hash);
+    const event = await chain.anchor(
+      { fromBlock: anchoredTo + 1, toBlock, lastBlockHash: hashes[hashes.length - 1], root: rangeRoot(hashes) },
+      this.settings.confirmations,
+      this.settings.waitMs ?? ANCHOR_WAIT_MS,
+      this.stopping.signal,
+    );
+    await this.record(event, chain.chainId);
+    this.observer.anchored(event.toBlock - event.fromBlock + 1);
+    this.log.info({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, gasUsed: String(event.gasUsed) }, 'ledger blocks anchored');
+    await this.report(event.toBlock);
+    return { state: 'anchored', event, more: toBlock < latest };
+  }
+
+  /** Why an anchored range is not this ledger's (undefined: it is). */
+  private async checkAgainstLedger(e: AnchoredEvent): Promise<string | undefined> {
+    const blocks = await this.store.blockHashes(e.fromBlock, e.toBlock);
+    if (blocks.length !== e.toBlock - e.fromBlock + 1) return `the ledger lacks blocks of ${e.fromBlock}..${e.toBlock}`;
+    if (blocks[blocks.length - 1].hash !== e.lastBlockHash) return `block ${e.toBlock} has another hash than the one anchored`;
+    if (rangeRoot(blocks.map((b) => b.hash)) !== e.root) return `the block hashes of ${e.fromBlock}..${e.toBlock} do not give the anchored root`;
+    return undefined;
+  }
+
+  private record(e: AnchoredEvent, chainId: number): Promise<void> {
+    return this.store.record({
+      contract: this.contract,
+      from_block: e.fromBlock,
+      to_block: e.toBlock,
+      chain_id: chainId,
+      last_block_hash: e.lastBlockHash,
+      root: e.root,
+      tx_hash: e.txHash,
+      evm_block: e.evmBlock,
+      anchored_at: Date.now(),
+    });
+  }
+
+  /** Reports progress from the database (also on instances that are not the anchorer). */
+  private async report(anchoredTo?: number): Promise<void> {
+    const to = anchoredTo ?? (await this.store.last(this.contract))?.to_block ?? 0;
+    const p = await this.store.progress(to);
+    this.observer.progress({ lastAnchored: to, latest: p.latest, oldestUnanchoredTime: p.oldestUnanchoredTime });
+  }
+
+  /** Ends a wait in progress (the loop then finishes its round). */
+  abort(): void {
+    this.stopping.abort();
+  }
+
+  async stop(): Promise<void> {
+    await this.lock.release();
+    this.chain?.destroy();
+    this.chain = undefined;
+  }
+}
+
+export function startAnchorer(anchorer: Anchorer, intervalMs: number, log: Logger): Loop {
+  const loop = startLoop(
+    'chain-anchorer',
+    intervalMs,
+    async () => {
+      const r = await anchorer.tick();
+      return r.state === 'anchored' && r.more;
+    },
+    log,
+  );
+  return {
+    poke: () => loop.poke(),
+    async stop() {
+      anchorer.abort();
+      await loop.stop();
+      await anchorer.stop();
+    },
+  };
+}

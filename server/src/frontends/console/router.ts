@@ -1,0 +1,120 @@
+/**
+ * `/console/api/*`: the merchant console's only server (design 5.3). JSON in and out, zod-validated,
+ * the merchant identified by an httpOnly login cookie of its own. It answers 401 (and clears the
+ * cookie) when the login is no longer valid, so the console goes back to its login screen.
+ */
+import { Router } from 'express';
+import { PAY_VERSION } from '@kit/shared';
+import {
+  consoleCallbackIdSchema,
+  consoleCallbacksQuerySchema,
+  consoleLoginSchema,
+  consoleOrderIdSchema,
+  consoleOrdersQuerySchema,
+  consoleReconciliationDateSchema,
+  consoleRecoverSchema,
+} from '@kit/shared/api/console-schemas';
+import { apiGroup } from '../../http/api-group';
+import { validate } from '../../http/validate';
+import type { RouteDeps } from '../../routes/deps';
+import { loginSession, requireSecureLogin, sessionRoutes, setLoginCookie, type CookieScope } from '../login-session';
+import { noStore, ok } from '../answers';
+import { ConsoleGateway, type ConsoleUser } from './console-gateway';
+
+export const CONSOLE_COOKIE = 'console_login';
+
+export function consoleApiRoutes({ config, services }: RouteDeps): Router {
+  const gw = new ConsoleGateway(services, services.selfClients);
+  const scope: CookieScope = { path: `${config.BASE_PATH}/console`, maxAgeMs: config.CONSOLE_SESSION_MAX_AGE, name: CONSOLE_COOKIE };
+  const r = Router();
+  r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
+
+  const { load: user, guarded, who } = loginSession<ConsoleUser>(scope, 'consoleUser', (token) => gw.identify(token));
+
+  r.post('/login', async (req, res) => {
+    requireSecureLogin(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK);
+    const body = validate(consoleLoginSchema, req.body);
+    const token = await gw.login(body.userId.trim(), body.pw, { address: req.ip });
+    const session = gw.session(await gw.identify(token));
+    setLoginCookie(req, res, token, scope);
+    res.json(ok({ session }));
+  });
+
+  sessionRoutes(r, scope, { logout: (token) => gw.logout(token), session: async (token) => gw.session(await gw.identify(token)) });
+
+  r.get(
+    '/orders',
+    user,
+    guarded(async (req, res) => {
+      res.json(ok({ orders: await gw.orders(who(res), validate(consoleOrdersQuerySchema, req.query, 'query')) }));
+    }),
+  );
+
+  r.get(
+    '/orders/:prepayId',
+    user,
+    guarded(async (req, res) => {
+      const { prepayId } = validate(consoleOrderIdSchema, req.params, 'path');
+      res.json(ok({ order: await gw.order(who(res), prepayId) }));
+    }),
+  );
+
+  r.post(
+    '/orders/:prepayId/refund',
+    user,
+    guarded(async (req, res) => {
+      const { prepayId } = validate(consoleOrderIdSchema, req.params, 'path');
+      res.json(ok({ order: await gw.refund(who(res), prepayId) }));
+    }),
+  );
+
+  r.get(
+    '/callbacks',
+    user,
+    guarded(async (req, res) => {
+      const { state } = validate(consoleCallbacksQuerySchema, req.query, 'query');
+      res.json(ok({ callbacks: await gw.callbacks(who(res), state) }));
+    }),
+  );
+
+  r.post(
+    '/callbacks/:id/resend',
+    user,
+    guarded(async (req, res) => {
+      const { id } = validate(consoleCallbackIdSchema, req.params, 'path');
+      res.json(ok({ resent: await gw.resend(who(res), id) }));
+    }),
+  );
+
+  r.post(
+    '/callbacks/recover',
+    user,
+    guarded(async (req, res) => {
+      const { since, until } = validate(consoleRecoverSchema, req.body);
+      res.json(ok({ resent: await gw.recover(who(res), since, until) }));
+    }),
+  );
+
+  r.get(
+    '/reconciliation',
+    user,
+    guarded(async (_req, res) => {
+      res.json(ok({ days: await gw.reconciliations(who(res)) }));
+    }),
+  );
+
+  r.get(
+    '/reconciliation/:date',
+    user,
+    guarded(async (req, res) => {
+      const { date } = validate(consoleReconciliationDateSchema, req.params, 'path');
+      res.json(ok({ reports: await gw.reconciliation(who(res), date) }));
+    }),
+  );
+
+  r.get('/receiver', user, (_req, res) => {
+    res.json(ok({ received: gw.received(who(res)) }));
+  });
+
+  return r;
+}

@@ -1,0 +1,52 @@
+/**
+ * The job registry: every queue of the kit, its handler and its retry policy, one line each. A
+ * new kind of background work is a handler file (a `JobHandler`, in its feature's folder) and a
+ * line here; `services.ts` passes the handlers in, `runtime.ts` starts one worker per line. The
+ * sandbox registers its own queue (`sandbox/sandbox.ts`): production code does not know it.
+ */
+import type { Config } from '../config';
+import type { JobHandler, JobKind } from './job-worker';
+
+/** The handlers of the kit's queues, built in `services.ts`. */
+export interface KitJobHandlers {
+  /** `profit-sharing.follow`: carries a split (or finish) to the channel and follows its receivers' results. */
+  profitSharingFollower: JobHandler;
+  /** `callback`: a merchant callback (section 6), written with the state change that causes it. */
+  callbackDelivery: JobHandler;
+  /** `payment.reconcile`: asks the channel about a channel order until it is paid or closed. */
+  paymentReconciler: JobHandler;
+  /** `refund.follow`: carries a refund to the channel and follows it until it completes. */
+  refundFollower: JobHandler;
+  /** `reconcile.daily`: one day with one channel's trade bill (key `<date>/<channel>`: once across instances). */
+  dailyReconciliation: JobHandler;
+}
+
+export function kitJobs(config: Config, h: KitJobHandlers): JobKind[] {
+  return [
+    { handler: h.profitSharingFollower, retry: { schedule: config.PROFIT_SHARING_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' } },
+    { handler: h.callbackDelivery, retry: { schedule: config.CALLBACK_RETRY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'give-up' } },
+    {
+      handler: h.paymentReconciler,
+      // An active order's queries end with the schedule (expiry settles the rest); a channel that cannot be reached is asked again and again.
+      retry: {
+        schedule: config.PAYMENT_QUERY_SCHEDULE,
+        firstWaitBeforeFirstRun: true,
+        whenOver: { done: 'unpaid; expiry settles it' },
+        unreachable: 'repeat-last',
+      },
+    },
+    // Refunds can take days at a bank: after the schedule, its last wait repeats.
+    { handler: h.refundFollower, retry: { schedule: config.PAYMENT_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' } },
+    { handler: h.dailyReconciliation, retry: { schedule: config.RECONCILE_RETRY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' } },
+  ];
+}
+
+/** One handler per queue: two registrations of a queue would run its jobs twice as fast, each by its own rules. */
+export function checkRegistry(kinds: readonly JobKind[]): JobKind[] {
+  const seen = new Set<string>();
+  for (const k of kinds) {
+    if (seen.has(k.handler.queue)) throw new Error(`job queue ${k.handler.queue} is registered twice`);
+    seen.add(k.handler.queue);
+  }
+  return [...kinds];
+}

@@ -1,0 +1,27 @@
+import type { PaymentChannel } from '@kit/shared';
+import { KitError, PAYMENT_CHANNELS } from '@kit/shared';
+import type { KitCommand } from '../command';
+import { parseCommandArgs, UsageError } from '../command';
+import { isChinaDate } from '../../reconciliation/china-day';
+
+export const reconcileCommands: KitCommand[] = [
+  {
+    group: 'reconcile',
+    name: '',
+    usage: 'reconcile --date YYYY-MM-DD [--channel CHANNEL]',
+    summary:
+      "Reconciles a China date with the channel's trade bill now and prints the report as one JSON document (docs/reconciliation.md); exit 0 when it finished, whatever it found, 1 when the bill is not ready or cannot be read.",
+    async run(ctx, args, out) {
+      const { values, positionals } = parseCommandArgs(args, { date: { type: 'string' }, channel: { type: 'string' } });
+      if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      if (!values.date || !isChinaDate(values.date)) throw new UsageError('--date must be a date written YYYY-MM-DD');
+      const service = ctx.services.reconciliation;
+      const channels = service.channelsWithBills();
+      const channel = (values.channel ?? channels[0]) as PaymentChannel;
+      if (!(PAYMENT_CHANNELS as readonly string[]).includes(channel)) throw new UsageError(`--channel must be one of ${PAYMENT_CHANNELS.join(', ')}`);
+      if (!channels.includes(channel)) throw new KitError('channel_unavailable', `payment channel ${channel} publishes no bill (docs/reconciliation.md)`);
+      out(JSON.stringify(await service.reconcile(values.date, channel)));
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,67 @@
+/**
+ * `SocialNative`: the social app's payment platform in service-provider mode (4.3–4.5, 4.8), over
+ * API v3 (`v3/`, the default) or protocol v2 (2.4) as `PAY_PROTOCOL` says. The service provider's app id and merchant number come from configuration,
+ * the sub-merchant's from its payment parameters (falling back field by field to its parent).
+ */
+import type { ChannelParams } from '@kit/shared';
+import type { ChannelModule, MerchantFields } from '../types';
+import { definedOnly, missing, unconfigured } from '../params';
+import { profitSharingV2 } from './profit-sharing-v2';
+import { billsV2 } from './bill-v2';
+import { SocialV3 } from './v3/v3-channel';
+
+export const socialNative: ChannelModule<'social'> = {
+  channel: 'SocialNative',
+  realm: 'social',
+  description: 'the social payment platform',
+  tradeTypes: ['NATIVE', 'JSAPI', 'APP'],
+  gatewayUrl: (config) => config.PAY_GATEWAY_URL,
+  adapter(config, gateways) {
+    return {
+      channel: 'SocialNative',
+      realm: 'social',
+      tradeTypes: socialNative.tradeTypes,
+      endpoint() {
+        const baseUrl = gateways.urlOf(socialNative);
+        if (!baseUrl) unconfigured('PAY_GATEWAY_URL (or SANDBOX_ENABLED=1)');
+        if (!config.PAY_SP_KEY) unconfigured('PAY_SP_KEY');
+        return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
+      },
+      merchantFields(params, tradeType, openId) {
+        const p = params as Partial<ChannelParams['SocialNative']>;
+        const lacking = [!p.socialMchId && 'socialMchId', tradeType === 'APP' && !p.socialAppId && 'socialAppId'].filter(Boolean) as string[];
+        if (lacking.length) missing('SocialNative', lacking);
+        if (!config.PAY_SP_APPID || !config.PAY_SP_MCH_ID) unconfigured('PAY_SP_APPID and PAY_SP_MCH_ID');
+        const f: MerchantFields = { appid: config.PAY_SP_APPID, mch_id: config.PAY_SP_MCH_ID, sub_mch_id: p.socialMchId! };
+        if (tradeType === 'JSAPI') {
+          // The payer's open id belongs to the mini-program, so the order is placed for it.
+          if (!config.MP_APPID) unconfigured('MP_APPID');
+          f.sub_appid = config.MP_APPID;
+          f.sub_openid = openId;
+        } else if (p.socialAppId) {
+          f.sub_appid = p.socialAppId;
+        }
+        return f;
+      },
+      payerAppId: (f) => f.sub_appid ?? f.appid,
+      appArgsIds: (f) => ({ appid: f.sub_appid ?? f.appid, partnerid: f.sub_mch_id ?? f.mch_id }),
+      requestIds: (f) => definedOnly({ appid: f.appid, mch_id: f.mch_id, sub_appid: f.sub_appid, sub_mch_id: f.sub_mch_id }),
+    };
+  },
+  profitSharing: profitSharingV2,
+  bills: billsV2,
+  v3: (config, baseUrl, notifyUrl, log) => (config.PAY_PROTOCOL === 'v3' ? new SocialV3(config, baseUrl, notifyUrl, log) : undefined),
+  sandbox: {
+    pathPrefix: '',
+    key: (config) => config.PAY_SP_KEY ?? '',
+    merchantProblem: (config, f) =>
+      f.appid !== config.PAY_SP_APPID
+        ? 'appid is not this service provider'
+        : f.mch_id !== config.PAY_SP_MCH_ID
+          ? 'mch_id is not this service provider'
+          : !f.sub_mch_id
+            ? 'sub_mch_id missing'
+            : null,
+    sharesProfits: true,
+  },
+};

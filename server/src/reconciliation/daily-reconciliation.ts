@@ -1,0 +1,69 @@
+/**
+ * The daily run (docs/reconciliation.md): after `RECONCILE_AT` China time, each instance adds the
+ * job of the previous day for each channel with a bill; the job's key (`<date>/<channel>`) makes it
+ * one job across instances, and its lease one run at a time. While the bill is not ready (or cannot
+ * be had or read) the job comes back on `RECONCILE_RETRY_SCHEDULE`, its last wait repeating.
+ */
+import type { Logger } from 'pino';
+import { isKitError, type PaymentChannel } from '@kit/shared';
+import type { Jobs } from '../jobs/jobs';
+import type { Retry } from '../jobs/retry';
+import type { JobRow, JobSettlement } from '../jobs/job-store';
+import type { JobHandler } from '../jobs/job-worker';
+import { addDays, chinaDate } from './china-day';
+import { BillNotReady, type ReconciliationService } from './recon-service';
+
+export interface DailyOptions {
+  /** `HH:MM` China time, or `off`. */
+  at: string;
+  retrySchedule: readonly number[];
+}
+
+const CST_OFFSET_MS = 8 * 3_600_000;
+
+export class DailyReconciliation implements JobHandler {
+  readonly queue = 'reconcile.daily' as const;
+  readonly concurrency = 1;
+  // A bill of a busy day takes a while to download and match.
+  readonly leaseMs = 15 * 60_000;
+
+  constructor(
+    private readonly service: ReconciliationService,
+    private readonly jobs: Jobs,
+    private readonly opts: DailyOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Adds the due days' jobs (no-ops when they exist): the previous day once `RECONCILE_AT` has
+   * passed, and the day before it in case this service was down at its time yesterday.
+   */
+  async enqueueDue(now = Date.now()): Promise<number> {
+    if (this.opts.at === 'off') return 0;
+    const today = chinaDate(now);
+    const clock = new Date(now + CST_OFFSET_MS).toISOString().slice(11, 16);
+    const days = [addDays(today, -2), ...(clock >= this.opts.at ? [addDays(today, -1)] : [])];
+    let added = 0;
+    for (const date of days) {
+      for (const channel of this.service.channelsWithBills()) {
+        if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key: `${date}/${channel}`, ref: date, payload: { date, channel } })) added++;
+      }
+    }
+    if (added) this.jobs.wake(this.queue);
+    return added;
+  }
+
+  async run(job: JobRow, _signal: AbortSignal, retry: Retry): Promise<JobSettlement> {
+    const { date, channel } = JSON.parse(job.payload) as { date: string; channel: PaymentChannel };
+    try {
+      const report = await this.service.reconcile(date, channel);
+      const open = report.differences.filter((d) => d.resolution === 'open').length;
+      this.log.info({ date, channel, differences: report.differences.length, open }, 'day reconciled');
+      return { state: 'done', result: open ? `done, ${open} open` : 'done' };
+    } catch (e) {
+      if (!isKitError(e)) throw e;
+      if (!(e instanceof BillNotReady)) this.log.error({ date, channel, err: e.message }, 'daily reconciliation failed; retrying');
+      return retry.unreachable(e.message);
+    }
+  }
+}

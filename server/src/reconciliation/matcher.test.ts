@@ -1,0 +1,88 @@
+/** Both directions of matching, for refunds as well as payments (the HTTP tests cover payments end to end). */
+import { match, type KitDay, type KitPayment, type KitRefund } from './matcher';
+import type { BillLine } from './trade-bill';
+
+const line = (over: Partial<BillLine>): BillLine => ({
+  lineNo: 2,
+  kind: 'payment',
+  time: '2026-11-23 10:00:00',
+  appId: 'wxapp',
+  mchId: '1900000001',
+  subMchId: '1900000109',
+  transactionId: '4200',
+  outTradeNo: 'T1',
+  tradeType: 'NATIVE',
+  tradeState: 'SUCCESS',
+  refundId: null,
+  outRefundNo: null,
+  refundState: null,
+  amountCents: 500,
+  settledCents: 500,
+  feeUnits: 0,
+  ...over,
+});
+const refundLine = (over: Partial<BillLine>) =>
+  line({ kind: 'refund', tradeState: 'REFUND', refundId: '5000', outRefundNo: 'R1', refundState: 'SUCCESS', ...over });
+const payment = (over: Partial<KitPayment>): KitPayment => ({
+  out_trade_no: 'T1',
+  prepay_id: 'P1',
+  state: 'paid',
+  total_cents: 500,
+  status: 'finish',
+  sub_merchant_id: 'SM1',
+  ...over,
+});
+const refund = (over: Partial<KitRefund>): KitRefund => ({
+  out_trade_no: 'T1',
+  out_refund_no: 'R1',
+  prepay_id: 'P1',
+  state: 'success',
+  refund_cents: 500,
+  sub_merchant_id: 'SM1',
+  ...over,
+});
+const day = (p: KitPayment[], r: KitRefund[], paid = p.filter((x) => x.state === 'paid'), refunded = r.filter((x) => x.state === 'success')): KitDay => ({
+  orders: new Map(p.map((x) => [x.out_trade_no, x])),
+  refunds: new Map(r.map((x) => [x.out_refund_no, x])),
+  paid,
+  refunded,
+});
+
+describe('matching a bill with the kit', () => {
+  it('finds nothing when both agree, payments and refunds', () => {
+    expect(match([line({}), refundLine({})], day([payment({ status: 'refunded' })], [refund({})]))).toEqual([]);
+  });
+
+  it('types each refund difference with both views', () => {
+    expect(match([refundLine({})], day([payment({})], [refund({ state: 'accepted' })], [], []))).toEqual([
+      expect.objectContaining({
+        kind: 'status_mismatch',
+        of: 'refund',
+        outRefundNo: 'R1',
+        kit: { status: 'accepted', amount: '5.00' },
+        channel: { status: 'SUCCESS', amount: '5.00' },
+      }),
+    ]);
+    expect(match([refundLine({ amountCents: 400 })], day([], [refund({})]))).toEqual([
+      expect.objectContaining({
+        kind: 'amount_mismatch',
+        of: 'refund',
+        kit: { status: 'success', amount: '5.00' },
+        channel: { status: 'SUCCESS', amount: '4.00' },
+      }),
+    ]);
+    expect(match([refundLine({ outRefundNo: 'R9' })], day([], [], [], []))).toEqual([
+      expect.objectContaining({ kind: 'channel_only', of: 'refund', outRefundNo: 'R9', kit: null, channelMchId: '1900000109' }),
+    ]);
+    expect(match([], day([], [refund({})]))).toEqual([expect.objectContaining({ kind: 'kit_only', of: 'refund', outRefundNo: 'R1', channel: null })]);
+  });
+
+  it('leaves lines the channel does not count as done to the queries', () => {
+    expect(
+      match(
+        [refundLine({ refundState: 'PROCESSING' }), line({ tradeState: 'REVOKED' })],
+        day([payment({ state: 'open', status: 'active' })], [refund({ state: 'accepted' })], [], []),
+      ),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,43 @@
+/** Which merchant the sandbox's v3 platform trusts: the configured one when its settings are given, else the development one. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+import type { Config } from '../../config';
+import { devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
+import { sandboxV3Keys } from './sandbox-v3-keys';
+
+const spki = (k: KeyObject | string) => (k instanceof KeyObject && k.type === 'public' ? k : createPublicKey(k)).export({ format: 'der', type: 'spki' });
+
+describe('sandboxV3Keys', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-sbx-v3-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('with no v3 settings: the development merchant of DATA_DIR/pay-v3, and the platform side of the same files', () => {
+    const keys = sandboxV3Keys({ DATA_DIR: dir, PAY_SP_MCH_ID: '1900000109' } as Config);
+    const dev = devV3Material(dir);
+    expect(spki(keys.merchant.publicKey).equals(spki(dev.settings.PAY_SP_PRIVATE_KEY))).toBe(true);
+    expect(keys.merchant).toMatchObject({ mchid: '1900000109', serial: dev.settings.PAY_SP_CERT_SERIAL });
+    expect(keys.apiV3Key).toBe(dev.settings.PAY_V3_KEY);
+    expect(keys.publicKeyId).toBe(dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID);
+    expect(spki(keys.privateKey).equals(spki(dev.settings.PAY_PLATFORM_PUBLIC_KEY))).toBe(true);
+    expect(keys.certificateSerial).toBe(dev.platform.certificateSerial);
+  });
+
+  test('with the merchant configured: the public key of PAY_SP_PRIVATE_KEY, its serial (any case) and PAY_V3_KEY', () => {
+    const merchant = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const keys = sandboxV3Keys({
+      DATA_DIR: dir,
+      PAY_SP_MCH_ID: '1900000001',
+      PAY_SP_PRIVATE_KEY: merchant,
+      PAY_SP_CERT_SERIAL: '5157f09efdc096de15ebe81a47057a7232f1b8e1',
+      PAY_V3_KEY: 'k'.repeat(32),
+    } as unknown as Config);
+    expect(spki(keys.merchant.publicKey).equals(spki(merchant))).toBe(true);
+    expect(keys.merchant).toMatchObject({ mchid: '1900000001', serial: '5157F09EFDC096DE15EBE81A47057A7232F1B8E1' });
+    expect(keys.apiV3Key).toBe('k'.repeat(32));
+  });
+});

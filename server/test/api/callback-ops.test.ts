@@ -1,0 +1,268 @@
+/** The callback operations API (design 5.3) over real HTTP: list and its filters, paging, resend, recover, other apps, resend racing the worker. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KitApiError, verifyCallback, type CallbackItem } from '@kit/shared';
+import { describeEachBackend } from '../support/backends';
+import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+import { SOCIAL_PARAMS, newOrder, payByCode, payFixture, startReceiver, waitFor, type PayFixture } from '../support/payments';
+
+const SCHEDULE = Array(12).fill('20ms').join(',');
+
+describeEachBackend('callback operations', (backend) => {
+  let kit: TestKit;
+
+  beforeAll(async () => {
+    kit = await startTestKit(backend, { CALLBACK_RETRY_SCHEDULE: SCHEDULE, CALLBACK_POLL_INTERVAL: '20ms' });
+  });
+  afterAll(() => kit.close());
+
+  const one = async (f: PayFixture, prepayId: string): Promise<CallbackItem> => (await f.client.callbacks({ prepayId })).data.items[0];
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (e: KitApiError) => ({ http: e.httpStatus, error: e.error, msg: e.body.msg }),
+    );
+
+  test('a callback given up while the receiver was down is listed first-class, then delivered once by a resend', async () => {
+    let up = false;
+    const receiver = await startReceiver(() => (up ? { body: 'OK' } : { status: 503, body: 'maintenance '.repeat(40) }));
+    try {
+      const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+      const prepayId = await newOrder(f);
+      await payByCode(kit, f, prepayId);
+      const given = await waitFor(async () => ((await one(f, prepayId))?.state === 'given_up' ? one(f, prepayId) : null), 15_000, 'given up');
+      expect(given).toMatchObject({
+        prepayId,
+        event: 'finish',
+        subMerchantId: f.subId,
+        merchantId: f.parentId,
+        url: `${receiver.url}/cb`,
+        nextAttemptAt: null,
+      });
+      expect(given.attempts).toHaveLength(13);
+      for (const a of given.attempts) {
+        expect(a).toMatchObject({ httpStatus: 503, error: 'HTTP 503' });
+        expect(a.answer).toBe('maintenance '.repeat(40).slice(0, 200));
+        expect(a.latencyMs).toBeGreaterThanOrEqual(0);
+      }
+      // Nothing secret: neither the signature nor the app secret appears anywhere.
+      expect(JSON.stringify(given)).not.toMatch(/_s=|_appid|_t=/);
+      expect(JSON.stringify(given)).not.toContain(f.appSecret);
+      // Counted where operators watch: the metric of attempts that used the last retry.
+      const metrics = await (await fetch(`${kit.url}/metrics`)).text();
+      expect(Number(/kit_callback_attempts_total\{outcome="gave_up"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+      const byState = await f.client.callbacks({ merchantId: f.parentId, state: 'given_up' });
+      expect(byState.data.items.map((i) => i.id)).toEqual([given.id]);
+
+      up = true;
+      const before = receiver.received.length;
+      expect((await f.client.resendCallback(given.id)).data).toEqual({ id: given.id, state: 'pending', resent: true });
+      const done = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered');
+      expect(done.attempts).toHaveLength(14);
+      expect(done.attempts[13]).toMatchObject({ httpStatus: 200, error: null, answer: 'OK' });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.received.length - before).toBe(1);
+      const last = receiver.received.at(-1)!;
+      expect(verifyCallback({ url: last.url, rawBody: last.body }, f.appSecret, { appId: f.appId })).toMatchObject({ prepayId, status: 'finish' });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('resending a delivered callback sends it again, freshly signed, as a new series', async () => {
+    const receiver = await startReceiver();
+    try {
+      const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+      const prepayId = await newOrder(f);
+      await payByCode(kit, f, prepayId);
+      const delivered = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered');
+      expect((await f.client.resendCallback(delivered.id)).data.resent).toBe(true);
+      await waitFor(() => receiver.received.length === 2, 10_000, 'the second delivery');
+      const again = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered again');
+      expect(again.attempts.map((a) => a.httpStatus)).toEqual([200, 200]);
+      const [a, b] = receiver.received.map((r) => new URL(r.url, 'http://x').searchParams.get('_t'));
+      expect(a).not.toBe(b);
+      expect(JSON.parse(receiver.received[1].body)).toMatchObject({ prepayId, status: 'finish' });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('filters: by order, by parent (its sub-merchants too) and by sub-merchant, by state, by window; pages with a cursor', async () => {
+    let failing = '';
+    const receiver = await startReceiver((r) => (JSON.parse(r.body).prepayId === failing ? { status: 500, body: 'no' } : { body: 'OK' }));
+    try {
+      const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+      const sm2 = (
+        await f.client.createMerchant({
+          type: 'subMerchant',
+          parameters: { displayName: 'Second Shop', pw: f.pw, appId: f.appId, parentMerchantId: f.parentId },
+        })
+      ).data.id;
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const id = await newOrder(f, `1.0${i}`);
+        ids.push(id);
+        await payByCode(kit, f, id);
+      }
+      // Payments are notified asynchronously: the window's edge goes after the four callbacks exist.
+      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId })).data.items.length === 4, 15_000, 'four callbacks');
+      const middle = Date.now();
+      await new Promise((r) => setTimeout(r, 20));
+      const other = (await f.client.createPrepay({ subMerchantId: sm2, totalAmount: '2.00' })).prepayId;
+      failing = other;
+      await payByCode(kit, f, other);
+      await waitFor(
+        async () => {
+          const items = (await f.client.callbacks({ merchantId: f.parentId })).data.items;
+          return items.length === 5 && items.every((i) => i.state !== 'pending');
+        },
+        15_000,
+        'all five settled',
+      );
+
+      const all = await f.client.callbacks({ merchantId: f.parentId });
+      expect(all.data.items.map((i) => i.prepayId)).toEqual([other, ...[...ids].reverse()]);
+      expect(all.data.next).toBeUndefined();
+      expect((await f.client.callbacks({ merchantId: f.subId })).data.items.map((i) => i.prepayId)).toEqual([...ids].reverse());
+      expect((await f.client.callbacks({ merchantId: sm2 })).data.items.map((i) => i.prepayId)).toEqual([other]);
+      expect((await f.client.callbacks({ prepayId: ids[1] })).data.items.map((i) => i.prepayId)).toEqual([ids[1]]);
+      expect((await f.client.callbacks({ merchantId: f.parentId, state: 'delivered' })).data.items).toHaveLength(4);
+      expect((await f.client.callbacks({ merchantId: f.parentId, state: 'given_up' })).data.items.map((i) => i.prepayId)).toEqual([other]);
+      expect((await f.client.callbacks({ merchantId: f.parentId, state: 'pending' })).data.items).toHaveLength(0);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      expect((await f.client.callbacks({ merchantId: f.parentId, since: iso(middle) })).data.items.map((i) => i.prepayId)).toEqual([other]);
+      expect((await f.client.callbacks({ merchantId: f.parentId, until: iso(middle) })).data.items).toHaveLength(4);
+
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await f.client.callbacks({ merchantId: f.parentId, limit: 2, ...(cursor ? { cursor } : {}) });
+        pages.push(page.data.items.map((i) => i.prepayId));
+        cursor = page.data.next;
+      } while (cursor);
+      expect(pages).toEqual([[other, ids[3]], [ids[2], ids[1]], [ids[0]]]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('recover resends the given-up callbacks of a window, and only those', async () => {
+    let up = false;
+    const receiver = await startReceiver(() => (up ? { body: 'OK' } : { status: 502 }));
+    try {
+      const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+      const early = await newOrder(f);
+      await payByCode(kit, f, early);
+      await waitFor(async () => (await one(f, early))?.state === 'given_up', 15_000, 'the early one given up');
+      const since = new Date().toISOString();
+      const late = [await newOrder(f), await newOrder(f)];
+      for (const id of late) await payByCode(kit, f, id);
+      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId, state: 'given_up' })).data.items.length === 3, 15_000, 'three given up');
+      const until = new Date(Date.now() + 1000).toISOString();
+
+      up = true;
+      expect((await f.client.recoverCallbacks({ merchantId: f.parentId, since, until })).data).toEqual({ resent: 2 });
+      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId, state: 'delivered' })).data.items.length === 2, 10_000, 'two delivered');
+      expect((await one(f, early)).state).toBe('given_up');
+      const okBodies = receiver.received.slice(-2).map((r) => JSON.parse(r.body).prepayId);
+      expect(okBodies.sort()).toEqual([...late].sort());
+      // Nothing left to recover in that window; the sub-merchant's own id reaches the same callbacks.
+      expect((await f.client.recoverCallbacks({ merchantId: f.subId, since, until })).data).toEqual({ resent: 0 });
+      expect((await f.client.recoverCallbacks({ merchantId: f.subId, since: new Date(0).toISOString(), until })).data).toEqual({ resent: 1 });
+      await waitFor(async () => (await one(f, early)).state === 'delivered', 10_000, 'the early one delivered');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("another app's callbacks are not found; bad requests are refused with a clear error and change nothing", async () => {
+    const receiver = await startReceiver();
+    try {
+      const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+      const prepayId = await newOrder(f);
+      await payByCode(kit, f, prepayId);
+      const item = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered');
+
+      const stranger = await kit.newApp();
+      const mine = await createMerchants(stranger.client, stranger.appId);
+      await stranger.client.setPaymentParams(mine.parentId, 'SocialNative', SOCIAL_PARAMS);
+      const notFound = { http: 404, error: 'not_found' };
+      expect(await refusal(stranger.client.callbacks({ prepayId }))).toMatchObject(notFound);
+      expect(await refusal(stranger.client.callbacks({ merchantId: f.parentId }))).toMatchObject(notFound);
+      expect(await refusal(stranger.client.callbacks({ merchantId: f.subId }))).toMatchObject(notFound);
+      expect(await refusal(stranger.client.resendCallback(item.id))).toMatchObject(notFound);
+      expect(
+        await refusal(stranger.client.recoverCallbacks({ merchantId: f.parentId, since: new Date(0).toISOString(), until: new Date().toISOString() })),
+      ).toMatchObject(notFound);
+      expect(await refusal(f.client.resendCallback('999999999'))).toMatchObject(notFound);
+      expect(await refusal(f.client.callbacks({ prepayId: 'nosuchorder' }))).toMatchObject(notFound);
+
+      const bad = { http: 400, error: 'invalid_request' };
+      expect(await refusal(f.client.callbacks({}))).toMatchObject({ ...bad, msg: expect.stringMatching(/prepayId or merchantId/) });
+      expect(await refusal(f.client.callbacks({ prepayId, merchantId: f.parentId }))).toMatchObject(bad);
+      expect(await refusal(f.client.callbacks({ merchantId: f.parentId, state: 'lost' as never }))).toMatchObject(bad);
+      expect(await refusal(f.client.callbacks({ merchantId: f.parentId, since: 'yesterday' }))).toMatchObject({ ...bad, msg: expect.stringMatching(/since/) });
+      expect(await refusal(f.client.callbacks({ merchantId: f.parentId, limit: 1000 }))).toMatchObject(bad);
+      expect(await refusal(f.client.callbacks({ merchantId: f.parentId, cursor: 'abc' }))).toMatchObject(bad);
+      expect(await refusal(f.client.resendCallback('x'))).toMatchObject(bad);
+      expect(
+        await refusal(f.client.recoverCallbacks({ merchantId: f.parentId, since: new Date().toISOString(), until: new Date(0).toISOString() })),
+      ).toMatchObject(bad);
+      const unsigned = await fetch(`${kit.url}/callbacks?prepayId=${prepayId}`);
+      expect([unsigned.status, ((await unsigned.json()) as { error: string }).error]).toEqual([401, 'signature_missing']);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(receiver.received).toHaveLength(1);
+      expect((await one(f, prepayId)).attempts).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('resends racing the worker never double a delivery', async () => {
+    // A receiver that holds each request until told to answer, so resends arrive while an attempt is in flight.
+    const held: Array<() => void> = [];
+    const bodies: string[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        held.push(() => res.end('OK'));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+    try {
+      const f = await payFixture(kit, { notifyCallbackUrl: url });
+      const prepayId = await newOrder(f);
+      await payByCode(kit, f, prepayId);
+      await waitFor(() => held.length === 1, 10_000, 'the first attempt in flight');
+      const item = await one(f, prepayId);
+      expect(item.state).toBe('pending');
+      const during = await Promise.all(Array.from({ length: 6 }, () => f.client.resendCallback(item.id)));
+      expect(during.map((a) => a.data.resent)).toEqual(Array(6).fill(false));
+      held.shift()!();
+      await waitFor(async () => (await one(f, prepayId)).state === 'delivered', 10_000, 'delivered');
+
+      // Resends racing each other on a delivered callback: exactly one starts a new series.
+      const after = await Promise.all(Array.from({ length: 6 }, () => f.client.resendCallback(item.id)));
+      expect(after.filter((a) => a.data.resent)).toHaveLength(1);
+      await waitFor(() => held.length === 1, 10_000, 'the resent attempt in flight');
+      // And resends racing the worker's run of that series add nothing either.
+      expect((await Promise.all(Array.from({ length: 3 }, () => f.client.resendCallback(item.id)))).every((a) => !a.data.resent)).toBe(true);
+      held.shift()!();
+      await waitFor(async () => (await one(f, prepayId)).state === 'delivered', 10_000, 'delivered again');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(bodies).toHaveLength(2);
+      expect(held).toHaveLength(0);
+      expect((await one(f, prepayId)).attempts.map((a) => a.httpStatus)).toEqual([200, 200]);
+    } finally {
+      for (const release of held) release();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});

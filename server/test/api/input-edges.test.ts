@@ -1,0 +1,83 @@
+/**
+ * Input that used to reach a rule, a serialiser or the database and come back as 500: bodies nested
+ * thousands deep, and NUL (U+0000) in a text field, a lookup id or a query. One rule each, for every
+ * JSON body and URL, before any rule runs; 400 on every backend.
+ */
+import { encodeQuery, signRequest } from '@kit/shared';
+import { describeEachBackend } from '../support/backends';
+import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+
+/** JSON text of arrays nested `depth` deep (written as text: serialising it would overflow the stack). */
+const nested = (depth: number) => `${'['.repeat(depth)}"leaf"${']'.repeat(depth)}`;
+
+describeEachBackend('input edges', (backend) => {
+  let kit: TestKit;
+  let owner: Awaited<ReturnType<TestKit['newApp']>>;
+  let ids: { parentId: string; subId: string; pw: string };
+  beforeAll(async () => {
+    kit = await startTestKit(backend);
+    owner = await kit.newApp();
+    ids = await createMerchants(owner.client, owner.appId);
+  });
+  afterAll(() => kit.close());
+
+  /** A signed call with the body as given, byte for byte. */
+  const signedRaw = async (path: string, body: string) => {
+    const query = encodeQuery(signRequest({ method: 'POST', path, body }, owner));
+    const res = await fetch(`${kit.url}${path}?${query}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    return { httpStatus: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const order = (extraInfo: string) => `{"subMerchantId":"${ids.subId}","totalAmount":"1.00","extraInfo":${extraInfo}}`;
+  const refused = (a: { httpStatus: number; body: Record<string, unknown> }, msg: RegExp) => {
+    expect(a.httpStatus).toBe(400);
+    expect(a.body).toMatchObject({ status: 'fail', error: 'invalid_request', msg: expect.stringMatching(msg) });
+  };
+
+  it('refuses extraInfo nested 5,000 deep with 400 and creates nothing; 64 levels in all are fine', async () => {
+    const count = async () => (await kit.runtime.db.db.selectFrom('prepay_orders').select('prepay_id').execute()).length;
+    const before = await count();
+    refused(await signedRaw('/submerchant-pay/', order(nested(5_000))), /deeper than 64/);
+    // The body itself is the first level.
+    refused(await signedRaw('/submerchant-pay/', order(nested(64))), /deeper than 64/);
+    expect(await count()).toBe(before);
+    expect((await signedRaw('/submerchant-pay/', order(nested(63)))).httpStatus).toBe(200);
+    // Brackets inside strings are text, not nesting.
+    const text = await owner.client.call('POST', '/submerchant-pay/', { body: { subMerchantId: ids.subId, totalAmount: '1.00', extraInfo: '['.repeat(500) } });
+    expect(text.httpStatus).toBe(200);
+  });
+
+  it('refuses a deep body on an unsigned route and on the front-end routers too', async () => {
+    const post = async (path: string, body: string) => {
+      const res = await fetch(`${kit.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { httpStatus: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    refused(await post('/merchant/login', `{"userId":"${ids.parentId}","pw":${nested(100)}}`), /deeper than 64/);
+    refused(await post('/pos/api/login', `{"userId":"${ids.subId}","pw":${nested(1_000)}}`), /deeper than 64/);
+    refused(await post('/mp/api/pay', `{"prepayId":"x","code":${nested(1_000)}}`), /deeper than 64/);
+  });
+
+  it('refuses NUL in a text field, in a login id and in a lookup id or query, with 400 on every database', async () => {
+    refused(
+      await owner.client.call('POST', '/merchant', {
+        body: { type: 'merchant', parameters: { displayName: 'Nul\u0000Shop', pw: 'password123', appId: owner.appId } },
+      }),
+      /NUL/,
+    );
+    refused(await owner.client.call('POST', '/submerchant-pay/', { body: { subMerchantId: ids.subId, totalAmount: '1.00', orderId: 'A\u0000' } }), /NUL/);
+    refused(await owner.client.call('POST', '/submerchant-pay/', { body: { subMerchantId: `${ids.subId}\u0000`, totalAmount: '1.00' } }), /NUL/);
+    refused(
+      await owner.client.call('POST', '/submerchant-pay/', { body: { subMerchantId: ids.subId, totalAmount: '1.00', extraInfo: { ['k\u0000']: 1 } } }),
+      /NUL/,
+    );
+    refused(await owner.client.call('GET', `/submerchant-pay/prePay/${encodeURIComponent('abc\u0000')}`), /NUL/);
+    refused(await owner.client.call('GET', '/submerchant-pay/profitSharing/orders/x', { query: { prepayId: 'a\u0000b' } }), /NUL/);
+    const login = await fetch(`${kit.url}/merchant/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: `${ids.parentId}\u0000`, pw: ids.pw }),
+    });
+    expect(login.status).toBe(400);
+    const mp = await fetch(`${kit.url}/mp/api/orders/abc%00def`);
+    expect(mp.status).toBe(400);
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * A mixed load on shared orders (4.8 splits and finishes, 4.6 refunds, 4.3 payments through the
+ * sandbox) with the service SIGKILLed in the middle, while splits are held on their way to the
+ * channel (sandbox fault `splits: hold`): after a restart every accepted split ends final without
+ * anyone asking again, what an order has shared is exactly what its splits' receivers hold, and
+ * no call was answered 5xx.
+ */
+import { KitClient, KitNetworkError, type SplitRequest } from '@kit/shared';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { openServices } from '../../src/runtime';
+import { describeEachBackend } from '../support/backends';
+import { TEST_ENV, createMerchants } from '../support/kit';
+import { SOCIAL_PARAMS, sandboxPost, waitFor } from '../support/payments';
+import { freePort, startServiceProcess, type ServiceProcess } from '../support/process';
+
+const PARTNER = { type: 'MERCHANT_ID', account: '1900000888', name: 'Load Partner', relationType: 'PARTNER' } as const;
+const STAFF = { type: 'PERSONAL_OPENID', account: 'oLoadStaffMember0000000001', relationType: 'STAFF' } as const;
+
+describeEachBackend('profit sharing under a mixed load with a crash', (backend) => {
+  jest.setTimeout(180_000);
+
+  test('splits, refunds and payments, SIGKILL in the middle: every split ends final, shares add up, no 5xx', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...TEST_ENV,
+      ...backend.env(),
+      PAY_GATEWAY_TIMEOUT: '2s',
+      PAYMENT_QUERY_SCHEDULE: '300ms,500ms,1s',
+      SANDBOX_PROFIT_SHARING_DELAY: '300ms',
+      PROFIT_SHARING_QUERY_SCHEDULE: '300ms,500ms',
+      SANDBOX_REFUND_DELAY: '300ms',
+    };
+    let service: ServiceProcess | undefined = await startServiceProcess(env, { port });
+    const answered: Array<{ what: string; status: number; error?: string }> = [];
+    let lost = 0;
+    try {
+      const admin = await openServices(loadConfig({ ...env, PORT: String(port) }), createLogger('silent'));
+      const creds = await admin.services.apps.create('ps-load');
+      const client = new KitClient({ baseUrl: service.url, ...creds, timeoutMs: 20_000 });
+      const m = await createMerchants(client, creds.appId);
+      await admin.services.merchants.setContracted(m.parentId, true);
+      await admin.db.close();
+      await client.setPaymentParams(m.parentId, 'SocialNative', { ...SOCIAL_PARAMS, profitSharing: true });
+      await client.addProfitSharingReceiver({ merchantId: m.parentId, ...PARTNER });
+      await client.addProfitSharingReceiver({ merchantId: m.parentId, ...STAFF });
+
+      /** A call of the load: its answer is recorded; a call cut by the crash counts as lost (never a 5xx). */
+      const call = async (what: string, path: string, body: unknown, query?: Record<string, string>) => {
+        try {
+          const a = await client.call<any>('POST', path, { body, query });
+          answered.push({ what, status: a.httpStatus, error: a.body?.error });
+          return a;
+        } catch (e) {
+          if (!(e instanceof KitNetworkError)) throw e;
+          lost++;
+          return undefined;
+        }
+      };
+      /** Another call of the load that the crash may cut (undefined then). */
+      const survive = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
+        try {
+          return await fn();
+        } catch (e) {
+          if (!(e instanceof KitNetworkError)) throw e;
+          lost++;
+          return undefined;
+        }
+      };
+      const pay = async (amount: string) => {
+        const created = await survive(() => client.createPrepay({ subMerchantId: m.subId, totalAmount: amount }));
+        if (!created) return undefined;
+        const { prepayId } = created;
+        const a = await call('4.3', '/submerchant-pay/socialPayNative', { prepayId });
+        if (a?.httpStatus !== 200) return undefined;
+        const paid = await sandboxPost(`http://127.0.0.1:${port}`, '/pay', { codeUrl: a.body.args.code_url }).catch(() => undefined);
+        return paid?.status === 200 ? prepayId : undefined;
+      };
+      const splits: SplitRequest[] = [];
+      let seq = 0;
+      const split = (prepayId: string, who: typeof PARTNER | typeof STAFF, amount: string, finish = false) => {
+        const body: SplitRequest = {
+          prepayId,
+          outOrderNo: `L${++seq}`,
+          receivers: [{ type: who.type, account: who.account, amount, description: 'load share' }],
+          ...(finish ? { finish: true } : {}),
+        };
+        splits.push(body);
+        return call('4.8 split', '/submerchant-pay/profitSharing/orders', body);
+      };
+      /** The splits of wave 1 are all written (held at the channel, or refused). */
+      const splitsWritten = async () => {
+        const seen = await Promise.all(
+          splits.map((s) => client.call<any>('GET', `/submerchant-pay/profitSharing/orders/${s.outOrderNo}`, { query: { prepayId: s.prepayId } })),
+        );
+        return seen.every((a) => a.httpStatus === 200);
+      };
+      const refund = async (prepayId: string) => {
+        const login = await survive(() => client.login(m.subId, m.pw));
+        return login && call('4.6', '/submerchant-pay/refund', { id: prepayId }, { loginToken: login.loginToken });
+      };
+
+      const orders = (await Promise.all(Array.from({ length: 10 }, (_, i) => pay(`${20 + i}.00`)))).filter((p): p is string => !!p);
+      expect(orders).toHaveLength(10);
+      for (const o of orders) expect((await client.waitForPayment(o)).status).toBe('finish');
+
+      // Wave 1: splits held on their way to the channel, refunds of half the orders overtaking
+      // them, more payments; the service dies while the splits are held.
+      const refunded = new Set<string>();
+      expect((await sandboxPost(service.url, '/faults', { splits: 'hold' })).status).toBe(200);
+      const held = [...orders.map((o) => split(o, PARTNER, '1.00')), ...orders.map((o, i) => (i % 2 ? split(o, STAFF, '0.50') : undefined))];
+      await waitFor(async () => splitsWritten(), 10_000, 'the held splits to be accepted');
+      for (const o of orders.slice(0, 5)) refunded.add(o);
+      const refunds = await Promise.all(orders.slice(0, 5).map((o) => refund(o)));
+      expect(refunds.map((a) => a?.httpStatus)).toEqual([200, 200, 200, 200, 200]);
+      const payments = Array.from({ length: 3 }, () => pay('9.99'));
+      await new Promise((r) => setTimeout(r, 100));
+      await service.kill();
+      await Promise.all([...held, ...payments]);
+      service = await startServiceProcess(env, { port });
+
+      // Wave 2: more splits (some finishing their order, overtaking none), refunds, payments.
+      for (const o of orders.slice(5, 7)) refunded.add(o);
+      await Promise.all([
+        ...orders.map((o) => split(o, STAFF, '0.40')),
+        ...orders.map((o, i) => (i % 3 === 0 ? split(o, PARTNER, '0.30', true) : undefined)),
+        ...orders.slice(5, 7).map((o) => refund(o)),
+        ...Array.from({ length: 3 }, () => pay('8.88')),
+      ]);
+
+      // Every split that was accepted ends final on its own, and what each order shared adds up.
+      for (const s of splits) {
+        const d = await waitFor(
+          async () => {
+            const a = await client.call<any>('GET', `/submerchant-pay/profitSharing/orders/${s.outOrderNo}`, { query: { prepayId: s.prepayId } });
+            if (a.httpStatus === 404) return { data: null };
+            expect(a.httpStatus).toBe(200);
+            return a.body.data.state === 'finished' ? a.body : undefined;
+          },
+          60_000,
+          `split ${s.outOrderNo} to end`,
+        );
+        if (!d.data) continue;
+        // On an order never refunded, every share gets to its receiver (none overtaken, none closed).
+        const expected = refunded.has(s.prepayId) ? expect.stringMatching(/^(success|closed)$/) : 'success';
+        for (const r of d.data.receivers) expect([s.outOrderNo, r.result]).toEqual([s.outOrderNo, expected]);
+      }
+      for (const o of orders) {
+        const details = await Promise.all(
+          splits
+            .filter((s) => s.prepayId === o)
+            .map((s) => client.call<any>('GET', `/submerchant-pay/profitSharing/orders/${s.outOrderNo}`, { query: { prepayId: o } })),
+        );
+        const held = details
+          .filter((d) => d.httpStatus === 200)
+          .flatMap((d) => d.body.data.receivers)
+          .filter((r: any) => r.result !== 'closed')
+          .reduce((sum: number, r: any) => sum + Math.round(Number(r.amount) * 100), 0);
+        const amounts = await client.profitSharingAmounts(o);
+        expect([o, Math.round(Number(amounts.data.sharedAmount) * 100)]).toEqual([o, held]);
+      }
+      expect(answered.filter((a) => a.status >= 500)).toEqual([]);
+      // The load did what it says: splits accepted and refused, refunds accepted, a crash that cut calls.
+      expect(answered.filter((a) => a.what === '4.8 split' && a.status === 200).length).toBeGreaterThan(10);
+      expect(answered.some((a) => a.what === '4.6' && a.status === 200)).toBe(true);
+      expect(lost).toBeGreaterThan(0);
+    } finally {
+      await service?.stop();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Soak (`npm run bench -- soak`, `BENCH_SOAK`, default 10m): a steady mix for a long time, to see
+ * whether memory stays flat and calls stay as fast. Every 10 s: orders created through the API
+ * with their scan-code payment, a held `waitForFinish` call on each, their payments notified at a
+ * steady rate (each wakes its held call and sends its callback to the receiver), and chain uploads.
+ * The instance's RSS (from /proc) and JS heap (`nodejs_heap_size_used_bytes` of GET /metrics) are
+ * sampled at the end of every 10 s; one row per minute, and the growth after the first minute.
+ * Refunds are not in the mix yet (they need a merchant login).
+ */
+import { now, sleep } from '../lib/rpc';
+import { latency, round } from '../lib/stats';
+import { channelOrders } from '../lib/orders';
+import type { Scenario } from '../lib/bench';
+import type { NotifyAnswer, NotifyArgs } from '../drivers/notify';
+import type { HoldAnswer } from '../drivers/holds';
+
+const WINDOW_MS = 10_000;
+/** Orders (and payments, held calls, callbacks) per 10 s window. */
+const ORDERS_PER_WINDOW = 300;
+const UPLOADS_PER_WINDOW = 20;
+
+/** `10m`, `90s`, `2h` or seconds. */
+export function soakMs(text = process.env.BENCH_SOAK ?? '10m'): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(text.trim());
+  if (!m) throw new Error(`BENCH_SOAK must be like 10m, 90s or 2h, got "${text}"`);
+  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
+}
+
+async function heapUsedMb(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes'));
+  return line ? Number(line.split(' ').pop()) / 2 ** 20 : NaN;
+}
+
+interface Sample {
+  at: number;
+  rssMb: number;
+  heapMb: number;
+  create: number[];
+  notify: number[];
+  held: number[];
+  upload: number[];
+  callbacks: number;
+}
+
+export const soak: Scenario = {
+  id: 'soak',
+  name: 'soak: mixed steady load',
+  onlyWhenNamed: true,
+  async run(b) {
+    const total = soakMs();
+    const url = b.fleet.urls[0];
+    const r = b.driver('receiver');
+    const { url: receiverUrl } = await r.call<{ url: string }>('start', { creds: b.creds, mode: 'ok' });
+    const merchant = b.driver('merchant');
+    const shop = await merchant.call<string>('subMerchant', { url, creds: b.creds, parentId: b.demo.parentMerchantId, displayName: 'Bench soak' });
+    await merchant.call('callbackUrl', { url, creds: b.creds, merchantId: shop, notifyCallbackUrl: receiverUrl });
+    const holder = b.driver('holds');
+    const notifier = b.driver('notify');
+    const uploader = b.driver('merchant');
+    const samples: Sample[] = [];
+    const started = now();
+    let held = 0;
+    // Notifications the service did not acknowledge: the platform would send them again, so the run fails.
+    let refused = 0;
+    for (let w = 0; now() - started < total; w++) {
+      const windowStart = now();
+      const created = await merchant.call<{ orders: Array<{ prepayId: string }>; ms: Float64Array }>('timedOrders', {
+        url,
+        creds: b.creds,
+        subMerchantId: shop,
+        count: ORDERS_PER_WINDOW,
+        concurrency: 8,
+      });
+      const ids = created.orders.map((o) => o.prepayId);
+      await holder.call('open', { url, creds: b.creds, ids });
+      const orders = await channelOrders(b, ids);
+      const [paid, uploads] = await Promise.all([
+        notifier.call<NotifyAnswer>('send', { url, platform: b.fleet.platform, orders, rate: ORDERS_PER_WINDOW / 5 } satisfies NotifyArgs),
+        uploader.call<Float64Array>('timedUpload', { url, creds: b.creds, tag: `soak${w}`, calls: UPLOADS_PER_WINDOW, items: 50 }),
+      ]);
+      held += ids.length;
+      refused += paid.acked.length - paid.acked.reduce((n, x) => n + x, 0);
+      const answers = (await holder.call<{ answers: HoldAnswer[] }>('answers', { atLeast: held, timeoutMs: 10_000 })).answers;
+      const at = new Map(answers.map((a) => [a.prepayId, a.at]));
+      const heldMs = orders.flatMap((o, i) => (at.has(o.prepayId) ? [at.get(o.prepayId)! - paid.answered[i]] : []));
+      const rest = WINDOW_MS - (now() - windowStart);
+      if (rest > 0) await sleep(rest);
+      samples.push({
+        at: now() - started,
+        rssMb: b.fleet.memory(0).rss / 2 ** 20,
+        heapMb: await heapUsedMb(url),
+        create: [...created.ms],
+        notify: [...paid.answered].map((t, i) => t - paid.sent[i]),
+        held: heldMs,
+        upload: [...uploads],
+        callbacks: (await r.call<{ delivered: number }>('counts')).delivered,
+      });
+    }
+    const p99 = (xs: number[]) => round(latency(Float64Array.from(xs)).p99, 1);
+    const perMinute = Math.round(60_000 / WINDOW_MS);
+    for (let m = 0; m * perMinute < samples.length; m++) {
+      const part = samples.slice(m * perMinute, (m + 1) * perMinute);
+      const last = part[part.length - 1];
+      b.report({
+        scenario: `soak minute ${m + 1}: RSS ${round(last.rssMb, 1)} MB, heap ${round(last.heapMb, 1)} MB`,
+        p99: p99(part.flatMap((s) => s.notify)),
+        notes:
+          `p99 ms: creation ${p99(part.flatMap((s) => s.create))}, notification ${p99(part.flatMap((s) => s.notify))}, ` +
+          `held answer after its payment ${p99(part.flatMap((s) => s.held))}, upload of 50 items ${p99(part.flatMap((s) => s.upload))}; ` +
+          `RSS per 10 s ${part.map((s) => round(s.rssMb, 0)).join(' ')} MB; ${last.callbacks} callbacks delivered so far`,
+      });
+    }
+    // Growth after the first minute: the last sample against the first one after it.
+    const base = samples[Math.min(perMinute, samples.length - 1)];
+    const last = samples[samples.length - 1];
+    const rssGrowth = (last.rssMb / base.rssMb - 1) * 100;
+    const heapGrowth = (last.heapMb / base.heapMb - 1) * 100;
+    b.report({
+      scenario: `soak: ${round(total / 60_000, 1)} min of mixed steady load, memory growth after the first minute`,
+      target: '≤ 5 %',
+      met: refused > 0 ? false : samples.length > perMinute ? rssGrowth <= 5 : undefined,
+      notes:
+        `RSS ${round(base.rssMb, 1)} → ${round(last.rssMb, 1)} MB (${round(rssGrowth, 1)} %), heap ${round(base.heapMb, 1)} → ${round(last.heapMb, 1)} MB (${round(heapGrowth, 1)} %); ` +
+        `every 10 s: ${ORDERS_PER_WINDOW} creations with their scan-code payment, held calls and notifications (${ORDERS_PER_WINDOW / 5}/s), ${UPLOADS_PER_WINDOW} uploads of 50 items; ` +
+        `${held} orders paid, ${last.callbacks} callbacks delivered` +
+        (refused ? `; **${refused} notifications refused**` : ''),
+    });
+    await b.release();
+  },
+};
