@@ -119,9 +119,12 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
       await first.close();
       first = undefined;
       expect(Date.now() - started).toBeLessThan(5_000);
-      // Mined now, in a block of its own with nothing after it (switching automine on may mine it already).
+      // Mined now, in a block of its own with nothing after it. Mined by hand before automine is switched
+      // back on: switching it on mines what is pending in the background, and a mine sent meanwhile would
+      // add an empty block after it (a second confirmation too early).
+      await anvil.rpc('evm_mine');
+      expect(await pendingTxs()).toBe(0);
       await anvil.rpc('evm_setAutomine', [true]);
-      if ((await pendingTxs()) > 0) await anvil.rpc('evm_mine');
 
       // Two confirmations wanted: the anchor found on the chain is recorded only once a second block follows it.
       const second = await startTestKit(backend, { ...env, CHAIN_ANCHOR_CONFIRMATIONS: '2' });
