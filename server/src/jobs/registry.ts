@@ -37,7 +37,8 @@ export function kitJobs(config: Config, h: KitJobHandlers): JobKind[] {
     },
     // Refunds can take days at a bank: after the schedule, its last wait repeats.
     { handler: h.refundFollower, retry: { schedule: config.PAYMENT_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' } },
-    { handler: h.dailyReconciliation, retry: { schedule: config.RECONCILE_RETRY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' } },
+    // Its job is due at once (after RECONCILE_AT): the schedule's first wait follows the first run.
+    { handler: h.dailyReconciliation, retry: { schedule: config.RECONCILE_RETRY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'repeat-last' } },
   ];
 }
 

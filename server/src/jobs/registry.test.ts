@@ -1,0 +1,43 @@
+import { loadConfig } from '../config';
+import { checkRegistry, kitJobs, type KitJobHandlers } from './registry';
+import { Retry } from './retry';
+import type { JobHandler } from './job-worker';
+
+const handler = (queue: string) => ({ queue }) as unknown as JobHandler;
+const handlers: KitJobHandlers = {
+  profitSharingFollower: handler('profit-sharing.follow'),
+  callbackDelivery: handler('callback'),
+  paymentReconciler: handler('payment.reconcile'),
+  refundFollower: handler('refund.follow'),
+  dailyReconciliation: handler('reconcile.daily'),
+};
+const config = loadConfig({
+  CALLBACK_RETRY_SCHEDULE: '1s,2s,3s',
+  PAYMENT_QUERY_SCHEDULE: '10s,20s,30s',
+  PROFIT_SHARING_QUERY_SCHEDULE: '11s,21s,31s',
+  RECONCILE_RETRY_SCHEDULE: '5m,10m,30m',
+});
+const policyOf = (queue: string) => kitJobs(config, handlers).find((k) => k.handler.queue === queue)!.retry;
+/** The wait after run n (1-based) of a job of `queue`. */
+const waitAfterRun = (queue: string, n: number) => new Retry(policyOf(queue), { attempts: n - 1 }).nextWait();
+
+describe('the job registry', () => {
+  test('registers each queue once', () => {
+    expect(checkRegistry(kitJobs(config, handlers)).map((k) => k.handler.queue)).toHaveLength(5);
+    expect(() => checkRegistry([...kitJobs(config, handlers), { handler: handlers.callbackDelivery, retry: policyOf('callback') }])).toThrow(/twice/);
+  });
+
+  test('jobs due at once wait the schedule from its first wait after their first run', () => {
+    expect(waitAfterRun('callback', 1)).toBe(1_000);
+    expect(waitAfterRun('reconcile.daily', 1)).toBe(5 * 60_000);
+    expect(waitAfterRun('reconcile.daily', 2)).toBe(10 * 60_000);
+    // Then its last wait repeats: a bill can be late for days.
+    expect(waitAfterRun('reconcile.daily', 9)).toBe(30 * 60_000);
+  });
+
+  test("follow-up jobs, added due after the schedule's first wait, go on from its second", () => {
+    expect(waitAfterRun('payment.reconcile', 1)).toBe(20_000);
+    expect(waitAfterRun('refund.follow', 1)).toBe(20_000);
+    expect(waitAfterRun('profit-sharing.follow', 1)).toBe(21_000);
+  });
+});
