@@ -2,15 +2,20 @@
  * Soak (`npm run bench -- soak`, `BENCH_SOAK`, default 10m): a steady mix for a long time, to see
  * whether memory stays flat and calls stay as fast. Every 10 s: orders created through the API
  * with their scan-code payment, a held `waitForFinish` call on each, their payments notified at a
- * steady rate (each wakes its held call and sends its callback to the receiver), and chain uploads.
+ * steady rate (each wakes its held call and sends its callback to the receiver), chain uploads, and
+ * refunds: further orders paid by the sandbox's payer (the sandbox notifies the payment), then
+ * refunded with 4.6 under the parent merchant's login (the sandbox completes each refund and sends
+ * its refund notification; a `refunded` callback follows).
  * The instance's RSS (from /proc) and JS heap (`nodejs_heap_size_used_bytes` of GET /metrics) are
  * sampled at the end of every 10 s; one row per minute, and the growth after the first minute.
- * Refunds are not in the mix yet (they need a merchant login).
+ * With BENCH_HEAP_SNAPSHOTS=1, heap snapshots after minute 1 and at the end, and the retained heap's
+ * growth between them by constructor (printed; the largest in the notes).
  */
 import { now, sleep } from '../lib/rpc';
 import { latency, round } from '../lib/stats';
-import { channelOrders } from '../lib/orders';
-import type { Scenario } from '../lib/bench';
+import { channelOrders, type PayableOrder } from '../lib/orders';
+import { heapGrowth, readHeap } from '../lib/heap-diff';
+import type { Bench, Scenario } from '../lib/bench';
 import type { NotifyAnswer, NotifyArgs } from '../drivers/notify';
 import type { HoldAnswer } from '../drivers/holds';
 
@@ -18,6 +23,8 @@ const WINDOW_MS = 10_000;
 /** Orders (and payments, held calls, callbacks) per 10 s window. */
 const ORDERS_PER_WINDOW = 300;
 const UPLOADS_PER_WINDOW = 20;
+/** Orders paid through the sandbox and refunded per 10 s window. */
+const REFUNDS_PER_WINDOW = 30;
 
 /** `10m`, `90s`, `2h` or seconds. */
 export function soakMs(text = process.env.BENCH_SOAK ?? '10m'): number {
@@ -40,6 +47,7 @@ interface Sample {
   notify: number[];
   held: number[];
   upload: number[];
+  refund: number[];
   callbacks: number;
 }
 
@@ -58,6 +66,35 @@ export const soak: Scenario = {
     const holder = b.driver('holds');
     const notifier = b.driver('notify');
     const uploader = b.driver('merchant');
+    const refunder = b.driver('merchant');
+    const payer = b.driver('payer');
+    /** Orders created, paid in the sandbox and refunded: the 4.6 latencies. */
+    const refundRound = async (): Promise<{ ms: number[]; refused: number; ids: string[] }> => {
+      const orders = await refunder.call<PayableOrder[]>('orders', {
+        url,
+        creds: b.creds,
+        subMerchantId: shop,
+        count: REFUNDS_PER_WINDOW,
+        native: true,
+        concurrency: 4,
+      });
+      await payer.call('pay', { url, orders, gapMs: 20 });
+      const ids = orders.map((o) => o.prepayId);
+      // The sandbox notifies each payment right away; a refund needs the order `finish`.
+      for (const deadline = now() + 5_000; (await countWithStatus(b, ids, 'finish')) < ids.length && now() < deadline;) await sleep(100);
+      const r = await refunder.call<{ ms: Float64Array; refused: number }>('timedRefunds', {
+        url,
+        creds: b.creds,
+        userId: b.demo.parentMerchantId,
+        pw: b.demo.password,
+        ids,
+        concurrency: 4,
+      });
+      return { ms: [...r.ms], refused: r.refused, ids };
+    };
+    const refundIds: string[] = [];
+    let refundsRefused = 0;
+    let heapAfterMinute1: string | undefined;
     const samples: Sample[] = [];
     const started = now();
     let held = 0;
@@ -75,10 +112,13 @@ export const soak: Scenario = {
       const ids = created.orders.map((o) => o.prepayId);
       await holder.call('open', { url, creds: b.creds, ids });
       const orders = await channelOrders(b, ids);
-      const [paid, uploads] = await Promise.all([
+      const [paid, uploads, refunds] = await Promise.all([
         notifier.call<NotifyAnswer>('send', { url, platform: b.fleet.platform, orders, rate: ORDERS_PER_WINDOW / 5 } satisfies NotifyArgs),
         uploader.call<Float64Array>('timedUpload', { url, creds: b.creds, tag: `soak${w}`, calls: UPLOADS_PER_WINDOW, items: 50 }),
+        refundRound(),
       ]);
+      refundsRefused += refunds.refused;
+      refundIds.push(...refunds.ids);
       held += ids.length;
       refused += paid.acked.length - paid.acked.reduce((n, x) => n + x, 0);
       const answers = (await holder.call<{ answers: HoldAnswer[] }>('answers', { atLeast: held, timeoutMs: 10_000 })).answers;
@@ -94,9 +134,16 @@ export const soak: Scenario = {
         notify: [...paid.answered].map((t, i) => t - paid.sent[i]),
         held: heldMs,
         upload: [...uploads],
+        refund: refunds.ms,
         callbacks: (await r.call<{ delivered: number }>('counts')).delivered,
       });
+      if (b.opts.heapSnapshots && samples.length === Math.round(60_000 / WINDOW_MS)) heapAfterMinute1 = await b.fleet.heapSnapshot(0);
     }
+    // The last refunds complete SANDBOX_REFUND_DELAY (1 s) after they were accepted.
+    let refunded = 0;
+    for (const deadline = now() + 10_000; (refunded = await countWithStatus(b, refundIds, 'refunded')) < refundIds.length && now() < deadline;)
+      await sleep(200);
+    const heap = heapAfterMinute1 ? heapDiff(heapAfterMinute1, await b.fleet.heapSnapshot(0)) : '';
     const p99 = (xs: number[]) => round(latency(Float64Array.from(xs)).p99, 1);
     const perMinute = Math.round(60_000 / WINDOW_MS);
     for (let m = 0; m * perMinute < samples.length; m++) {
@@ -107,7 +154,8 @@ export const soak: Scenario = {
         p99: p99(part.flatMap((s) => s.notify)),
         notes:
           `p99 ms: creation ${p99(part.flatMap((s) => s.create))}, notification ${p99(part.flatMap((s) => s.notify))}, ` +
-          `held answer after its payment ${p99(part.flatMap((s) => s.held))}, upload of 50 items ${p99(part.flatMap((s) => s.upload))}; ` +
+          `held answer after its payment ${p99(part.flatMap((s) => s.held))}, upload of 50 items ${p99(part.flatMap((s) => s.upload))}, ` +
+          `refund ${p99(part.flatMap((s) => s.refund))}; ` +
           `RSS per 10 s ${part.map((s) => round(s.rssMb, 0)).join(' ')} MB; ${last.callbacks} callbacks delivered so far`,
       });
     }
@@ -119,13 +167,50 @@ export const soak: Scenario = {
     b.report({
       scenario: `soak: ${round(total / 60_000, 1)} min of mixed steady load, memory growth after the first minute`,
       target: '≤ 5 %',
-      met: refused > 0 ? false : samples.length > perMinute ? rssGrowth <= 5 : undefined,
+      met: refused > 0 || refundsRefused > 0 || refunded < refundIds.length ? false : samples.length > perMinute ? rssGrowth <= 5 : undefined,
       notes:
         `RSS ${round(base.rssMb, 1)} → ${round(last.rssMb, 1)} MB (${round(rssGrowth, 1)} %), heap ${round(base.heapMb, 1)} → ${round(last.heapMb, 1)} MB (${round(heapGrowth, 1)} %); ` +
-        `every 10 s: ${ORDERS_PER_WINDOW} creations with their scan-code payment, held calls and notifications (${ORDERS_PER_WINDOW / 5}/s), ${UPLOADS_PER_WINDOW} uploads of 50 items; ` +
-        `${held} orders paid, ${last.callbacks} callbacks delivered` +
-        (refused ? `; **${refused} notifications refused**` : ''),
+        `every 10 s: ${ORDERS_PER_WINDOW} creations with their scan-code payment, held calls and notifications (${ORDERS_PER_WINDOW / 5}/s), ${UPLOADS_PER_WINDOW} uploads of 50 items, ` +
+        `${REFUNDS_PER_WINDOW} orders paid in the sandbox and refunded (4.6, 4 at a time); ` +
+        `${held + refundIds.length} orders paid, ${refunded} of ${refundIds.length} refunded, ${last.callbacks} callbacks delivered` +
+        (refused ? `; **${refused} notifications refused**` : '') +
+        (refundsRefused ? `; **${refundsRefused} refunds refused**` : '') +
+        heap,
     });
     await b.release();
   },
 };
+
+/** How many of these orders have `status` (read-only SQL). */
+async function countWithStatus(b: Bench, ids: readonly string[], status: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  let n = 0;
+  // In slices: SQLite allows a limited number of parameters per statement.
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = ids.slice(i, i + 500);
+    const marks = part.map((_, k) => `$${k + 2}`).join(', ');
+    const rows = await b.fleet.query<{ n: number | string }>(`select count(*) as n from prepay_orders where status = $1 and prepay_id in (${marks})`, [
+      status,
+      ...part,
+    ]);
+    n += Number(rows[0].n);
+  }
+  return n;
+}
+
+/** BENCH_HEAP_SNAPSHOTS: the retained JS heap's growth from after minute 1 to the end, by constructor (printed, the largest in the notes). */
+function heapDiff(beforeFile: string, afterFile: string): string {
+  const { perUnit, groups } = heapGrowth(readHeap(beforeFile), readHeap(afterFile), 1);
+  console.log(`  retained JS heap growth after minute 1: ${round(perUnit / 2 ** 20, 2)} MB`);
+  for (const g of groups.slice(0, 30))
+    console.log(
+      `    ${Math.round(g.bytes / 1024)
+        .toString()
+        .padStart(8)} KB  ${Math.round(g.count).toString().padStart(8)} ×  ${g.name}`,
+    );
+  const top = groups
+    .slice(0, 5)
+    .map((g) => `${g.name} ${round(g.bytes / 1024, 0)} KB`)
+    .join(', ');
+  return `; retained heap (snapshots) after minute 1 → end: ${round(perUnit / 2 ** 20, 2)} MB, largest: ${top}`;
+}
