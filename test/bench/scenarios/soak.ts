@@ -11,6 +11,7 @@
  * With BENCH_HEAP_SNAPSHOTS=1, heap snapshots after minute 1 and at the end, and the retained heap's
  * growth between them by constructor (printed; the largest in the notes).
  */
+import fs from 'node:fs';
 import { now, sleep } from '../lib/rpc';
 import { latency, round } from '../lib/stats';
 import { channelOrders, type PayableOrder } from '../lib/orders';
@@ -33,16 +34,32 @@ export function soakMs(text = process.env.BENCH_SOAK ?? '10m'): number {
   return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
 }
 
-async function heapUsedMb(url: string): Promise<number> {
+/** The instance's V8 heap (used, and its size with garbage and free room) and memory outside it (Buffers, SQLite's through `external`), MB, from GET /metrics. */
+async function heapMb(url: string): Promise<{ used: number; total: number; external: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes'));
-  return line ? Number(line.split(' ').pop()) / 2 ** 20 : NaN;
+  const lines = text.split('\n');
+  const value = (name: string) => {
+    const line = lines.find((l) => l.startsWith(`${name} `));
+    return line ? Number(line.split(' ').pop()) / 2 ** 20 : NaN;
+  };
+  return { used: value('nodejs_heap_size_used_bytes'), total: value('nodejs_heap_size_total_bytes'), external: value('nodejs_external_memory_bytes') };
+}
+
+/** RssAnon (malloc and V8's heap) and RssFile (mapped files: code, SQLite's shared memory) of a process, MB. */
+function rssParts(pid: number): { anon: number; file: number } {
+  const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)\\s+kB`, 'm').exec(text)?.[1] ?? NaN) / 1024;
+  return { anon: mb('RssAnon'), file: mb('RssFile') };
 }
 
 interface Sample {
   at: number;
   rssMb: number;
   heapMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  anonMb: number;
+  fileMb: number;
   create: number[];
   notify: number[];
   held: number[];
@@ -126,10 +143,16 @@ export const soak: Scenario = {
       const heldMs = orders.flatMap((o, i) => (at.has(o.prepayId) ? [at.get(o.prepayId)! - paid.answered[i]] : []));
       const rest = WINDOW_MS - (now() - windowStart);
       if (rest > 0) await sleep(rest);
+      const heapNow = await heapMb(url);
+      const parts = rssParts(b.fleet.instances[0].pid);
       samples.push({
         at: now() - started,
         rssMb: b.fleet.memory(0).rss / 2 ** 20,
-        heapMb: await heapUsedMb(url),
+        heapMb: heapNow.used,
+        heapTotalMb: heapNow.total,
+        externalMb: heapNow.external,
+        anonMb: parts.anon,
+        fileMb: parts.file,
         create: [...created.ms],
         notify: [...paid.answered].map((t, i) => t - paid.sent[i]),
         held: heldMs,
@@ -156,7 +179,7 @@ export const soak: Scenario = {
           `p99 ms: creation ${p99(part.flatMap((s) => s.create))}, notification ${p99(part.flatMap((s) => s.notify))}, ` +
           `held answer after its payment ${p99(part.flatMap((s) => s.held))}, upload of 50 items ${p99(part.flatMap((s) => s.upload))}, ` +
           `refund ${p99(part.flatMap((s) => s.refund))}; ` +
-          `RSS per 10 s ${part.map((s) => round(s.rssMb, 0)).join(' ')} MB; ${last.callbacks} callbacks delivered so far`,
+          `RSS per 10 s ${part.map((s) => round(s.rssMb, 0)).join(' ')} MB, heap used ${part.map((s) => round(s.heapMb, 0)).join(' ')} MB; ${last.callbacks} callbacks delivered so far`,
       });
     }
     // Growth after the first minute: the last sample against the first one after it.
@@ -164,12 +187,20 @@ export const soak: Scenario = {
     const last = samples[samples.length - 1];
     const rssGrowth = (last.rssMb / base.rssMb - 1) * 100;
     const heapGrowth = (last.heapMb / base.heapMb - 1) * 100;
+    // A sample of heap used falls anywhere between two collections; the lowest of a minute is close to what is live.
+    const lowest = (part: Sample[]) => Math.min(...(part.length ? part : samples).map((s) => s.heapMb));
+    const floorBase = lowest(samples.slice(perMinute, 2 * perMinute));
+    const floorLast = lowest(samples.slice(-perMinute));
+    const mb = (x: number) => `${round(x, 1)}`;
+    const change = (from: number, to: number) => `${mb(from)} → ${mb(to)}`;
     b.report({
       scenario: `soak: ${round(total / 60_000, 1)} min of mixed steady load, memory growth after the first minute`,
       target: '≤ 5 %',
       met: refused > 0 || refundsRefused > 0 || refunded < refundIds.length ? false : samples.length > perMinute ? rssGrowth <= 5 : undefined,
       notes:
         `RSS ${round(base.rssMb, 1)} → ${round(last.rssMb, 1)} MB (${round(rssGrowth, 1)} %), heap ${round(base.heapMb, 1)} → ${round(last.heapMb, 1)} MB (${round(heapGrowth, 1)} %); ` +
+        `lowest heap used of minute 2 → of the last minute ${change(floorBase, floorLast)} MB (${round((floorLast / floorBase - 1) * 100, 1)} %); ` +
+        `RssAnon ${change(base.anonMb, last.anonMb)} MB, RssFile ${change(base.fileMb, last.fileMb)} MB, V8 heap size ${change(base.heapTotalMb, last.heapTotalMb)} MB, external ${change(base.externalMb, last.externalMb)} MB; ` +
         `every 10 s: ${ORDERS_PER_WINDOW} creations with their scan-code payment, held calls and notifications (${ORDERS_PER_WINDOW / 5}/s), ${UPLOADS_PER_WINDOW} uploads of 50 items, ` +
         `${REFUNDS_PER_WINDOW} orders paid in the sandbox and refunded (4.6, 4 at a time); ` +
         `${held + refundIds.length} orders paid, ${refunded} of ${refundIds.length} refunded, ${last.callbacks} callbacks delivered` +
