@@ -56,6 +56,11 @@ export class ChannelOrders implements ExpiryGuard {
     private readonly metrics?: Pick<Metrics, 'reconciliation'>,
   ) {}
 
+  /** Orders with a request or a channel call in flight in this process: 0 once every call has ended (the maps are keyed by order, so they must empty). */
+  get inFlight(): number {
+    return this.switching.size + this.placing.size;
+  }
+
   /**
    * The payable channel order for `wish`: the existing one when it matches; a half-created one
    * (left by a request still waiting for the channel, or by a crash) is placed again under the

@@ -55,6 +55,28 @@ serve({
     return { orders, ms };
   },
 
+  /**
+   * 4.6 refunds of paid orders, `concurrency` at a time, with the login token of `userId` (the
+   * sub-merchant or its parent; logged in once per call, as a backend does per shift): each
+   * refund's latency (ms) and the refunds not answered `success`.
+   */
+  async timedRefunds(a: { url: string; creds: Creds; userId: string; pw: string; ids: string[]; concurrency: number }) {
+    const c = client(a.url, a.creds);
+    const { loginToken } = await c.login(a.userId, a.pw);
+    const ms = new Float64Array(a.ids.length);
+    let refused = 0;
+    await pool(a.ids.length, a.concurrency, async (i) => {
+      const t = now();
+      try {
+        await c.refund(a.ids[i], loginToken);
+      } catch {
+        refused++;
+      }
+      ms[i] = now() - t;
+    });
+    return { ms, refused };
+  },
+
   /** Like `upload`, timing each call (ms). */
   async timedUpload(a: { url: string; creds: Creds; tag: string; calls: number; items: number }) {
     const c = client(a.url, a.creds);
