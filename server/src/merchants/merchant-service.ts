@@ -147,7 +147,9 @@ export class MerchantService {
     if (!rows.length) throw new KitError('unknown_merchant', `merchant "${merchantId}" does not exist`);
     const parent = rows[0].parent_merchant_id;
     const ids = parent ? [parent, merchantId] : [merchantId];
-    const byId = new Map(rows.flatMap((r) => (r.merchant_id && r.params_json ? [[r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[C]>] as const] : [])));
+    const byId = new Map(
+      rows.flatMap((r) => (r.merchant_id && r.params_json ? [[r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[C]>] as const] : [])),
+    );
     return Object.assign({}, ...ids.map((i) => byId.get(i) ?? {}));
   }
 

@@ -17,7 +17,9 @@ export class MerchantStore {
         db
           .selectFrom('merchants as m')
           .leftJoin('payment_params as p', (j) =>
-            j.on('p.channel', '=', channel).on((eb) => eb.or([eb('p.merchant_id', '=', eb.ref('m.id')), eb('p.merchant_id', '=', eb.ref('m.parent_merchant_id'))])),
+            j
+              .on('p.channel', '=', channel)
+              .on((eb) => eb.or([eb('p.merchant_id', '=', eb.ref('m.id')), eb('p.merchant_id', '=', eb.ref('m.parent_merchant_id'))])),
           )
           .select(['m.parent_merchant_id', 'p.merchant_id', 'p.params_json'])
           .where('m.id', '=', id),
