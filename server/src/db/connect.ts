@@ -8,6 +8,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { BetterSqliteDialect } from './sqlite-dialect';
+import { namePreparedStatements } from './prepared';
 import type { Database } from './schema';
 import type { Dialect } from './dialect';
 import { KIT_MIGRATIONS, type MigrationSet } from './migrations';
@@ -102,7 +103,10 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   // The same for a client checked out but between queries when its connection drops (the database
   // going away): without a listener its 'error' would end the process. A query running on it fails
   // on its own; the pool throws the broken client away when it is released.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    namePreparedStatements(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

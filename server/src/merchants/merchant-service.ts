@@ -143,11 +143,13 @@ export class MerchantService {
 
   /** Effective parameters of a merchant for a channel: its own values over its parent's, field by field. */
   async effectivePaymentParams<C extends PaymentChannel>(merchantId: string, channel: C): Promise<Partial<ChannelParams[C]>> {
-    const m = await this.store.find(merchantId);
-    if (!m) throw new KitError('unknown_merchant', `merchant "${merchantId}" does not exist`);
-    const ids = m.parent_merchant_id ? [m.parent_merchant_id, m.id] : [m.id];
-    const rows = await this.store.paymentParams(ids, channel);
-    const byId = new Map(rows.map((r) => [r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[C]>]));
+    const rows = await this.store.paramsWithParent(merchantId, channel);
+    if (!rows.length) throw new KitError('unknown_merchant', `merchant "${merchantId}" does not exist`);
+    const parent = rows[0].parent_merchant_id;
+    const ids = parent ? [parent, merchantId] : [merchantId];
+    const byId = new Map(
+      rows.flatMap((r) => (r.merchant_id && r.params_json ? [[r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[C]>] as const] : [])),
+    );
     return Object.assign({}, ...ids.map((i) => byId.get(i) ?? {}));
   }
 

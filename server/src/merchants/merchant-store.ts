@@ -6,14 +6,25 @@ export class MerchantStore {
   private readonly withParentRow;
   // Every callback reads its merchant and payment parameters (prepared once: docs/performance.md).
   private readonly findRow;
-  private readonly paramsRow;
-  private readonly paramsWithParentRow;
+  private readonly effectiveParamsRows;
 
   constructor(private readonly db: Kysely<Database>) {
     this.withParentRow = prepared(db, (id: string) => this.withParentQuery(id), 1);
     this.findRow = prepared(db, (id: string) => db.selectFrom('merchants').selectAll().where('id', '=', id), 1);
-    this.paramsRow = prepared(db, (id: string, channel: string) => this.paramsQuery([id], channel), 2);
-    this.paramsWithParentRow = prepared(db, (parentId: string, id: string, channel: string) => this.paramsQuery([parentId, id], channel), 3);
+    this.effectiveParamsRows = prepared(
+      db,
+      (id: string, channel: string) =>
+        db
+          .selectFrom('merchants as m')
+          .leftJoin('payment_params as p', (j) =>
+            j
+              .on('p.channel', '=', channel)
+              .on((eb) => eb.or([eb('p.merchant_id', '=', eb.ref('m.id')), eb('p.merchant_id', '=', eb.ref('m.parent_merchant_id'))])),
+          )
+          .select(['m.parent_merchant_id', 'p.merchant_id', 'p.params_json'])
+          .where('m.id', '=', id),
+      2,
+    );
   }
 
   insert(row: MerchantsTable): Promise<unknown> {
@@ -115,15 +126,13 @@ export class MerchantStore {
     }
   }
 
-  /** Own parameters of the given merchants for one channel. */
-  paymentParams(merchantIds: string[], channel: string) {
-    if (merchantIds.length === 1) return this.paramsRow(merchantIds[0], channel);
-    if (merchantIds.length === 2) return this.paramsWithParentRow(merchantIds[0], merchantIds[1], channel);
-    return this.paramsQuery(merchantIds, channel).execute();
-  }
-
-  private paramsQuery(merchantIds: string[], channel: string) {
-    return this.db.selectFrom('payment_params').select(['merchant_id', 'params_json']).where('merchant_id', 'in', merchantIds).where('channel', '=', channel);
+  /**
+   * A merchant's parent and the channel parameters of both, in one read (one row per parameter set,
+   * or one row without parameters; none when the merchant does not exist): every callback and every
+   * channel order needs them, and on PostgreSQL each read is a round trip.
+   */
+  paramsWithParent(id: string, channel: string) {
+    return this.effectiveParamsRows(id, channel);
   }
 
   /** The sub-merchants of a parent merchant, by id. */

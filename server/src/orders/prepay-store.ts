@@ -26,6 +26,7 @@ export class PrepayStore {
   // A payment's and a refund's state changes (the settlement) too.
   private readonly moveRow;
   private readonly movePaidRow;
+  private readonly insertGuardedRow;
 
   constructor(readonly db: Kysely<Database>) {
     this.insertRow = prepared(
@@ -50,6 +51,25 @@ export class PrepayStore {
           .where('status', '=', from),
       5,
     );
+    // PostgreSQL's guarded creation (`insertGuarded`): the replay guard's row, then the order's.
+    this.insertGuardedRow = prepared(
+      db,
+      (...v: unknown[]) => {
+        const [appId, sig, expiresAt, ...values] = v;
+        return {
+          compile: () =>
+            sql<{ prepay_id: string }>`
+              with guard as (
+                insert into replay_guard (app_id, sig, expires_at) values (${appId}, ${sig}, ${expiresAt})
+                on conflict do nothing returning 1
+              )
+              insert into prepay_orders (${sql.join(INSERT_COLUMNS.map((c) => sql.ref(c)))})
+              select ${sql.join(values.map((x) => sql.val(x)))} where exists (select 1 from guard)
+              returning prepay_id`.compile(db),
+        };
+      },
+      3 + INSERT_COLUMNS.length,
+    );
   }
 
   async insert(row: PrepayOrdersTable, on?: Executor): Promise<void> {
@@ -66,15 +86,8 @@ export class PrepayStore {
    */
   async insertGuarded(row: PrepayOrdersTable, guard: SpentSignature): Promise<boolean> {
     if (this.db.getExecutor().adapter instanceof PostgresAdapter) {
-      const res = await sql<{ prepay_id: string }>`
-        with guard as (
-          insert into replay_guard (app_id, sig, expires_at) values (${guard.appId}, ${guard.sig}, ${guard.expiresAt})
-          on conflict do nothing returning 1
-        )
-        insert into prepay_orders (${sql.join(INSERT_COLUMNS.map((c) => sql.ref(c)))})
-        select ${sql.join(INSERT_COLUMNS.map((c) => sql.val(row[c])))} where exists (select 1 from guard)
-        returning prepay_id`.execute(this.db);
-      return res.rows.length === 1;
+      const rows = await this.insertGuardedRow(guard.appId, guard.sig, guard.expiresAt, ...INSERT_COLUMNS.map((c) => row[c]));
+      return rows.length === 1;
     }
     return this.db.transaction().execute(async (trx) => {
       const res = await trx

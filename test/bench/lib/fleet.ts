@@ -93,7 +93,8 @@ export class Fleet {
     const log = path.join(this.dataDir, `instance-${index}.log`);
     const out = fs.openSync(log, 'a');
     const heapProbe = this.opts.heapSnapshots ? ['--require', path.join(__dirname, 'heap-probe.cjs')] : [];
-    const child = spawn(process.execPath, [...heapProbe, ...serviceArgs()], {
+    const cpuProfile = this.opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(this.opts.cpuProfileDir)}`] : [];
+    const child = spawn(process.execPath, [...heapProbe, ...cpuProfile, ...serviceArgs()], {
       cwd: REPO,
       env: { ...this.env, PORT: String(port), ...(this.opts.heapSnapshots ? { BENCH_HEAP_DIR: this.dataDir } : {}) },
       stdio: ['ignore', out, out],

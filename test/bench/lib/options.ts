@@ -18,6 +18,11 @@ export interface BenchOptions {
    * (BENCH_PROTOCOL, default v3, the service's own default; `v2` for the merchants who have it).
    */
   protocol: 'v3' | 'v2';
+  /**
+   * A folder the instances write V8 CPU profiles to (BENCH_CPU_PROF; `node --cpu-prof`, which
+   * NODE_OPTIONS does not allow): where a scenario's server CPU goes.
+   */
+  cpuProfileDir?: string;
   /** Where the table goes (BENCH_OUTPUT, default docs/performance.md; `-` prints only). */
   output: string;
 }
@@ -61,6 +66,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     holds: positiveNumber(env, 'BENCH_HOLDS', 10_000, true),
     heapSnapshots: ['1', 'true', 'yes'].includes(env.BENCH_HEAP_SNAPSHOTS ?? ''),
     protocol,
+    cpuProfileDir: env.BENCH_CPU_PROF || undefined,
     output: env.BENCH_OUTPUT || 'docs/performance.md',
   };
 }
