@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Bench, type Demo } from './lib/bench';
-import { Fleet, REPO, SERVICE_SETTINGS } from './lib/fleet';
+import { Fleet, REPO, SERVICE_SETTINGS, serviceArgs } from './lib/fleet';
 import { describeMachine, loadAverage } from './lib/machine';
 import { configurationKey, OptionsError, parseOptions } from './lib/options';
 import { renderTable, updateDocument, type Row } from './lib/report';
@@ -71,7 +71,7 @@ async function main() {
       elapsed: (Date.now() - started) / 1000,
       filter: opts.filter,
       service:
-        `\`node --import tsx server/src/main.ts\` per instance with ` +
+        `\`node ${serviceArgs().join(' ')}\` per instance with ` +
         Object.entries(SERVICE_SETTINGS)
           .map(([k, v]) => `${k}=${k === 'CALLBACK_RETRY_SCHEDULE' ? '2s,…' : v}`)
           .join(', ') +
