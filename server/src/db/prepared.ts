@@ -30,13 +30,26 @@ function compileOnce<R>(compiled: CompiledQuery<R>): CompiledQuery<R> {
  * Measured (bench, PostgreSQL, alternating runs): see docs/performance.md, issue 24.
  */
 export function namePreparedStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+  const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+  // Statements this connection may no longer run by name: their table changed under them.
+  const stale = new Set<string>();
   client.query = ((text: unknown, ...rest: unknown[]) => {
     const name = typeof text === 'string' ? statementNames.get(text) : undefined;
-    if (name && Array.isArray(rest[0]) && rest.length === 1) return query({ name, text, values: rest[0] });
-    return query(text, ...rest);
+    if (!name || stale.has(name) || !Array.isArray(rest[0]) || rest.length !== 1) return query(text, ...rest);
+    const values = rest[0];
+    return query({ name, text, values }).catch((err: unknown) => {
+      if ((err as { code?: string }).code !== CACHED_PLAN_CHANGED) throw err;
+      // Another instance's migration changed the table (a rolling upgrade): the statement's result
+      // type is fixed at its parse, so it fails on this connection from now on. Run the text instead;
+      // inside a transaction the failure has aborted it already, and the caller sees the first error.
+      stale.add(name);
+      return query(text, values).catch(() => Promise.reject(err));
+    });
   }) as typeof client.query;
 }
+
+/** PostgreSQL's "cached plan must not change result type" (feature_not_supported). */
+const CACHED_PLAN_CHANGED = '0A000';
 
 export function prepared<A extends unknown[], R>(
   db: Kysely<Database>,
