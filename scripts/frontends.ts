@@ -1,5 +1,5 @@
 /**
- * The repository's build targets (the anchor contract, the client package and the two front ends) and how they are built:
+ * The repository's build targets (the anchor contract, the compiled service, the client package and the front ends) and how they are built:
  * only when their inputs changed since the last successful build (a content hash kept in
  * `node_modules/.cache/kit-build/`), always in production mode whatever `NODE_ENV` the caller has,
  * and quietly: one line per target, warnings counted, the full output kept in a log file.
@@ -46,6 +46,15 @@ export const TARGETS: readonly BuildTarget[] = [
     command: [process.execPath, '--import', 'tsx', 'scripts/compile-contract.ts'],
     inputs: ['server/src/chain/anchor/KitAnchor.sol', 'scripts/contract.ts', 'scripts/compile-contract.ts', 'package-lock.json'],
     output: 'server/src/chain/anchor/kit-anchor.json',
+  },
+  {
+    // The compiled service that `npm run server` and `npm start` run (server/run.mjs); built here
+    // ahead so that an image can run it from a read-only file system.
+    name: 'server',
+    cwd: '.',
+    command: [process.execPath, 'server/run.mjs', '--build'],
+    inputs: ['server/src', 'server/run.mjs', 'server/package.json', 'shared/src', 'shared/package.json', 'package-lock.json'],
+    output: 'server/dist/main.js',
   },
   {
     name: 'shared',

@@ -1,6 +1,6 @@
 /**
  * `npm start`: builds the front ends the service serves, only if their sources changed since the
- * last build, then runs the service in this same process, so that a signal sent to `npm start`
+ * last build, then runs the compiled service (`server/run.mjs`) in this same process, so that a signal sent to `npm start`
  * (npm passes it on) reaches the service itself. Build lines and the ready banner go to stderr;
  * stdout carries only the service's log lines (JSON, or readable ones on a terminal).
  */
@@ -24,7 +24,9 @@ async function main(): Promise<void> {
   process.off('SIGINT', stopBuilding);
   if (results.some((r) => r.status === 'failed')) process.exit(1);
 
-  const { runService } = await import('../server/src/service');
+  // The compiled service, as `npm run server` runs it (server/run.mjs says why).
+  const { loadService } = await import('../server/run.mjs');
+  const { runService } = await loadService();
   await runService({
     onReady: ({ addresses: a }) => {
       const lines = [

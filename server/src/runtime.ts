@@ -17,6 +17,14 @@ import { createHttpServer } from './http/server';
 import { PgOrderEventBridge } from './orders/pg-event-bridge';
 import type { Loop } from './jobs/loop';
 
+/**
+ * Connections waiting to be accepted. Node's default (511) overflows when thousands of terminals
+ * and payers open held calls at once (a lunch-time queue, or every client reconnecting after a
+ * restart): the kernel then drops their SYNs and they retry after 1, 3, 7 … 63 s. The kernel caps
+ * it at `net.core.somaxconn` (4096 on current Linux).
+ */
+const LISTEN_BACKLOG = 4096;
+
 export interface Runtime {
   config: Config;
   log: Logger;
@@ -103,7 +111,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const inFlight = trackInFlight(server, state);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, config.HOST, resolve);
+    server.listen({ port: config.PORT, host: config.HOST, backlog: LISTEN_BACKLOG }, resolve);
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;

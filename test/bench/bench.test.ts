@@ -166,6 +166,6 @@ describe('the table', () => {
 
 describe('the service command', () => {
   it("is package.json's server script, run without a shell", () => {
-    expect(serviceArgs()).toEqual(['--heap-growing-percent=50', '--import', 'tsx', 'server/src/main.ts']);
+    expect(serviceArgs()).toEqual(['--heap-growing-percent=50', 'server/run.mjs']);
   });
 });

@@ -5,8 +5,9 @@
 import path from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 import { buildOpenApiDocument, type DocumentOptions } from './document';
+import { REPO_ROOT } from '../repo-root';
 
-const PAGE_DIR = path.join(__dirname, 'reference-page');
+const PAGE_DIR = path.join(REPO_ROOT, 'server/src/openapi/reference-page');
 const UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 /** The only files of the UI package the page needs. */
 const UI_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png']);

@@ -15,10 +15,10 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `server/src/main.ts` (on `port`, or a free one) and waits until /health answers. */
+/** Starts the service as `npm run server` does, compiled (`server/run.mjs`), on `port` or a free one, and waits until /health answers. */
 export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?: number } = {}): Promise<ServiceProcess> {
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  const child = spawn(process.execPath, ['server/run.mjs'], {
     cwd: ROOT,
     env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'info', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 /**
  * The service as it runs in production: each instance is its own process started the way
- * `npm start` starts it (`node --import tsx server/src/main.ts`, read from package.json), with
+ * `npm run server` starts it (`node server/run.mjs`: the compiled service, read from package.json), with
  * its environment set here.
  * Also the operator's `kit` command for setup, read-only SQL on the database for the few facts a
  * scenario cannot learn over HTTP, and the end of the run (SIGTERM, fresh data removed).
@@ -243,7 +243,7 @@ export function protocolSettings(protocol: BenchOptions['protocol'], dataDir: st
 }
 
 /**
- * The service's command line as `npm run server` has it (`exec node --import tsx server/src/main.ts`,
+ * The service's command line as `npm run server` has it (`exec node server/run.mjs`, the compiled service,
  * what `npm start` runs after building the front ends), so a flag added there is measured too.
  * `exec` only makes the shell give way to node (signals reach the service); it is left out here.
  */

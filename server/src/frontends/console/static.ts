@@ -2,9 +2,10 @@
 import path from 'node:path';
 import type { Router } from 'express';
 import { spaStatic } from '../spa-static';
+import { REPO_ROOT } from '../../repo-root';
 
 /** `console/dist` of this checkout. */
-export const DEFAULT_CONSOLE_DIST = path.resolve(__dirname, '../../../../console/dist');
+export const DEFAULT_CONSOLE_DIST = path.join(REPO_ROOT, 'console/dist');
 
 export function consoleStatic(distDir: string): Router {
   return spaStatic({

@@ -2,9 +2,10 @@
 import path from 'node:path';
 import type { Router } from 'express';
 import { spaStatic } from '../spa-static';
+import { REPO_ROOT } from '../../repo-root';
 
 /** `miniprogram/dist/h5` of this checkout. */
-export const DEFAULT_MP_H5_DIR = path.resolve(__dirname, '../../../../miniprogram/dist/h5');
+export const DEFAULT_MP_H5_DIR = path.join(REPO_ROOT, 'miniprogram/dist/h5');
 
 export function mpStatic(distDir: string): Router {
   return spaStatic({

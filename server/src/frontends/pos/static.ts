@@ -2,9 +2,10 @@
 import path from 'node:path';
 import type { Router } from 'express';
 import { spaStatic } from '../spa-static';
+import { REPO_ROOT } from '../../repo-root';
 
 /** `pos-display/dist` of this checkout. */
-export const DEFAULT_POS_DIST = path.resolve(__dirname, '../../../../pos-display/dist');
+export const DEFAULT_POS_DIST = path.join(REPO_ROOT, 'pos-display/dist');
 
 export function posStatic(distDir: string): Router {
   return spaStatic({

@@ -1,0 +1,107 @@
+/**
+ * `npm run server` and `npm start` run the service from compiled JavaScript: `server/src` with the
+ * sources of `@kit/shared` bundled into `server/dist/main.js` (npm packages stay outside it, loaded
+ * from node_modules as usual). Running it without a TypeScript loader saves the loader's second V8
+ * isolate and the source maps of every module it compiled, about 35 MB of a process's memory
+ * (docs/performance.md).
+ *
+ * The bundle is rebuilt here when any of the files it was built from changed (their content hashes
+ * are kept beside it), so a checkout that moved on never runs stale code; `npm run build` builds it
+ * ahead, for an image whose file system is read-only at run time. Several instances starting at once
+ * from one checkout each write their own file and rename it into place.
+ *
+ * `node server/run.mjs` runs the service; `node server/run.mjs --build` only brings the bundle up to date.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const SERVER = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(SERVER);
+export const BUNDLE = path.join(SERVER, 'dist/main.js');
+/** The bundle's inputs (paths relative to the root) with their content hashes, from its last build. */
+const INPUTS = path.join(SERVER, 'dist/main.inputs.json');
+const require = createRequire(import.meta.url);
+
+/** Bumped when the build options below change, so that a bundle built with the old ones is rebuilt. */
+const RECIPE = 1;
+
+const digest = (file) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+function fresh() {
+  let recorded;
+  try {
+    recorded = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
+    if (recorded.recipe !== RECIPE || !fs.existsSync(BUNDLE)) return false;
+    return Object.entries(recorded.files).every(([rel, hash]) => digest(path.join(ROOT, rel)) === hash);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the bundle is up to date; otherwise builds it. True when it built. */
+export async function ensureBundle() {
+  if (fresh()) return false;
+  const esbuild = require('esbuild');
+  const external = (pkg) => Object.keys(require(path.join(ROOT, pkg, 'package.json')).dependencies ?? {}).filter((d) => !d.startsWith('@kit/'));
+  const result = await esbuild.build({
+    entryPoints: [path.join(SERVER, 'src/service.ts')],
+    absWorkingDir: ROOT,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // `@kit/shared` is compiled from its sources (its `source` export condition), like under tsx.
+    conditions: ['source'],
+    external: [...external('server'), ...external('shared')],
+    // Class and function names stay what the sources say: in stack traces, logs and error types.
+    keepNames: true,
+    // Read only under `--enable-source-maps` (docs/operations.md): then stack traces name the TypeScript lines.
+    sourcemap: 'linked',
+    metafile: true,
+    write: false,
+    outfile: BUNDLE,
+    logLevel: 'warning',
+  });
+  await esbuild.stop?.();
+  const files = Object.fromEntries(
+    Object.keys(result.metafile.inputs)
+      .filter((rel) => !rel.includes('node_modules/') || rel.includes('node_modules/@kit/'))
+      .map((rel) => [rel, digest(path.join(ROOT, rel))]),
+  );
+  fs.mkdirSync(path.dirname(BUNDLE), { recursive: true });
+  // Each file is written under a name of this process's and renamed into place: another instance
+  // starting at the same moment sees either the old file or the new one, never half of one.
+  const place = (file, contents) => {
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, contents);
+    fs.renameSync(tmp, file);
+  };
+  for (const out of result.outputFiles) place(out.path, out.contents);
+  place(INPUTS, JSON.stringify({ recipe: RECIPE, files }, null, 1));
+  return true;
+}
+
+/** The compiled service module (`server/src/service.ts`): `runService` and what it exports. */
+export async function loadService() {
+  await ensureBundle();
+  // A TypeScript loader (`npm start` runs under tsx) turns source maps on for everything loaded
+  // after it; the bundle's would cost about 20 MB. They stay on only when asked for.
+  process.setSourceMapsEnabled(sourceMapsAsked());
+  return require(BUNDLE);
+}
+
+function sourceMapsAsked() {
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--enable-source-maps');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const buildOnly = process.argv.includes('--build');
+  const main = buildOnly ? ensureBundle() : loadService().then(({ runService }) => runService());
+  main.catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}
