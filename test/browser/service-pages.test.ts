@@ -125,7 +125,8 @@ describe.each(LANGS)('in %s', (lang) => {
             v3SignProbes: 0,
           }),
       );
-      expect(await page.getByTestId('fault-refunds').inputValue()).toBe('answer');
+      // The service has reset them; the page shows it once the reset's answer reaches it.
+      await waitFor(async () => (await page.getByTestId('fault-refunds').inputValue()) === 'answer', 10_000, 'the page to show the reset');
       await page.setViewportSize({ width: 375, height: 667 });
       expect(await look(page, `sandbox-${lang}-375x667`, LOOK)).toEqual([]);
       expect(problems.filter((p) => !/status of 409/.test(p))).toEqual([]);
