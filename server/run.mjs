@@ -20,20 +20,33 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SERVER = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(SERVER);
-export const BUNDLE = path.join(SERVER, 'dist/main.js');
+const BUNDLE = path.join(SERVER, 'dist/main.js');
 /** The bundle's inputs (paths relative to the root) with their content hashes, from its last build. */
 const INPUTS = path.join(SERVER, 'dist/main.inputs.json');
 const require = createRequire(import.meta.url);
 
 /** Bumped when the build options below change, so that a bundle built with the old ones is rebuilt. */
-const RECIPE = 1;
+const RECIPE = 2;
 
-const digest = (file) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+/**
+ * Files that shape the bundle without being in esbuild's list of inputs: the tsconfig it resolves
+ * `@kit/*` paths through, and the package files the list of external packages comes from.
+ */
+const SETTINGS = ['tsconfig.json', 'server/package.json', 'shared/package.json'];
+
+/** A file's content hash; null when it does not exist (a file that appears later changes it). */
+function digest(file) {
+  try {
+    return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  } catch (e) {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  }
+}
 
 function fresh() {
-  let recorded;
   try {
-    recorded = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
+    const recorded = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
     if (recorded.recipe !== RECIPE || !fs.existsSync(BUNDLE)) return false;
     return Object.entries(recorded.files).every(([rel, hash]) => digest(path.join(ROOT, rel)) === hash);
   } catch {
@@ -69,6 +82,7 @@ export async function ensureBundle() {
   const files = Object.fromEntries(
     Object.keys(result.metafile.inputs)
       .filter((rel) => !rel.includes('node_modules/') || rel.includes('node_modules/@kit/'))
+      .concat(SETTINGS)
       .map((rel) => [rel, digest(path.join(ROOT, rel))]),
   );
   fs.mkdirSync(path.dirname(BUNDLE), { recursive: true });

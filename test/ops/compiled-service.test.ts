@@ -49,6 +49,11 @@ describe('the compiled service', () => {
     fs.writeFileSync(logic, fs.readFileSync(logic, 'utf8').replace('a second payment arrived', 'a 2nd payment arrived'));
     build(dir);
     expect(fs.readFileSync(bundle, 'utf8')).toContain('a 2nd payment arrived');
+    // A settings file the build reads without importing it: a tsconfig appearing beside the sources.
+    const before = fs.statSync(bundle).mtimeMs;
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), '{}\n');
+    build(dir);
+    expect(fs.statSync(bundle).mtimeMs).not.toBe(before);
     // Nothing half written is left behind by the renames.
     expect(fs.readdirSync(path.join(dir, 'server/dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
