@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import type { Config } from '../../config';
-import { devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
+import { devCertSerial, devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
+import { normalSerial } from '../../payments/channels/social-native/v3/keys';
 import { sandboxV3Keys } from './sandbox-v3-keys';
 
 const spki = (k: KeyObject | string) => (k instanceof KeyObject && k.type === 'public' ? k : createPublicKey(k)).export({ format: 'der', type: 'spki' });
@@ -20,7 +21,7 @@ describe('sandboxV3Keys', () => {
     const keys = sandboxV3Keys({ DATA_DIR: dir, PAY_SP_MCH_ID: '1900000109' } as Config);
     const dev = devV3Material(dir);
     expect(spki(keys.merchant.publicKey).equals(spki(dev.settings.PAY_SP_PRIVATE_KEY))).toBe(true);
-    expect(keys.merchant).toMatchObject({ mchid: '1900000109', serial: dev.settings.PAY_SP_CERT_SERIAL });
+    expect(keys.merchant).toMatchObject({ mchid: '1900000109', serial: normalSerial(dev.settings.PAY_SP_CERT_SERIAL) });
     expect(keys.apiV3Key).toBe(dev.settings.PAY_V3_KEY);
     expect(keys.publicKeyId).toBe(dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID);
     expect(spki(keys.privateKey).equals(spki(dev.settings.PAY_PLATFORM_PUBLIC_KEY))).toBe(true);
@@ -39,5 +40,24 @@ describe('sandboxV3Keys', () => {
     expect(spki(keys.merchant.publicKey).equals(spki(merchant))).toBe(true);
     expect(keys.merchant).toMatchObject({ mchid: '1900000001', serial: '5157F09EFDC096DE15EBE81A47057A7232F1B8E1' });
     expect(keys.apiV3Key).toBe('k'.repeat(32));
+  });
+
+  test('a development serial written with a leading zero (an older DATA_DIR) is compared without it', () => {
+    const old = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-sbx-v3-old-'));
+    try {
+      const first = devV3Material(old);
+      const idsFile = path.join(old, 'pay-v3', 'ids.json');
+      const ids = JSON.parse(fs.readFileSync(idsFile, 'utf8'));
+      fs.writeFileSync(idsFile, JSON.stringify({ ...ids, merchantCertSerial: `0${first.settings.PAY_SP_CERT_SERIAL.slice(1)}` }));
+      const keys = sandboxV3Keys({ DATA_DIR: old, PAY_SP_MCH_ID: '1900000109' } as Config);
+      expect(keys.merchant.serial).toBe(first.settings.PAY_SP_CERT_SERIAL.slice(1).replace(/^0+/, ''));
+      expect(keys.merchant.serial).not.toMatch(/^0/);
+    } finally {
+      fs.rmSync(old, { recursive: true, force: true });
+    }
+  });
+
+  test('new development serials never begin with a zero, so the value in ids.json is the one compared', () => {
+    for (let i = 0; i < 400; i++) expect(devCertSerial(20)).toMatch(/^[1-9A-F][0-9A-F]*$/);
   });
 });

@@ -7,9 +7,9 @@
  * (`PAY_SP_PRIVATE_KEY`, `PAY_SP_CERT_SERIAL`, `PAY_V3_KEY`) is taken as configured; otherwise the
  * development merchant of the same files, so `npm start` needs no setting.
  */
-import { createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Config } from '../../config';
-import { devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
+import { devCertSerial, devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
 import type { V3Settings } from '../../payments/channels/social-native/v3/credentials';
 import { loadPrivateKey, normalSerial } from '../../payments/channels/social-native/v3/keys';
 import { selfSignedCertificate } from '../../payments/channels/social-native/v3/self-signed';
@@ -70,7 +70,7 @@ let rotated: PlatformCertificate | undefined;
 
 function newCertificate(now = Date.now()): PlatformCertificate {
   const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-  const serial = normalSerial(randomBytes(8).toString('hex').toUpperCase());
+  const serial = devCertSerial(8);
   const pem = selfSignedCertificate(privateKey, {
     commonName: 'Sandbox payment platform',
     serial,

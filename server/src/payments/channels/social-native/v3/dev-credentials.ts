@@ -29,6 +29,9 @@ export interface DevV3Material {
 const rsaPem = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const hex = (bytes: number) => randomBytes(bytes).toString('hex').toUpperCase();
 
+/** A certificate serial as the platform shows one: upper-case hex with no leading zero (comparisons drop them). */
+export const devCertSerial = (bytes: number) => normalSerial(hex(bytes));
+
 /** The file's content, created with `make()` when absent; written aside and linked into place, so a reader never sees half a file. */
 function once(dir: string, name: string, make: () => string): string {
   const file = path.join(dir, name);
@@ -53,9 +56,9 @@ export function devV3Material(dataDir: string, now = Date.now()): DevV3Material 
   const ids = JSON.parse(
     once(dir, 'ids.json', () =>
       JSON.stringify({
-        merchantCertSerial: hex(20),
+        merchantCertSerial: devCertSerial(20),
         platformPublicKeyId: `PUB_KEY_ID_01${hex(16)}`,
-        platformCertSerial: normalSerial(hex(8)),
+        platformCertSerial: devCertSerial(8),
         apiV3Key: randomBytes(16).toString('hex'),
       }),
     ),
