@@ -35,6 +35,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
   });
 
+  it.each([
+    'postgres://kit:secret@db.internal:5432/kit',
+    'postgresql://kit@127.0.0.1/kit?sslmode=require',
+    // libpq's Unix-socket form: a user and no host, which WHATWG URL parsing refuses
+    'postgres://kit@/kit?host=/var/run/postgresql',
+    'postgresql:///kit?host=/var/run/postgresql',
+  ])('takes the PostgreSQL URL %s', (url) => {
+    expect(loadConfig({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+  });
+
+  it.each(['kit.sqlite', 'mysql://kit@db/kit', 'http://db/kit', 'postgres://'])('refuses %s as DATABASE_URL, saying what it takes', (url) => {
+    expect(() => loadConfig({ DATABASE_URL: url })).toThrow(/DATABASE_URL: must be a PostgreSQL URL: postgres:\/\/user:pass@host:5432\/kit/);
+  });
+
   it('documents every setting with its defaults', () => {
     const docs = settingDocs();
     expect(docs.filter((d) => !d.description)).toEqual([]);

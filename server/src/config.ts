@@ -3,6 +3,7 @@
  * section; durations accept `500ms`, `15s`, `3m`, `2h` or plain milliseconds.
  */
 import { z } from 'zod';
+import { parse as parsePgUrl } from 'pg-connection-string';
 import path from 'node:path';
 import { v3Credentials, V3SettingsError, V3_KEY_SETTINGS } from './payments/channels/social-native/v3/credentials';
 
@@ -11,6 +12,20 @@ export function parseDuration(text: string): number {
   if (!m) throw new Error(`"${text}" is not a duration such as 500ms, 15s, 3m or 2h`);
   const factor = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
   return Math.round(Number(m[1]) * factor);
+}
+
+/**
+ * A connection string the PostgreSQL driver reads, parsed by the driver's own parser: libpq's forms
+ * are not all WHATWG URLs (`postgres://user@/kit?host=/var/run/postgresql`, a Unix socket, has a
+ * user and no host), so `new URL` would refuse a valid setting.
+ */
+function isPostgresUrl(text: string): boolean {
+  if (!/^postgres(ql)?:\/\//i.test(text)) return false;
+  try {
+    return Boolean(parsePgUrl(text).host);
+  } catch {
+    return false;
+  }
 }
 
 const duration = (fallback: string) =>
@@ -118,7 +133,13 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .describe(
         'Folder of the SQLite file (`kit.sqlite` with its `-wal`/`-shm`), the generated master key and the generated chain node key, all mode 0600 (the folder 0700 when created). Relative to the working directory.',
       ),
-    DATABASE_URL: z.string().url().optional().describe('PostgreSQL instead of SQLite, e.g. `postgres://user@host:5432/kit` (docs/operations.md).'),
+    DATABASE_URL: z
+      .string()
+      .refine(isPostgresUrl, 'must be a PostgreSQL URL: postgres://user:pass@host:5432/kit, or postgres://user@/kit?host=/var/run/postgresql for a Unix socket')
+      .optional()
+      .describe(
+        'PostgreSQL instead of SQLite, e.g. `postgres://user@host:5432/kit`, or `postgres://user@/kit?host=/var/run/postgresql` through a Unix socket (docs/operations.md).',
+      ),
     DATABASE_SCHEMA: z
       .string()
       .regex(/^[a-z_][a-z0-9_]{0,62}$/)
