@@ -1,6 +1,11 @@
 /**
  * Carries order events between instances sharing one PostgreSQL database with LISTEN/NOTIFY, so a
  * payment processed by one instance wakes detail calls held by another.
+ *
+ * The events of one event-loop turn go out in one NOTIFY: at a payment rush a NOTIFY per payment
+ * was one more round trip per notification (docs/performance.md). The payload is
+ * `<instance> <prepayId> <status> [<prepayId> <status> …]`, space-separated, so an instance of the
+ * previous version (one event per NOTIFY) still reads the first event of each during a rolling upgrade.
  */
 import type pg from 'pg';
 import type { OrderEvents, OrderEvent } from './order-events';
@@ -12,6 +17,8 @@ export class PgOrderEventBridge {
   private detachRelay?: () => void;
   private readonly channel: string;
   private readonly instance = Math.random().toString(36).slice(2, 10);
+  /** Events of this turn not yet sent (`<prepayId> <status>` each). */
+  private pending: string[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,8 +48,9 @@ export class PgOrderEventBridge {
     };
     client.on('notification', (msg) => {
       if (msg.channel !== this.channel || !msg.payload) return;
-      const [origin, prepayId, status] = msg.payload.split(' ');
-      if (origin !== this.instance && prepayId) this.events.deliver({ prepayId, status });
+      const [origin, ...events] = msg.payload.split(' ');
+      if (origin === this.instance) return;
+      for (let i = 0; i + 1 < events.length; i += 2) this.events.deliver({ prepayId: events[i], status: events[i + 1] });
     });
     client.on('error', (err) => {
       if (dropped) return;
@@ -70,9 +78,14 @@ export class PgOrderEventBridge {
   }
 
   private notify(e: OrderEvent): void {
-    this.pool
-      .query('select pg_notify($1, $2)', [this.channel, `${this.instance} ${e.prepayId} ${e.status}`])
-      .catch((err) => this.log.warn({ err: err.message }, 'order event notify failed'));
+    if (this.pending.push(`${e.prepayId} ${e.status}`) === 1) setImmediate(() => this.flush());
+  }
+
+  /** Sends this turn's events, as few NOTIFYs as PostgreSQL's payload limit allows. */
+  private flush(): void {
+    for (const payload of payloads(this.instance, this.pending.splice(0))) {
+      this.pool.query('select pg_notify($1, $2)', [this.channel, payload]).catch((err) => this.log.warn({ err: err.message }, 'order event notify failed'));
+    }
   }
 
   async stop(): Promise<void> {
@@ -83,4 +96,22 @@ export class PgOrderEventBridge {
       this.client.release();
     }
   }
+}
+
+/** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more. */
+const PAYLOAD_BYTES = 7_900;
+
+/** The events behind the sender's id, split so that no payload passes the limit. */
+export function payloads(instance: string, events: readonly string[]): string[] {
+  const out: string[] = [];
+  let current = instance;
+  for (const e of events) {
+    if (current.length > instance.length && Buffer.byteLength(current) + 1 + Buffer.byteLength(e) > PAYLOAD_BYTES) {
+      out.push(current);
+      current = instance;
+    }
+    current += ` ${e}`;
+  }
+  if (current.length > instance.length) out.push(current);
+  return out;
 }

@@ -35,6 +35,25 @@ describePg('two instances sharing PostgreSQL', () => {
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
+  it('changes announced in the same turn wake every call held on the other instance (one NOTIFY carries many)', async () => {
+    const app = await a.newApp();
+    const { subId } = await createMerchants(app.client, app.appId);
+    // More than fit in one NOTIFY payload (about 7,900 bytes, some 30 bytes an event).
+    const ids = await Promise.all(
+      Array.from({ length: 300 }, () => app.client.createPrepay({ subMerchantId: subId, totalAmount: '1.00' }).then((o) => o.prepayId)),
+    );
+    const onB = new (app.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret });
+    const held = ids.map((id) => onB.prepayDetail(id, { wait: true }));
+    await new Promise((r) => setTimeout(r, 500));
+    const { prepay } = a.runtime.services;
+    for (const id of ids) await prepay.transition(a.runtime.db.db, id, 'active', 'finish', { payment_time: Date.now() });
+    const started = Date.now();
+    for (const id of ids) prepay.announce(id, 'finish');
+    const answers = await Promise.all(held);
+    expect(answers.every((d) => d.status === 'finish')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   it('refuses a signature replayed against another instance', async () => {
     const app = await a.newApp();
     const { subId } = await createMerchants(app.client, app.appId);
