@@ -18,7 +18,7 @@ export class PgOrderEventBridge {
   private readonly channel: string;
   private readonly instance = Math.random().toString(36).slice(2, 10);
   /** Events of this turn not yet sent (`<prepayId> <status>` each). */
-  private pending: string[] = [];
+  private readonly pending: string[] = [];
 
   constructor(
     private readonly pool: pg.Pool,

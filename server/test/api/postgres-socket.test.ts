@@ -17,9 +17,10 @@ const socketDir = process.env.TEST_PG_SOCKET_DIR ?? '/var/run/postgresql';
   beforeAll(async () => {
     const env = postgres!.env();
     const tcp = parse(env.DATABASE_URL!);
-    const socket = path.join(socketDir, `.s.PGSQL.${tcp.port || 5432}`);
+    const port = tcp.port || '5432';
+    const socket = path.join(socketDir, `.s.PGSQL.${port}`);
     if (!fs.existsSync(socket)) throw new Error(`no PostgreSQL socket at ${socket}: set TEST_PG_SOCKET_DIR to the server's unix_socket_directories`);
-    const url = `postgres://${encodeURIComponent(tcp.user ?? 'postgres')}@/${encodeURIComponent(tcp.database ?? 'postgres')}?host=${socketDir}&port=${tcp.port || 5432}`;
+    const url = `postgres://${encodeURIComponent(tcp.user ?? 'postgres')}@/${encodeURIComponent(tcp.database ?? 'postgres')}?host=${socketDir}&port=${port}`;
     kit = await startTestKit(postgres!, { ...env, DATABASE_URL: url });
   });
   afterAll(async () => {
