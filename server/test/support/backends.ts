@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { seedDevKeys } from './dev-keys';
 
 /** The social channel's protocols (`PAY_PROTOCOL`): API v3, the default, and protocol v2. */
 export type PayProtocol = 'v3' | 'v2';
@@ -56,6 +57,7 @@ function sqliteBackend(): Omit<Backend, 'protocol'> {
     name: 'sqlite',
     env() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-test-'));
+      seedDevKeys(dir);
       dirs.push(dir);
       return { DATA_DIR: dir };
     },
@@ -73,6 +75,7 @@ function postgresBackend(url: string): Omit<Backend, 'protocol'> {
     env() {
       const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-test-'));
+      seedDevKeys(dir);
       schemas.push(schema);
       dirs.push(dir);
       return { DATA_DIR: dir, DATABASE_URL: url, DATABASE_SCHEMA: schema };

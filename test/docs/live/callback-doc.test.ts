@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateTestCallback } from '@kit/shared';
-import { freePort } from '../../server/test/support/process';
-import { buildTargets } from '../../scripts/frontends';
+import { freePort } from '../../../server/test/support/process';
+import { buildTargets } from '../../../scripts/frontends';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const doc = fs.readFileSync(path.join(ROOT, 'docs/signing.md'), 'utf8');
 const creds = { appId: 'app_doc_callback', appSecret: 'doc-callback-secret-0123456789' };
 

@@ -3,14 +3,14 @@
  * refusals, and the static page. Payment, refund and points flows with the sandbox and the chain
  * are covered in test/browser/pos*.test.ts and at the end of this file.
  */
-import { createMerchants, startTestKit, type TestKit } from '../../../test/support/kit';
+import { createMerchants, startTestKit, type TestKit } from '../support/kit';
 import fs from 'node:fs';
 import { ERROR_CATALOGUE } from '@kit/shared';
 import os from 'node:os';
 import path from 'node:path';
-import { backends, describeEachBackend } from '../../../test/support/backends';
-import { payFixture, sandboxPost, waitFor, type PayFixture } from '../../../test/support/payments';
-import { i2c, settle, upload } from '../../../test/api/chain-helpers';
+import { backends, describeEachBackend } from '../support/backends';
+import { payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';
+import { i2c, settle, upload } from './chain-helpers';
 
 interface Answer {
   status: number;

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { SIGNING_VECTORS } from '@kit/shared/signing-vectors';
-import { backends } from '../../server/test/support/backends';
-import { startTestKit, type TestKit } from '../../server/test/support/kit';
+import { backends } from '../../../server/test/support/backends';
+import { startTestKit, type TestKit } from '../../../server/test/support/kit';
 
-const doc = fs.readFileSync(path.join(__dirname, '../../docs/signing.md'), 'utf8');
-const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+const doc = fs.readFileSync(path.join(__dirname, '../../../docs/signing.md'), 'utf8');
+const readme = fs.readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
 const run = promisify(execFile);
 
 /** The `sh` code block right after `<!-- tested: NAME -->`. */

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestKit, type TestKit } from '../../../test/support/kit';
-import { describeEachBackend } from '../../../test/support/backends';
-import { newOrder, payFixture, sandboxPost, type PayFixture } from '../../../test/support/payments';
+import { startTestKit, type TestKit } from '../support/kit';
+import { describeEachBackend } from '../support/backends';
+import { newOrder, payFixture, sandboxPost, type PayFixture } from '../support/payments';
 
 interface Answer {
   status: number;

@@ -4,10 +4,10 @@
  * the order story (with how each payment was learned of), callbacks, resend and recover through
  * the signed public API, refusals.
  */
-import { startTestKit, type TestKit } from '../../../test/support/kit';
-import { describeEachBackend } from '../../../test/support/backends';
-import { chinaDate } from '../../reconciliation/china-day';
-import { newOrder, payByCode, payFixture, sandboxPost, startReceiver, waitFor, type PayFixture } from '../../../test/support/payments';
+import { startTestKit, type TestKit } from '../support/kit';
+import { describeEachBackend } from '../support/backends';
+import { chinaDate } from '../../src/reconciliation/china-day';
+import { newOrder, payByCode, payFixture, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
 
 /** A tiny browser: keeps the console cookie, sends JSON. */
 class Desk {
