@@ -253,7 +253,13 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     ),
     CALLBACK_TIMEOUT: duration('10s').describe('Time limit of one callback attempt.'),
     CALLBACK_POLL_INTERVAL: duration('250ms').describe(
-      'How often each job worker (callbacks, sandbox notifications, payment and refund reconciliation, profit-sharing follow-up) looks for due work when idle; new work starts at once.',
+      "How often the callback worker looks for due callbacks when idle (a retry's time comes, another instance's callback); new callbacks start at once.",
+    ),
+    JOB_POLL_INTERVAL: duration('250ms').describe(
+      'How often each other job worker (payment and refund follow-up, profit-sharing follow-up, daily reconciliation, sandbox notifications) looks for due work when idle; new work starts at once.',
+    ),
+    JOB_RETENTION: duration('7d').describe(
+      'How long a finished follow-up job (payment and refund queries, profit-sharing follow-up, sandbox notifications) is kept before housekeeping deletes it; callbacks and daily reconciliations are kept, they are the history the console and the API show.',
     ),
     PAYMENT_QUERY_SCHEDULE: durationList('10s,30s,1m,2m,5m,10m,30m,60m').describe(
       'Waits between order queries of a placed channel order until it is paid or closed, so that a lost payment notification still finishes the order; refund queries follow it too, then repeat its last wait until the refund ends.',

@@ -122,7 +122,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const events = new OrderEvents();
   const prepayStore = new PrepayStore(db);
   const transitions = new OrderTransitions(prepayStore, events);
-  const callbackStore = new CallbackStore(db);
+  const callbackStore = new CallbackStore(db, jobs.store);
   const callbacks = new CallbackService(jobs, callbackStore);
 
   // Payments: channels, channel orders, settlement, refunds, then the prepay service whose expiry
@@ -231,11 +231,11 @@ export function backgroundWork(config: Config, handle: DbHandle, services: Servi
   const { metrics } = services;
   return [
     { name: 'expiry', start: () => startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log) },
-    { name: 'housekeeping', start: () => startHousekeeping(services.apps, services.logins, log) },
+    { name: 'housekeeping', start: () => startHousekeeping(services.apps, services.logins, services.jobs.store, services.jobKinds, log) },
     { name: 'reconcile.schedule', start: () => startReconcileScheduler(services.dailyReconciliation, log) },
     ...services.jobKinds.map((k) => ({
       name: k.handler.queue,
-      start: () => startJobWorker(services.jobs, k, config.CALLBACK_POLL_INTERVAL, log.child({ part: k.handler.queue })),
+      start: () => startJobWorker(services.jobs, k, log.child({ part: k.handler.queue })),
     })),
     ...(config.CHAIN_SEALER
       ? [

@@ -13,7 +13,7 @@ import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../jobs/job-worker';
 import type { Retry } from '../jobs/retry';
 import type { CallbackEventInput } from './callback-service';
-import type { CallbackStore } from './callback-store';
+import { CALLBACK_QUEUE, type CallbackStore } from './callback-store';
 import { post, PostTimeoutError } from '../http/post-client';
 import type { OutboundPolicy } from '../security/outbound-url';
 
@@ -30,7 +30,7 @@ const HEAD_BYTES = 256;
 const NO_URL = 'no notifyCallbackUrl configured';
 
 export class CallbackDelivery implements JobHandler {
-  readonly queue = 'callback' as const;
+  readonly queue = CALLBACK_QUEUE;
   readonly concurrency: number;
   readonly leaseMs: number;
   /**

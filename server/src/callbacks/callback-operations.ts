@@ -23,7 +23,7 @@ import type { Jobs } from '../jobs/jobs';
 import type { JobState } from '../jobs/job-tables';
 import type { MerchantService } from '../merchants/merchant-service';
 import type { CallbackEventInput } from './callback-service';
-import type { CallbackStore } from './callback-store';
+import { CALLBACK_QUEUE, type CallbackStore } from './callback-store';
 
 type ListQuery = z.output<typeof callbackListQuerySchema>;
 
@@ -88,14 +88,14 @@ export class CallbackOperations {
     const row = await this.store.byId(Number(id));
     if (!row || !(await this.owns(appId, row.sub_merchant_id))) throw new KitError('not_found', `callback "${id}" does not exist`);
     const resent = await this.store.rearm(row.id);
-    if (resent) this.jobs.wake('callback');
+    if (resent) this.jobs.wake(CALLBACK_QUEUE);
     return { version: PAY_VERSION, status: 'success', data: { id, state: 'pending', resent } };
   }
 
   async recover(appId: string, body: CallbackRecoverRequest): Promise<CallbackRecoverResponse> {
     const shops = await this.subMerchantsOf(appId, body.merchantId);
     const resent = await this.store.rearmGivenUp(shops, Date.parse(body.since), Date.parse(body.until));
-    if (resent) this.jobs.wake('callback');
+    if (resent) this.jobs.wake(CALLBACK_QUEUE);
     return { version: PAY_VERSION, status: 'success', data: { resent } };
   }
 

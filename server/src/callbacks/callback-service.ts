@@ -7,7 +7,7 @@
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
 import type { Executor } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
-import type { CallbackStore } from './callback-store';
+import { CALLBACK_QUEUE, type CallbackStore } from './callback-store';
 
 export interface CallbackEventInput {
   prepayId: string;
@@ -31,17 +31,17 @@ export class CallbackService {
 
   /** Writes the callback on the caller's transaction; call `committed()` after the commit. False when it already exists. */
   enqueue(on: Executor, e: CallbackEventInput): Promise<boolean> {
-    return this.jobs.enqueue(on, { queue: 'callback', key: `${e.prepayId}:${e.status}`, ref: e.prepayId, payload: e });
+    return this.jobs.enqueue(on, { queue: CALLBACK_QUEUE, key: `${e.prepayId}:${e.status}`, ref: e.prepayId, payload: e });
   }
 
   /** Starts delivery at once instead of at the next poll. */
   committed(): void {
-    this.jobs.wake('callback');
+    this.jobs.wake(CALLBACK_QUEUE);
   }
 
   /** The callbacks of an order with every attempt (operators and tests). */
   async history(prepayId: string) {
-    const rows = await this.jobs.history('callback', prepayId);
+    const rows = await this.jobs.history(CALLBACK_QUEUE, prepayId);
     return Promise.all(
       rows.map(async (r) => ({
         id: r.id,

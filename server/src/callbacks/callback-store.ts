@@ -2,6 +2,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { CallbackAttemptsTable, Database } from '../db/schema';
 import type { JobState } from '../jobs/job-tables';
+import type { JobStore } from '../jobs/job-store';
 import { prepared } from '../db/prepared';
 
 const ATTEMPT_COLUMNS = ['job_id', 'attempt', 'at', 'url', 'http_status', 'latency_ms', 'response_head', 'error'] as const satisfies ReadonlyArray<
@@ -24,11 +25,17 @@ export interface CallbackFilter {
   before?: number;
 }
 
+/** The job queue callbacks are delivered through (`callback-delivery.ts`). */
+export const CALLBACK_QUEUE = 'callback';
+
 export class CallbackStore {
   // Every callback attempt writes one (prepared once: docs/performance.md).
   private readonly insertAttemptRow;
 
-  constructor(readonly db: Kysely<Database>) {
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly jobs: JobStore,
+  ) {
     this.insertAttemptRow = prepared(
       db,
       (...v: unknown[]) => db.insertInto('callback_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((c, i) => [c, v[i]])) as never),
@@ -52,7 +59,7 @@ export class CallbackStore {
 
   /** A page of callbacks, newest first, with the order's merchants. */
   list(scope: CallbackScope, f: CallbackFilter, limit: number) {
-    let q = this.db.selectFrom('jobs as j').innerJoin('prepay_orders as o', 'o.prepay_id', 'j.ref').where('j.queue', '=', 'callback');
+    let q = this.db.selectFrom('jobs as j').innerJoin('prepay_orders as o', 'o.prepay_id', 'j.ref').where('j.queue', '=', CALLBACK_QUEUE);
     if ('prepayId' in scope) q = q.where('j.ref', '=', scope.prepayId);
     else if (!scope.subMerchantIds.length) return Promise.resolve([]);
     else q = q.where('o.sub_merchant_id', 'in', scope.subMerchantIds);
@@ -78,40 +85,25 @@ export class CallbackStore {
       .selectFrom('jobs as j')
       .innerJoin('prepay_orders as o', 'o.prepay_id', 'j.ref')
       .select(['j.id', 'j.ref', 'j.state', 'o.sub_merchant_id', 'o.merchant_id'])
-      .where('j.queue', '=', 'callback')
+      .where('j.queue', '=', CALLBACK_QUEUE)
       .where('j.id', '=', id)
       .executeTakeFirst();
   }
 
-  /**
-   * Starts a fresh series of attempts, due now, for a callback that is not pending. One conditional
-   * update: a callback pending (or being attempted, under a worker's lease) is left alone, and of
-   * resends racing each other exactly one changes the row; the worker's lease token is gone once it
-   * settled, so no earlier run can overwrite the new series.
-   */
-  async rearm(id: number, now = Date.now()): Promise<boolean> {
-    const res = await this.db
-      .updateTable('jobs')
-      .set({ state: 'pending', result: null, attempts: 0, next_at: now, lease_token: null, last_error: null, done_at: null, updated_at: now })
-      .where('id', '=', id)
-      .where('queue', '=', 'callback')
-      .where('state', '!=', 'pending')
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+  /** Starts a fresh series of attempts for a callback that is not pending (`JobStore.rearmEnded`). */
+  rearm(id: number, now = Date.now()): Promise<boolean> {
+    return this.jobs.rearmEnded(CALLBACK_QUEUE, id, now);
   }
 
   /** Rearms every given-up callback of those sub-merchants created in the window, in one statement; how many. */
   async rearmGivenUp(subMerchantIds: string[], since: number, until: number, now = Date.now()): Promise<number> {
     if (!subMerchantIds.length) return 0;
-    const res = await this.db
-      .updateTable('jobs')
-      .set({ state: 'pending', result: null, attempts: 0, next_at: now, lease_token: null, last_error: null, done_at: null, updated_at: now })
-      .where('queue', '=', 'callback')
-      .where('state', '=', 'failed')
-      .where('created_at', '>=', since)
-      .where('created_at', '<', until)
-      .where('ref', 'in', (eb) => eb.selectFrom('prepay_orders').select('prepay_id').where('sub_merchant_id', 'in', subMerchantIds))
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows);
+    return this.jobs.rearmGivenUp(
+      CALLBACK_QUEUE,
+      since,
+      until,
+      (eb) => eb.selectFrom('prepay_orders').select('prepay_id as ref').where('sub_merchant_id', 'in', subMerchantIds),
+      now,
+    );
   }
 }

@@ -4,7 +4,7 @@
  * worker that dies gives its jobs back when the lease ends; on PostgreSQL `FOR UPDATE SKIP LOCKED`
  * keeps instances off each other's rows.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, Executor } from '../db/schema';
 import type { Dialect } from '../db/dialect';
 import type { JobState, JobsTable, QueueName } from './job-tables';
@@ -175,6 +175,54 @@ export class JobStore {
     return Number((await this.finishRow(on, queue, key, result, now)).numAffectedRows) === 1;
   }
 
+  /**
+   * Starts a fresh series of runs, due now, for a job that has ended (done or given up). One
+   * conditional update: a pending job (or one being run, under a worker's lease) is left alone, and
+   * of rearms racing each other exactly one changes the row; the worker's lease token is gone once
+   * it settled, so no earlier run can overwrite the new series.
+   */
+  async rearmEnded(queue: QueueName, id: number, now = Date.now()): Promise<boolean> {
+    const res = await this.db
+      .updateTable('jobs')
+      .set(freshSeries(now))
+      .where('id', '=', id)
+      .where('queue', '=', queue)
+      .where('state', '!=', 'pending')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Rearms, in one statement, every given-up job of a queue created in `[since, until)` whose `ref`
+   * is among `refs` (a subquery of the caller's feature); how many.
+   */
+  async rearmGivenUp(queue: QueueName, since: number, until: number, refs: RefSubquery, now = Date.now()): Promise<number> {
+    const res = await this.db
+      .updateTable('jobs')
+      .set(freshSeries(now))
+      .where('queue', '=', queue)
+      .where('state', '=', 'failed')
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until)
+      .where('ref', 'in', refs)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  /**
+   * Deletes up to `limit` jobs of a queue that ended (done or given up) before `endedBefore`; how
+   * many. The retention of each queue is in `jobs/registry.ts`.
+   */
+  async purgeEnded(queue: QueueName, endedBefore: number, limit: number): Promise<number> {
+    const res = await this.db
+      .deleteFrom('jobs')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('jobs').select('id').where('queue', '=', queue).where('state', '!=', sql.lit('pending')).where('done_at', '<', endedBefore).limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
   byRef(queue: QueueName, ref: string): Promise<JobRow[]> {
     return this.db.selectFrom('jobs').selectAll().where('ref', '=', ref).where('queue', '=', queue).orderBy('id').execute();
   }
@@ -194,5 +242,12 @@ export class JobStore {
     return Number(row?.n ?? 0);
   }
 }
+
+/** The row of a job that starts over: pending, due now, no run yet. */
+const freshSeries = (now: number) =>
+  ({ state: 'pending', result: null, attempts: 0, next_at: now, lease_token: null, last_error: null, done_at: null, updated_at: now }) as const;
+
+/** A subquery selecting `ref` values (`jobs.ref`), built by the feature that knows what they are. */
+export type RefSubquery = (eb: ExpressionBuilder<Database, 'jobs'>) => SelectQueryBuilder<Database, keyof Database, { ref: string }>;
 
 export type { JobState };

@@ -32,14 +32,18 @@ export interface JobHandler {
   batchMs?: number;
 }
 
-/** A queue's registration (`jobs/registry.ts`): its handler, and when its jobs run again. */
+/** A queue's registration (`jobs/registry.ts`): its handler, when its jobs run again, how often it looks for due ones, how long ended ones are kept. */
 export interface JobKind {
   handler: JobHandler;
   retry: RetryPolicy;
+  /** How often an idle worker looks for due jobs (a retry's time, another instance's job). */
+  pollMs: number;
+  /** How long a job that ended (done or given up) is kept before housekeeping deletes it; null keeps it (it is history someone reads). */
+  retentionMs: number | null;
 }
 
-export function startJobWorker(jobs: Jobs, kind: JobKind, pollMs: number, log: Logger): Loop {
-  const { handler, retry } = kind;
+export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger): Loop {
+  const { handler, retry, pollMs } = kind;
   const running = new Set<Promise<void>>();
   const stopping = new AbortController();
   // Every run in flight listens to it (up to the handler's concurrency): not a leak.

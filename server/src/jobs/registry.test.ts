@@ -11,12 +11,13 @@ const handlers: KitJobHandlers = {
   refundFollower: handler('refund.follow'),
   dailyReconciliation: handler('reconcile.daily'),
 };
-const config = loadConfig({
+const env = {
   CALLBACK_RETRY_SCHEDULE: '1s,2s,3s',
   PAYMENT_QUERY_SCHEDULE: '10s,20s,30s',
   PROFIT_SHARING_QUERY_SCHEDULE: '11s,21s,31s',
   RECONCILE_RETRY_SCHEDULE: '5m,10m,30m',
-});
+};
+const config = loadConfig(env);
 const policyOf = (queue: string) => kitJobs(config, handlers).find((k) => k.handler.queue === queue)!.retry;
 /** The wait after run n (1-based) of a job of `queue`. */
 const waitAfterRun = (queue: string, n: number) => new Retry(policyOf(queue), { attempts: n - 1 }).nextWait();
@@ -24,7 +25,26 @@ const waitAfterRun = (queue: string, n: number) => new Retry(policyOf(queue), { 
 describe('the job registry', () => {
   test('registers each queue once', () => {
     expect(checkRegistry(kitJobs(config, handlers)).map((k) => k.handler.queue)).toHaveLength(5);
-    expect(() => checkRegistry([...kitJobs(config, handlers), { handler: handlers.callbackDelivery, retry: policyOf('callback') }])).toThrow(/twice/);
+    const again = kitJobs(config, handlers).find((k) => k.handler.queue === 'callback')!;
+    expect(() => checkRegistry([...kitJobs(config, handlers), again])).toThrow(/twice/);
+  });
+
+  test('callbacks poll at CALLBACK_POLL_INTERVAL, the other queues at JOB_POLL_INTERVAL', () => {
+    const own = loadConfig({ ...env, CALLBACK_POLL_INTERVAL: '40ms', JOB_POLL_INTERVAL: '3s' });
+    const polls = Object.fromEntries(kitJobs(own, handlers).map((k) => [k.handler.queue, k.pollMs]));
+    expect(polls).toEqual({ callback: 40, 'payment.reconcile': 3_000, 'refund.follow': 3_000, 'profit-sharing.follow': 3_000, 'reconcile.daily': 3_000 });
+  });
+
+  test('follow-ups are kept JOB_RETENTION; callbacks and daily reconciliations, the history people read, are kept', () => {
+    const own = loadConfig({ ...env, JOB_RETENTION: '2d' });
+    const kept = Object.fromEntries(kitJobs(own, handlers).map((k) => [k.handler.queue, k.retentionMs]));
+    expect(kept).toEqual({
+      callback: null,
+      'reconcile.daily': null,
+      'payment.reconcile': 172_800_000,
+      'refund.follow': 172_800_000,
+      'profit-sharing.follow': 172_800_000,
+    });
   });
 
   test('jobs due at once wait the schedule from its first wait after their first run', () => {

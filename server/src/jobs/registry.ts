@@ -1,5 +1,6 @@
 /**
- * The job registry: every queue of the kit, its handler and its retry policy, one line each. A
+ * The job registry: every queue of the kit, its handler, its retry policy, its poll interval and
+ * how long its ended jobs are kept, one entry each. A
  * new kind of background work is a handler file (a `JobHandler`, in its feature's folder) and a
  * line here; `services.ts` passes the handlers in, `runtime.ts` starts one worker per line. The
  * sandbox registers its own queue (`sandbox/sandbox.ts`): production code does not know it.
@@ -22,10 +23,24 @@ export interface KitJobHandlers {
 }
 
 export function kitJobs(config: Config, h: KitJobHandlers): JobKind[] {
+  // Follow-ups are forgotten after JOB_RETENTION; callbacks (their attempts are what the console and
+  // 4.x's callback calls show) and daily reconciliations (one per day and channel, by key) are kept.
+  const followUp = { pollMs: config.JOB_POLL_INTERVAL, retentionMs: config.JOB_RETENTION };
+  const kept = { pollMs: config.JOB_POLL_INTERVAL, retentionMs: null };
   return [
-    { handler: h.profitSharingFollower, retry: { schedule: config.PROFIT_SHARING_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' } },
-    { handler: h.callbackDelivery, retry: { schedule: config.CALLBACK_RETRY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'give-up' } },
     {
+      handler: h.profitSharingFollower,
+      retry: { schedule: config.PROFIT_SHARING_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' },
+      ...followUp,
+    },
+    {
+      handler: h.callbackDelivery,
+      retry: { schedule: config.CALLBACK_RETRY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'give-up' },
+      pollMs: config.CALLBACK_POLL_INTERVAL,
+      retentionMs: null,
+    },
+    {
+      ...followUp,
       handler: h.paymentReconciler,
       // An active order's queries end with the schedule (expiry settles the rest); a channel that cannot be reached is asked again and again.
       retry: {
@@ -36,9 +51,13 @@ export function kitJobs(config: Config, h: KitJobHandlers): JobKind[] {
       },
     },
     // Refunds can take days at a bank: after the schedule, its last wait repeats.
-    { handler: h.refundFollower, retry: { schedule: config.PAYMENT_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' } },
+    { handler: h.refundFollower, retry: { schedule: config.PAYMENT_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' }, ...followUp },
     // Its job is due at once (after RECONCILE_AT): the schedule's first wait follows the first run.
-    { handler: h.dailyReconciliation, retry: { schedule: config.RECONCILE_RETRY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'repeat-last' } },
+    {
+      handler: h.dailyReconciliation,
+      retry: { schedule: config.RECONCILE_RETRY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'repeat-last' },
+      ...kept,
+    },
   ];
 }
 

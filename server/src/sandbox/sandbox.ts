@@ -53,6 +53,13 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
     bills,
     v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.
-    jobs: [{ handler: notifier, retry: { schedule: config.SANDBOX_NOTIFY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'give-up' } }],
+    jobs: [
+      {
+        handler: notifier,
+        retry: { schedule: config.SANDBOX_NOTIFY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'give-up' },
+        pollMs: config.JOB_POLL_INTERVAL,
+        retentionMs: config.JOB_RETENTION,
+      },
+    ],
   };
 }

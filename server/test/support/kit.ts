@@ -27,6 +27,7 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   EXPIRY_SWEEP_INTERVAL: '200ms',
   CALLBACK_RETRY_SCHEDULE: '100ms,100ms,200ms,200ms,300ms,300ms,400ms,400ms,500ms,500ms,600ms,600ms',
   CALLBACK_POLL_INTERVAL: '50ms',
+  JOB_POLL_INTERVAL: '50ms',
   CHAIN_SEAL_INTERVAL: '200ms',
   // The daily reconciliation runs only in the tests about it.
   RECONCILE_AT: 'off',

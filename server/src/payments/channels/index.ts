@@ -15,4 +15,4 @@ export type {
 export { v2OrderCalls } from './v2-order-calls';
 export { Gateways } from './gateways';
 export { definedOnly, merchantOf } from './params';
-export { CHANNEL_MODULES, REALMS, channelModule, createAdapters, isRealm, realmModule, type Realm } from './registry';
+export { CHANNEL_MODULES, REALMS, isRealm, realmModule, type Realm } from './registry';

@@ -3,12 +3,8 @@
  * API reference and the sandbox's platforms are derived from this list: a new channel is one
  * folder and one line here (and its name in @kit/shared's PAYMENT_CHANNELS, the API's own enum).
  */
-import type { PaymentChannel } from '@kit/shared';
-import type { Config } from '../../config';
 import { cardNetwork } from './card-network';
-import type { Gateways } from './gateways';
 import { socialNative } from './social-native';
-import type { ChannelAdapter } from './types';
 
 export const CHANNEL_MODULES = [socialNative, cardNetwork] as const;
 
@@ -18,14 +14,6 @@ export const REALMS = CHANNEL_MODULES.map((m) => m.realm) as [Realm, ...Realm[]]
 
 export const isRealm = (v: unknown): v is Realm => (REALMS as readonly unknown[]).includes(v);
 
-export function channelModule(channel: PaymentChannel): (typeof CHANNEL_MODULES)[number] | undefined {
-  return CHANNEL_MODULES.find((m) => m.channel === channel);
-}
-
 export function realmModule(realm: Realm): (typeof CHANNEL_MODULES)[number] {
   return CHANNEL_MODULES.find((m) => m.realm === realm)!;
-}
-
-export function createAdapters(config: Config, gateways: Gateways): ChannelAdapter[] {
-  return CHANNEL_MODULES.map((m) => m.adapter(config, gateways));
 }
