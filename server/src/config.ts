@@ -191,7 +191,12 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .refine((ms) => ms >= 1_000, 'must be at least 1s')
       .describe('How long a prepay order stays `active` before it expires (`cancel`).'),
     EXPIRY_SWEEP_INTERVAL: duration('1s').describe('How often expired orders are moved to `cancel` (reading an expired order cancels it at once anyway).'),
-    SHUTDOWN_GRACE: duration('5s').describe('On SIGTERM or SIGINT, how long open requests get before they are closed (docs/operations.md).'),
+    SHUTDOWN_DRAIN: duration(production ? '5s' : '0s').describe(
+      'On SIGTERM or SIGINT, how long the service keeps accepting connections while `/health` answers 503 `shutting_down`, so that a load balancer stops routing to it before it stops listening; `0s` stops listening at once (docs/operations.md).',
+    ),
+    SHUTDOWN_GRACE: duration('5s').describe(
+      'On SIGTERM or SIGINT, how long open requests get, once the service stopped listening, before they are closed (docs/operations.md).',
+    ),
     // Payments
     SANDBOX_ENABLED: flag(!production).describe(
       'Serve the payment sandbox under `/sandbox` and use it as the gateway when no gateway URL is set (docs/sandbox.md).',

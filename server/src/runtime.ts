@@ -138,13 +138,23 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // From here `/health` answers 503 `shutting_down` and every answer says `Connection: close`.
       state.shuttingDown = true;
-      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Held calls answer now with the order's current state instead of being cut off.
+      // Held calls answer now with the order's current state instead of being cut off (and new ones at once).
       services.events.close();
       server.closeIdleConnections();
       // Calls already running answer with `Connection: close`, so their connections end with them.
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      // The drain: still listening and serving, so the load balancer's next checks see the 503 and it
+      // stops routing here. Closing the listener at once would refuse the connections it still sends
+      // meanwhile (and its checks would never see the 503 that says why).
+      if (config.SHUTDOWN_DRAIN > 0) {
+        log.info({ drainMs: config.SHUTDOWN_DRAIN }, 'draining: /health answers 503 until the service stops listening');
+        await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DRAIN));
+        // Connections opened during the drain that never sent a request.
+        server.closeIdleConnections();
+      }
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
       const grace = setTimeout(() => {
         const cut = [...inFlight].filter((res) => !res.writableEnded);
         if (cut.length) {

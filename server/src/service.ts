@@ -1,12 +1,13 @@
 /**
  * Runs the service in this process until SIGTERM or SIGINT (`npm run server`, and `npm start`
- * after its builds). Stopping lets held calls answer and open requests finish for SHUTDOWN_GRACE,
- * and the process ends by SHUTDOWN_GRACE plus `STOP_MARGIN_MS` whatever else happens (a stalled
- * log reader, a database that does not answer). A second signal ends it at once.
+ * after its builds). Stopping answers held calls, keeps serving for SHUTDOWN_DRAIN with `/health`
+ * at 503, then stops listening and lets open requests finish for SHUTDOWN_GRACE; the process ends
+ * by both plus `STOP_MARGIN_MS` whatever else happens (a stalled log reader, a database that does
+ * not answer). A second signal ends it at once.
  */
 import { startRuntime, type Runtime } from './runtime';
 
-/** Beyond SHUTDOWN_GRACE: workers finishing their turn, the database closing, the last log lines. */
+/** Beyond SHUTDOWN_DRAIN and SHUTDOWN_GRACE: workers finishing their turn, the database closing, the last log lines. */
 export const STOP_MARGIN_MS = 5_000;
 
 export interface RunOptions {
@@ -23,7 +24,7 @@ export async function runService(opts: RunOptions = {}): Promise<Runtime> {
       process.exit(1);
     }
     runtime.log.info({ signal }, 'stopping');
-    setTimeout(() => process.exit(1), runtime.config.SHUTDOWN_GRACE + STOP_MARGIN_MS).unref();
+    setTimeout(() => process.exit(1), runtime.config.SHUTDOWN_DRAIN + runtime.config.SHUTDOWN_GRACE + STOP_MARGIN_MS).unref();
     runtime.close().then(
       () => process.exit(0),
       (err) => {

@@ -12,6 +12,8 @@ import type { OrderEvents, OrderEvent } from './order-events';
 
 export class PgOrderEventBridge {
   private client?: pg.PoolClient;
+  /** Releases `client` (once, however often it is called). */
+  private dropClient?: () => void;
   private stopped = false;
   private reconnecting = false;
   private detachRelay?: () => void;
@@ -39,13 +41,19 @@ export class PgOrderEventBridge {
     if (this.stopped) return client.release();
     this.client = client;
     let dropped = false;
-    // Released once, here: `stop` must not release it again (pg throws on a double release).
+    // Released once, here, by whichever comes first: its connection failing, or `stop`. pg throws
+    // on a second release, from the 'error' event, which would end the process: a connection
+    // terminated just after `stop` (the database being fenced while the service stops) did so.
     const drop = () => {
       if (dropped) return;
       dropped = true;
-      if (this.client === client) this.client = undefined;
+      if (this.client === client) {
+        this.client = undefined;
+        this.dropClient = undefined;
+      }
       client.release(true);
     };
+    this.dropClient = drop;
     client.on('notification', (msg) => {
       if (msg.channel !== this.channel || !msg.payload) return;
       const [origin, ...events] = msg.payload.split(' ');
@@ -91,10 +99,8 @@ export class PgOrderEventBridge {
   async stop(): Promise<void> {
     this.stopped = true;
     this.detachRelay?.();
-    if (this.client) {
-      await this.client.query(`UNLISTEN "${this.channel}"`).catch(() => undefined);
-      this.client.release();
-    }
+    // Its session ends, and with it the LISTEN.
+    this.dropClient?.();
   }
 }
 

@@ -10,6 +10,7 @@ import { PROTOCOL_PATHS, type ProtocolOp } from '../payments/protocol/client';
 import { CHANNEL_MODULES } from '../payments/channels';
 import { DOWNLOAD_BILL_PATH } from '../payments/channels/social-native/bill-v2';
 import { methodNotAllowed } from '../http/errors';
+import { hasBadText, refuseNulInUrl } from '../http/body';
 import { sendPage } from '../frontends/pages/page';
 import { cashierPage, safeReturnUrl } from './cashier-page';
 import { sandboxPage } from './sandbox-page';
@@ -45,6 +46,15 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
     });
   }
 
+  // The sandbox's own routes below (payer API, receiver, cashier, page) refuse a NUL in the URL, by
+  // the kit's own rule: PostgreSQL text cannot hold one, and a lookup with it failed as a 500. (The
+  // platform's protocol routes above check the caller's signature before any lookup.)
+  r.use((req, res, next) => {
+    const nul = refuseNulInUrl(req.originalUrl);
+    if (!nul) return next();
+    res.status(400).json({ status: 'fail', msg: nul.message });
+  });
+
   // The payer side is called from pages on other origins (the mini-program's H5 build).
   const cors = (req: Request, res: Response, next: () => void) => {
     res.setHeader('access-control-allow-origin', '*');
@@ -56,13 +66,17 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   const json = (req: Request): Record<string, unknown> => {
     const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (buf.length === 0) return {};
+    let v: unknown;
     try {
-      const v = JSON.parse(buf.toString('utf8'));
-      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+      v = JSON.parse(buf.toString('utf8'));
     } catch {
-      // fall through
+      // refused below
     }
-    throw new SandboxError(400, 'the body must be a JSON object');
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new SandboxError(400, 'the body must be a JSON object');
+    // The kit's rule for every JSON body (http/body.ts): PostgreSQL text cannot hold a NUL, and a
+    // lone surrogate is not text at all; such a field used to reach the database and answer 500.
+    if (hasBadText(v)) throw new SandboxError(400, 'the body holds a NUL character (U+0000) or a lone UTF-16 surrogate, which no field may contain');
+    return v as Record<string, unknown>;
   };
   const payer = (fn: (req: Request) => Promise<object>) => async (req: Request, res: Response) => {
     try {

@@ -5,6 +5,7 @@
  * PostgreSQL is reached through a TCP proxy the test stops and starts (the machine's server is not
  * touched); SQLite's disk fills up or turns read-only through its own limits.
  */
+import { Client as PgClient } from 'pg';
 import { encodeQuery, signRequest } from '@kit/shared';
 import { backends } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
@@ -136,5 +137,91 @@ const pg = backends().find((b) => b.name === 'postgres');
     await proxy.stop();
     await proxy.start();
     await waitFor(async () => (await f.create()).httpStatus === 200, 15_000, 'writes back');
+  }, 30_000);
+});
+
+/**
+ * An operator fencing the database (`alter database … allow_connections false`, as before a
+ * failover or a restore) and cutting its sessions: the call running at that moment meets 57P01,
+ * every later connection 55000 "not currently accepting connections". Both are 503 `unavailable`
+ * with `Retry-After`, never 500; when connections are allowed again the service carries on. The
+ * database is one of the test's own (the suites share one database, schema per test).
+ */
+(pg ? describe : describe.skip)('a fenced database [postgres]', () => {
+  const name = `kit_fence_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const fencedUrl = () => Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
+  let admin: PgClient;
+  let kit: TestKit | undefined;
+  let schema: string;
+  beforeAll(async () => {
+    admin = new PgClient({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database "${name}"`);
+    // The backend's env gives the data folder and a schema (both removed by its cleanup); the database is this one.
+    const env = pg!.env();
+    schema = env.DATABASE_SCHEMA!;
+    kit = await startTestKit(pg!, { ...env, DATABASE_URL: fencedUrl(), DATABASE_STATEMENT_TIMEOUT: '2s' });
+  });
+  afterAll(async () => {
+    await admin.query(`alter database "${name}" allow_connections true`).catch(() => undefined);
+    await kit?.close();
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+    await pg!.cleanup();
+  });
+
+  const terminateSessions = (except: number[]) =>
+    admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> all($2::int[])', [name, except]);
+
+  it('answers 503 with Retry-After while connections are refused (55000) and for the call its sessions were cut under (57P01), then recovers', async () => {
+    const f = await fixture(kit!);
+    expect((await f.create()).httpStatus).toBe(200);
+    const signedCreate = () => {
+      const body = JSON.stringify({ subMerchantId: f.subId, totalAmount: '1.00' });
+      const query = encodeQuery(signRequest({ method: 'POST', path: '/submerchant-pay/', body }, f));
+      return fetchJson(`${kit!.url}/submerchant-pay/?${query}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    };
+    const expect503 = (res: Awaited<ReturnType<typeof fetchJson>>) => {
+      expect(res.status).toBe(503);
+      expect(res.retryAfter).toMatch(/^\d+$/);
+      expect(res.body).toMatchObject({ version: 1, status: 'fail', error: 'unavailable', code: 'E0091', msg: expect.any(String), traceId: expect.any(String) });
+    };
+
+    // A call held inside the database (behind a lock the test holds) when the sessions are cut.
+    const locker = new PgClient({ connectionString: fencedUrl() });
+    await locker.connect();
+    const lockerPid = ((await locker.query('select pg_backend_pid() as pid')).rows[0] as { pid: number }).pid;
+    await locker.query('begin');
+    await locker.query(`lock table "${schema}".prepay_orders in access exclusive mode`);
+    const inFlight = signedCreate();
+    await waitFor(
+      async () => (await admin.query("select 1 from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'", [name])).rowCount! > 0,
+      10_000,
+      'the call waiting on the lock',
+    );
+    await admin.query(`alter database "${name}" allow_connections false`);
+    await terminateSessions([lockerPid]);
+    expect503(await inFlight);
+    await locker.query('rollback');
+    await locker.end();
+    await terminateSessions([]);
+
+    // Every later call: the pool's new connections are refused with 55000.
+    for (let i = 0; i < 3; i++) expect503(await signedCreate());
+    const login = await fetchJson(`${kit!.url}/merchant/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: f.parentId, pw: f.pw }),
+    });
+    expect503(login);
+    const health = await fetchJson(`${kit!.url}/health`);
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: 'unavailable' });
+
+    await admin.query(`alter database "${name}" allow_connections true`);
+    await waitFor(async () => (await fetch(`${kit!.url}/health`)).status === 200, 15_000, 'health back to 200');
+    expect((await signedCreate()).status).toBe(200);
+    expect((await f.create()).httpStatus).toBe(200);
   }, 30_000);
 });

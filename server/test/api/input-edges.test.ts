@@ -1,11 +1,12 @@
 /**
  * Input that used to reach a rule, a serialiser or the database and come back as 500: bodies nested
- * thousands deep, and NUL (U+0000) in a text field, a lookup id or a query. One rule each, for every
- * JSON body and URL, before any rule runs; 400 on every backend.
+ * thousands deep, and NUL (U+0000) in a text field, a lookup id or a query, in the kit's API and in
+ * the sandbox's payer API and pages. One rule each, for every JSON body and URL, before any rule
+ * runs; 400 on every backend.
  */
 import { encodeQuery, signRequest } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
-import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+import { createMerchants, sandboxTables, startTestKit, type TestKit } from '../support/kit';
 
 /** JSON text of arrays nested `depth` deep (written as text: serialising it would overflow the stack). */
 const nested = (depth: number) => `${'['.repeat(depth)}"leaf"${']'.repeat(depth)}`;
@@ -79,5 +80,36 @@ describeEachBackend('input edges', (backend) => {
     expect(login.status).toBe(400);
     const mp = await fetch(`${kit.url}/mp/api/orders/abc%00def`);
     expect(mp.status).toBe(400);
+  });
+
+  it("refuses NUL in the sandbox's payer API and pages with 400, and stores nothing", async () => {
+    const codes = async () => (await sandboxTables(kit).selectFrom('sandbox_login_codes').select('code').execute()).length;
+    const before = await codes();
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${kit.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const get = async (path: string) => {
+      const res = await fetch(`${kit.url}${path}`);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const sandboxRefused = (a: { status: number; body: Record<string, unknown> }) => {
+      expect(a.status).toBe(400);
+      expect(a.body).toEqual({ status: 'fail', msg: expect.stringMatching(/NUL/) });
+    };
+    sandboxRefused(await post('/sandbox/login', { user: 'cashier\u0000one' }));
+    // A lone surrogate is refused by the same rule.
+    sandboxRefused(await post('/sandbox/login', { user: 'cashier\ud800' }));
+    sandboxRefused(await post('/sandbox/pay', { prepayId: 'wx\u0000', openId: 'o' }));
+    sandboxRefused(await post('/sandbox/renotify', { prepayId: 'wx\u0000' }));
+    const { MP_APPID, MP_SECRET } = kit.runtime.config;
+    sandboxRefused(await get(`/sandbox/sns/jscode2session?appid=${MP_APPID}&secret=${MP_SECRET}&grant_type=authorization_code&js_code=a%00b`));
+    sandboxRefused(await get('/sandbox/cashier?package=prepay_id=wx%00'));
+    sandboxRefused(await post('/sandbox/receiver?_appid=app%00', { prepayId: 'x' }));
+    expect(await codes()).toBe(before);
+    // The same login without the NUL works.
+    const ok = await post('/sandbox/login', { user: 'cashier one' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ code: expect.stringMatching(/^[0-9a-f]{32}$/) });
   });
 });
