@@ -13,6 +13,7 @@ import type { OrderTransitions } from './order-transitions';
 import { orderVisibleTo } from './order-visibility';
 import type { MerchantFacts } from '../merchants/merchant-facts';
 import { subMerchantDisabled } from '../merchants/disabled';
+import { isOverdue } from './order-expiry';
 
 /** 12 characters keep `sm.pay?prepayid=<id>&f=2` within the 32-character scene limit. */
 export const PREPAY_ID_LENGTH = 12;
@@ -130,7 +131,7 @@ export class PrepayService {
       throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
     }
     const row = { ...order, display_name: sm.display_name };
-    if (row.status === 'active' && row.expire_at <= Date.now()) {
+    if (isOverdue(row)) {
       await this.expire(prepayId);
       const now = await this.store.find(prepayId);
       return { ...row, ...now };

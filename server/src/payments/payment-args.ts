@@ -24,6 +24,7 @@ import type { ChannelOrders } from './channel-orders';
 import type { PaymentStore } from './payment-store';
 import { nonce } from './protocol/client';
 import { signFields, type SignType } from './protocol/sign';
+import { isOverdue } from '../orders/order-expiry';
 
 type OrderRow = NonNullable<Awaited<ReturnType<PaymentStore['orderWithMerchants']>>>;
 
@@ -106,7 +107,7 @@ export class PaymentArgs {
   private async payable(appId: string, prepayId: string): Promise<OrderRow> {
     const order = await this.store.orderWithMerchants(prepayId);
     if (!order || !orderVisibleTo(order, appId)) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
-    if (order.status === 'active' && order.expire_at <= Date.now()) {
+    if (isOverdue(order)) {
       const expired = await this.prepay.expire(prepayId);
       throw new KitError('order_not_active', `prepay order "${prepayId}" ${expired ? 'has expired' : 'is no longer active'}; start a new payment`);
     }

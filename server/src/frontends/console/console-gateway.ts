@@ -23,6 +23,7 @@ import type { PrepayOrdersTable } from '../../db/schema';
 import type { Services } from '../../services';
 import type { SelfClients } from '../self-client';
 import { upstream } from '../pos/pos-gateway';
+import { shownStatus } from '../../orders/order-expiry';
 
 /** The merchant behind a request: who logged in, its owning app, its login token and what it sees. */
 export interface ConsoleUser extends ConsoleSession {
@@ -261,8 +262,7 @@ export class ConsoleGateway {
 }
 
 function line(r: PrepayOrdersTable, now: number): ConsoleOrderLine {
-  // An order past its time that the sweep has not reached yet is already expired.
-  const status = r.status === 'active' && r.expire_at <= now ? 'cancel' : r.status;
+  const status = shownStatus(r, now);
   const out: ConsoleOrderLine = {
     prepayId: r.prepay_id,
     subMerchantId: r.sub_merchant_id,

@@ -34,6 +34,7 @@ import type { Services } from '../../services';
 import type { SelfClients } from '../self-client';
 import { randomAlnum } from '../../security/ids';
 import { openHandle, sealHandle } from './points-handle';
+import { shownStatus } from '../../orders/order-expiry';
 
 /** The cashier behind a request: the sub-merchant, its owning app and the login token. */
 export interface Cashier extends PosSession {
@@ -123,8 +124,7 @@ export class PosGateway {
     const paid = rows.filter((r) => r.status === 'finish' || r.status === 'refunded');
     const sharing = await this.services.profitSharing.summaries(paid.map((r) => ({ prepayId: r.prepay_id, totalCents: r.total_cents })));
     return rows.map((r) => {
-      // An order past its time that the sweep has not reached yet is already expired.
-      const status = r.status === 'active' && r.expire_at <= now ? 'cancel' : r.status;
+      const status = shownStatus(r, now);
       const line: PosOrderSummary = {
         prepayId: r.prepay_id,
         amount: formatCents(r.total_cents),
