@@ -582,7 +582,7 @@ describeEachBackend('sandbox API v3', (backend) => {
       sp_appid: sp.appid,
       sp_mchid: sp.mchid,
       sub_mchid: sub,
-      description: 'billed',
+      description: 'Acme, Inc., billed',
       out_trade_no: outTradeNo,
       notify_url: receiver.url,
       amount: { total: 4321, currency: 'CNY' },
@@ -598,10 +598,14 @@ describeEachBackend('sandbox API v3', (backend) => {
     });
     const file = await signedGet(a.download_url);
     expect(file.status).toBe(200);
-    const text = gunzipSync(file.body).toString('utf8');
+    const plain = gunzipSync(file.body);
+    const text = plain.toString('utf8');
     expect(createHash('sha1').update(text).digest('hex')).toBe(a.hash_value);
-    expect(text).toContain(`\`${outTradeNo}`);
-    expect(text).toContain('`43.21');
+    // The platform's bytes as the plugin reads them: a byte order mark, CRLF, values after a comma and
+    // a backtick (so the product name keeps its commas).
+    expect(text.startsWith('\uFEFF交易时间,')).toBe(true);
+    const row = (Formatter.castCsvBill(plain) as { rows: Array<Record<string, string>> }).rows.find((r) => r['商户订单号'] === outTradeNo);
+    expect(row).toMatchObject({ 商品名称: 'Acme, Inc., billed', 订单金额: '43.21', 交易状态: 'SUCCESS' });
     // Unsigned, the download is refused.
     expect((await fetch(a.download_url)).status).toBe(401);
 
