@@ -510,6 +510,22 @@ describeEachBackend('sandbox API v3', (backend) => {
         }),
       ),
     ).toMatchObject({ status: 400, data: { code: 'PARAM_ERROR' } });
+    // CUSTOM needs custom_relation (at most 10 characters), which the answer repeats.
+    const custom = { sub_mchid: sub, appid: sp.appid, type: 'PERSONAL_OPENID', account: 'oCustomRelation000000000001', relation_type: 'CUSTOM' };
+    expect(await refusal(c.v3.profitsharing.receivers.add.post<any>(custom))).toMatchObject({
+      status: 400,
+      data: { code: 'PARAM_ERROR', message: expect.stringContaining('custom_relation') },
+    });
+    expect(await refusal(c.v3.profitsharing.receivers.add.post<any>({ ...custom, custom_relation: '一二三四五六七八九十十' }))).toMatchObject({
+      status: 400,
+      data: { code: 'PARAM_ERROR', message: expect.stringContaining('custom_relation') },
+    });
+    expect((await store.psReceivers(sp.mchid, sub)).find((r) => r.account === custom.account)).toBeUndefined();
+    expect((await c.v3.profitsharing.receivers.add.post<any>({ ...custom, custom_relation: '加盟店店长' })).data).toMatchObject({
+      relation_type: 'CUSTOM',
+      custom_relation: '加盟店店长',
+    });
+    expect((await store.psReceivers(sp.mchid, sub)).find((r) => r.account === custom.account)?.custom_relation).toBe('加盟店店长');
 
     const outOrderNo = tradeNo('PS');
     const split = await c.v3.profitsharing.orders.post<any>({

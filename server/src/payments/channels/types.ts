@@ -64,7 +64,10 @@ export interface OrderCalls {
 /** The channel's profit-sharing calls (4.8), for the channels that share profits. */
 export interface ProfitSharingCalls {
   /** Adds a receiver for the merchant numbered `merchant.sub_mch_id` (idempotent at the channel). */
-  addReceiver(merchant: MerchantFields, receiver: { type: string; account: string; name?: string | null; relationType: string }): Promise<ProtocolAnswer>;
+  addReceiver(
+    merchant: MerchantFields,
+    receiver: { type: string; account: string; name?: string | null; relationType: string; customRelation?: string | null },
+  ): Promise<ProtocolAnswer>;
   removeReceiver(merchant: MerchantFields, receiver: { type: string; account: string }): Promise<ProtocolAnswer>;
   /** One split of a paid order (amounts in cents); with `finish`, the channel also releases the rest. */
   split(
