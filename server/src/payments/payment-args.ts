@@ -71,7 +71,7 @@ export class PaymentArgs {
     const order = await this.payable(appId, prepayId);
     const gateway = this.channels.get('SocialNative');
     const co = await this.channelOrder(order, gateway, 'APP', null, enableProfitSharing);
-    const ids = gateway.adapter.appArgsIds(merchantOf(co));
+    const ids = gateway.adapter.appArgsIds(merchantOf(co), co.sign_type === V3_SIGN_TYPE ? 'v3' : 'v2');
     if (co.sign_type === V3_SIGN_TYPE) {
       if (!gateway.v3) throw new KitError('channel_unavailable', 'this order was placed over API v3; set PAY_PROTOCOL=v3 to pay it');
       return { version: PAY_VERSION, status: 'success', args: gateway.v3.appArgs(ids, co.channel_prepay_id!) };

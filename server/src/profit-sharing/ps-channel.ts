@@ -223,12 +223,12 @@ export class PsChannel {
   async addAtChannel(
     channel: string,
     merchant: MerchantFields,
-    r: { type: PsShare['type']; account: string; name: string | null; relation_type: string },
+    r: { type: PsShare['type']; account: string; name: string | null; relation_type: string; custom_relation: string | null },
   ): Promise<string | null> {
     const answer = await this.channels
       .get(channel)
       .sharing()
-      .addReceiver(merchant, { type: r.type, account: r.account, name: r.name, relationType: r.relation_type });
+      .addReceiver(merchant, { type: r.type, account: r.account, name: r.name, relationType: r.relation_type, customRelation: r.custom_relation });
     if (!answer.ok) return `the channel refused the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim();
     await this.store.noteChannelReceiver(merchant.sub_mch_id ?? merchant.mch_id, r.type, r.account);
     return null;

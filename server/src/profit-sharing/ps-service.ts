@@ -62,6 +62,7 @@ export class ProfitSharingService {
       account: body.account,
       name: body.name ?? null,
       relation_type: body.relationType,
+      custom_relation: body.customRelation ?? null,
       created_at: now,
       updated_at: now,
       removed_at: null,

@@ -15,9 +15,13 @@ export class PsStore {
       .insertInto('ps_receivers')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .columns(['merchant_id', 'type', 'account'])
-          .doUpdateSet({ name: row.name, relation_type: row.relation_type, updated_at: row.updated_at, removed_at: null }),
+        oc.columns(['merchant_id', 'type', 'account']).doUpdateSet({
+          name: row.name,
+          relation_type: row.relation_type,
+          custom_relation: row.custom_relation,
+          updated_at: row.updated_at,
+          removed_at: null,
+        }),
       )
       .execute();
   }

@@ -8,6 +8,8 @@ export interface PsReceiversTable {
   account: string;
   name: string | null;
   relation_type: string;
+  /** The relation in the merchant's words, with relation type `CUSTOM` only (migration 0010). */
+  custom_relation: string | null;
   created_at: number;
   updated_at: number;
   removed_at: number | null;

@@ -12,6 +12,7 @@ const line = (over: Partial<BillLine>): BillLine => ({
   transactionId: '4200',
   outTradeNo: 'T1',
   tradeType: 'NATIVE',
+  body: 'tea',
   tradeState: 'SUCCESS',
   refundId: null,
   outRefundNo: null,

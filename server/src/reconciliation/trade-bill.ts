@@ -1,9 +1,12 @@
 /**
- * The platform's trade bill (`bill_type=ALL`): a CSV header of 27 columns, one line per payment and
- * one per refund (交易状态 `REFUND`), every value prefixed with a backtick, amounts in yuan, then a
- * summary header and row. The parser is strict: anything it does not understand refuses the whole
- * file with the line that broke it, so a half-read bill never reaches the books. The writer is the
- * same format, for the sandbox.
+ * The platform's trade bill (`bill_type=ALL`): a UTF-8 file with a byte order mark and CRLF line
+ * ends; a header of 27 column names joined by commas, one line per payment and one per refund
+ * (交易状态 `REFUND`), every value prefixed with a backtick, amounts in yuan, then a summary header
+ * and row. Values are not quoted and may hold commas (a product or shop name "Acme, Inc."): the
+ * separator between values is a comma followed by a backtick, as wechatpay-axios-plugin's
+ * `Formatter.castCsvLine` splits them. The parser is strict: anything it does not understand refuses
+ * the whole file with the line that broke it, so a half-read bill never reaches the books. The
+ * writer is the same format, for the sandbox.
  */
 import { AmountError, formatDecimal, parseDecimal } from '@kit/shared';
 
@@ -54,6 +57,8 @@ export interface BillLine {
   transactionId: string;
   outTradeNo: string;
   tradeType: string;
+  /** 商品名称, as written (it may hold commas). */
+  body: string;
   /** 交易状态: SUCCESS, REFUND, REVOKED… */
   tradeState: string;
   refundId: string | null;
@@ -119,13 +124,14 @@ function expectHeader(row: string, columns: readonly string[], lineNo: number): 
   if (row !== columns.join(',')) throw new BillFormatError(lineNo, `expected the header "${columns.join(',')}"`);
 }
 
+/** Between two values: a comma, then the next value's backtick. A bare comma is part of a value. */
+const SEPARATOR = ',`';
+
 function values(row: string, count: number, lineNo: number): string[] {
-  const cells = row.split(',');
+  if (!row.startsWith('`')) throw new BillFormatError(lineNo, 'value 1 does not start with a backtick');
+  const cells = row.slice(1).split(SEPARATOR);
   if (cells.length !== count) throw new BillFormatError(lineNo, `expected ${count} values, found ${cells.length}`);
-  return cells.map((c, i) => {
-    if (!c.startsWith('`')) throw new BillFormatError(lineNo, `value ${i + 1} does not start with a backtick`);
-    return c.slice(1);
-  });
+  return cells;
 }
 
 function amount(text: string, rule: typeof YUAN, lineNo: number, column: string): number {
@@ -156,6 +162,7 @@ function parseLine(row: string, lineNo: number): BillLine {
     transactionId: col('微信订单号'),
     outTradeNo: col('商户订单号'),
     tradeType: col('交易类型'),
+    body: col('商品名称'),
     tradeState: col('交易状态'),
     refundId: refund ? col('微信退款单号') : null,
     outRefundNo: refund ? col('商户退款单号') : null,
@@ -198,7 +205,7 @@ function checkTotals(lines: BillLine[], s: BillSummary, lineNo: number): void {
 }
 
 /** What the writer needs of one line; amounts in cents. */
-export type BillLineInput = Omit<BillLine, 'lineNo' | 'settledCents' | 'feeUnits'> & { settledCents?: number; feeUnits?: number; body: string };
+export type BillLineInput = Omit<BillLine, 'lineNo' | 'settledCents' | 'feeUnits'> & { settledCents?: number; feeUnits?: number };
 
 /** Writes a bill in the platform's format (the sandbox's bills). */
 export function formatTradeBill(lines: BillLineInput[]): string {
@@ -243,7 +250,9 @@ export function formatTradeBill(lines: BillLineInput[]): string {
       '0.00',
       refund ? 'ORIGINAL' : '',
       refund ? (l.refundState ?? 'SUCCESS') : '',
-      l.body.replace(/[,\r\n`]/g, ' '),
+      // Commas stay; a backtick after a comma would start a new value and a line end a new line, so
+      // backticks and line ends become spaces.
+      l.body.replace(/[\r\n`]/g, ' '),
       '',
       fee(feeUnits),
       '0.60%',
@@ -251,11 +260,10 @@ export function formatTradeBill(lines: BillLineInput[]): string {
       refund ? y(l.amountCents) : '0.00',
       '',
     ];
-    out.push(cells.map((c) => `\`${c}`).join(','));
+    out.push(`\`${cells.join(SEPARATOR)}`);
   }
   out.push(SUMMARY_COLUMNS.join(','));
-  out.push(
-    [`${lines.length}.0`, y(settled), y(refunded), '0.00', formatDecimal(Math.round(fees / 1000), 2), y(ordered), y(requested)].map((c) => `\`${c}`).join(','),
-  );
-  return `${out.join('\n')}\n`;
+  out.push(`\`${[`${lines.length}.0`, y(settled), y(refunded), '0.00', formatDecimal(Math.round(fees / 1000), 2), y(ordered), y(requested)].join(SEPARATOR)}`);
+  // The byte order mark and CRLF line ends of the platform's files.
+  return `\uFEFF${out.join('\r\n')}\r\n`;
 }

@@ -7,7 +7,7 @@
  * finished, which releases the rest to the merchant.
  */
 import { randomBytes } from 'node:crypto';
-import { RELATION_TYPES, maxShareCents } from '@kit/shared';
+import { MAX_CUSTOM_RELATION_CHARS, RELATION_TYPES, maxShareCents } from '@kit/shared';
 import { isUniqueViolation } from '../db/errors';
 import type { ProtocolOp } from '../payments/protocol/client';
 import { realmModule } from '../payments/channels';
@@ -65,6 +65,11 @@ export class SandboxProfitSharing {
     if (!(RELATION_TYPES as readonly string[]).includes(String(r.relation_type)))
       throw new ProtocolFail('PARAM_ERROR', 'receiver.relation_type is not one of the platform’s');
     if (r.type === 'MERCHANT_ID' && (typeof r.name !== 'string' || !r.name)) throw new ProtocolFail('PARAM_ERROR', 'a MERCHANT_ID receiver needs its name');
+    // The platform requires custom_relation with CUSTOM, at most 10 characters (wechatpay-go profitsharing AddReceiverRequest).
+    const custom = typeof r.custom_relation === 'string' && r.custom_relation ? r.custom_relation : null;
+    if (r.relation_type === 'CUSTOM' && !custom) throw new ProtocolFail('PARAM_ERROR', 'receiver.custom_relation is required when relation_type is CUSTOM');
+    if (custom && [...custom].length > MAX_CUSTOM_RELATION_CHARS)
+      throw new ProtocolFail('PARAM_ERROR', `receiver.custom_relation must be at most ${MAX_CUSTOM_RELATION_CHARS} characters`);
     await this.store.upsertPsReceiver({
       mch_id: req.mch_id,
       sub_mch_id: req.sub_mch_id,
@@ -72,6 +77,7 @@ export class SandboxProfitSharing {
       account: r.account,
       name: typeof r.name === 'string' ? r.name : null,
       relation_type: String(r.relation_type),
+      custom_relation: r.relation_type === 'CUSTOM' ? custom : null,
       added_at: Date.now(),
       removed_at: null,
     });

@@ -147,7 +147,9 @@ export class SandboxStore {
       .insertInto('sandbox_ps_receivers')
       .values(row)
       .onConflict((oc) =>
-        oc.columns(['mch_id', 'sub_mch_id', 'type', 'account']).doUpdateSet({ name: row.name, relation_type: row.relation_type, removed_at: null }),
+        oc
+          .columns(['mch_id', 'sub_mch_id', 'type', 'account'])
+          .doUpdateSet({ name: row.name, relation_type: row.relation_type, custom_relation: row.custom_relation, removed_at: null }),
       )
       .execute();
   }

@@ -67,6 +67,8 @@ export interface SandboxPsReceiversTable {
   account: string;
   name: string | null;
   relation_type: string;
+  /** With relation type `CUSTOM` only (migration 0002). */
+  custom_relation: string | null;
   added_at: number;
   removed_at: number | null;
 }

@@ -127,7 +127,11 @@ describeEachBackend(
       expect(answer.httpStatus).toBe(200);
       const args = answer.body.args;
       expect(Object.keys(args).sort()).toEqual(['appid', 'noncestr', 'package', 'partnerid', 'prepayid', 'sign', 'timestamp']);
-      expect(args).toMatchObject({ appid: SOCIAL_PARAMS.socialAppId, partnerid: SOCIAL_PARAMS.socialMchId, package: 'Sign=WXPay' });
+      // partnerid: the service provider's number on v3 (wechatpay-java AppServiceExtension: sp_mchid), the
+      // sub-merchant's on v2 (the v2 服务商 APP调起支付: 子商户号); docs/payments.md.
+      expect(kit.runtime.config.PAY_SP_MCH_ID).not.toBe(SOCIAL_PARAMS.socialMchId);
+      const partnerid = backend.protocol === 'v3' ? kit.runtime.config.PAY_SP_MCH_ID : SOCIAL_PARAMS.socialMchId;
+      expect(args).toMatchObject({ appid: SOCIAL_PARAMS.socialAppId, partnerid, package: 'Sign=WXPay' });
       expect(payerSignatureValid(kit, 'app', args, mp.appid)).toBe(true);
       expect(payerSignatureValid(kit, 'app', { ...args, prepayid: `${args.prepayid}x` }, mp.appid)).toBe(false);
       // The scan-code order was closed before the app order was placed: only one can be paid.

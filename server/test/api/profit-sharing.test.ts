@@ -6,7 +6,7 @@
 import type { KitClient, SplitRequest } from '@kit/shared';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
-import { newOrder, payApi, payFixture, sandboxPost, startReceiver, waitFor, type PayFixture, sandboxPrepayId } from '../support/payments';
+import { SOCIAL_PARAMS, newOrder, payApi, payFixture, sandboxPost, startReceiver, waitFor, type PayFixture, sandboxPrepayId } from '../support/payments';
 
 const PARTNER = { type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
 const STAFF = { type: 'PERSONAL_OPENID', account: 'oStaffMember00000000000001', relationType: 'STAFF' } as const;
@@ -267,6 +267,39 @@ describeEachBackend(
       expect((await fetch(`${kit.url}/submerchant-pay/profitSharing/orders`)).status).toBe(405);
       expect(await count()).toBe(before);
       expect((await f.client.profitSharingAmounts(paid)).data.sharedAmount).toBe('0.00');
+    });
+
+    test('a CUSTOM receiver: refused without customRelation (400 naming it, nothing recorded); with it, the platform is told custom_relation and a split pays it', async () => {
+      const g = await payFixture(kit);
+      await kit.runtime.services.merchants.setContracted(g.parentId, true);
+      const custom = { merchantId: g.parentId, type: 'PERSONAL_OPENID', account: 'oCustomRelation00000000001', relationType: 'CUSTOM' } as const;
+      const kitRows = () => kit.runtime.db.db.selectFrom('ps_receivers').selectAll().where('account', '=', custom.account).execute();
+      const platformRows = () => sandboxTables(kit).selectFrom('sandbox_ps_receivers').selectAll().where('account', '=', custom.account).execute();
+      for (const [bad, why] of [
+        [custom, /customRelation: is required when relationType is CUSTOM/],
+        [{ ...custom, customRelation: '  ' }, /customRelation: must not be empty/],
+        [{ ...custom, customRelation: '一二三四五六七八九十十' }, /customRelation: must be at most 10 characters/],
+        [{ ...custom, relationType: 'STAFF', customRelation: '店长' }, /customRelation: is only for relationType CUSTOM/],
+      ] as const) {
+        expect(await sharing.receiver(g.client, bad)).toMatchObject({ httpStatus: 400, body: { error: 'invalid_request', msg: expect.stringMatching(why) } });
+      }
+      expect(await kitRows()).toEqual([]);
+      expect(await platformRows()).toEqual([]);
+
+      // Ten characters, as the platform counts them: accepted, and the platform has it.
+      await g.client.addProfitSharingReceiver({ ...custom, customRelation: '加盟店店长兼区域经理' });
+      expect((await kitRows()).map((r) => [r.relation_type, r.custom_relation])).toEqual([['CUSTOM', '加盟店店长兼区域经理']]);
+      expect((await platformRows()).map((r) => [r.sub_mch_id, r.relation_type, r.custom_relation])).toEqual([
+        [SOCIAL_PARAMS.socialMchId, 'CUSTOM', '加盟店店长兼区域经理'],
+      ]);
+      const prepayId = await sharedPaidOrder('10.00', g);
+      const body: SplitRequest = {
+        prepayId,
+        outOrderNo: no(),
+        receivers: [{ type: custom.type, account: custom.account, amount: '1.00', description: 'custom share' }],
+      };
+      await g.client.shareProfit(body);
+      expect((await g.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 })).data.receivers[0].result).toBe('success');
     });
 
     test('a receiver removed while its share is pending: the channel closes it and the share can be used again', async () => {

@@ -1,9 +1,10 @@
 /**
  * Daily statement reconciliation (docs/reconciliation.md) through real HTTP against the sandbox's
- * bills and faults (docs/sandbox.md): every kind of difference and its resolution, a payment and a
- * refund the kit never heard of settled once with one callback, a kit-only line carried to the next
- * day, bills that are not ready, cut short or absent, and idempotent re-runs; `npm run kit --
- * reconcile` as an operator runs it, in its own process next to the service.
+ * bills and faults (docs/sandbox.md): bills in the platform's bytes whose shop name holds commas,
+ * every kind of difference and its resolution, a payment and a refund the kit never heard of settled
+ * once with one callback, a kit-only line carried to the next day, bills that are not ready, cut
+ * short or absent, and idempotent re-runs; `npm run kit -- reconcile` as an operator runs it, in its
+ * own process next to the service.
  */
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
@@ -42,7 +43,8 @@ describeEachBackend(
       };
       kit = await startTestKit(backend, env);
       receiver = await startReceiver();
-      f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+      // The shop's name is the product name (商品名称) of its bill lines: commas in it are part of the value.
+      f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` }, { parent: 'Acme, Inc.', sub: 'Acme, Inc., Shop 3, East Gate' });
       token = (await f.client.login(f.subId, f.pw)).loginToken;
     });
     afterEach(() => setFaults(kit, {}));

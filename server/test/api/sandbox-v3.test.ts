@@ -510,6 +510,22 @@ describeEachBackend('sandbox API v3', (backend) => {
         }),
       ),
     ).toMatchObject({ status: 400, data: { code: 'PARAM_ERROR' } });
+    // CUSTOM needs custom_relation (at most 10 characters), which the answer repeats.
+    const custom = { sub_mchid: sub, appid: sp.appid, type: 'PERSONAL_OPENID', account: 'oCustomRelation000000000001', relation_type: 'CUSTOM' };
+    expect(await refusal(c.v3.profitsharing.receivers.add.post<any>(custom))).toMatchObject({
+      status: 400,
+      data: { code: 'PARAM_ERROR', message: expect.stringContaining('custom_relation') },
+    });
+    expect(await refusal(c.v3.profitsharing.receivers.add.post<any>({ ...custom, custom_relation: '一二三四五六七八九十十' }))).toMatchObject({
+      status: 400,
+      data: { code: 'PARAM_ERROR', message: expect.stringContaining('custom_relation') },
+    });
+    expect((await store.psReceivers(sp.mchid, sub)).find((r) => r.account === custom.account)).toBeUndefined();
+    expect((await c.v3.profitsharing.receivers.add.post<any>({ ...custom, custom_relation: '加盟店店长' })).data).toMatchObject({
+      relation_type: 'CUSTOM',
+      custom_relation: '加盟店店长',
+    });
+    expect((await store.psReceivers(sp.mchid, sub)).find((r) => r.account === custom.account)?.custom_relation).toBe('加盟店店长');
 
     const outOrderNo = tradeNo('PS');
     const split = await c.v3.profitsharing.orders.post<any>({
@@ -582,7 +598,7 @@ describeEachBackend('sandbox API v3', (backend) => {
       sp_appid: sp.appid,
       sp_mchid: sp.mchid,
       sub_mchid: sub,
-      description: 'billed',
+      description: 'Acme, Inc., billed',
       out_trade_no: outTradeNo,
       notify_url: receiver.url,
       amount: { total: 4321, currency: 'CNY' },
@@ -598,10 +614,14 @@ describeEachBackend('sandbox API v3', (backend) => {
     });
     const file = await signedGet(a.download_url);
     expect(file.status).toBe(200);
-    const text = gunzipSync(file.body).toString('utf8');
+    const plain = gunzipSync(file.body);
+    const text = plain.toString('utf8');
     expect(createHash('sha1').update(text).digest('hex')).toBe(a.hash_value);
-    expect(text).toContain(`\`${outTradeNo}`);
-    expect(text).toContain('`43.21');
+    // The platform's bytes as the plugin reads them: a byte order mark, CRLF, values after a comma and
+    // a backtick (so the product name keeps its commas).
+    expect(text.startsWith('\uFEFF交易时间,')).toBe(true);
+    const row = (Formatter.castCsvBill(plain) as { rows: Array<Record<string, string>> }).rows.find((r) => r['商户订单号'] === outTradeNo);
+    expect(row).toMatchObject({ 商品名称: 'Acme, Inc., billed', 订单金额: '43.21', 交易状态: 'SUCCESS' });
     // Unsigned, the download is refused.
     expect((await fetch(a.download_url)).status).toBe(401);
 

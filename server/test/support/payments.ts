@@ -20,9 +20,9 @@ export interface PayFixture {
 }
 
 /** An app with a parent and a sub-merchant; SocialNative parameters on the parent (inherited). */
-export async function payFixture(kit: TestKit, params: Record<string, unknown> = {}): Promise<PayFixture> {
+export async function payFixture(kit: TestKit, params: Record<string, unknown> = {}, names?: { parent: string; sub: string }): Promise<PayFixture> {
   const app = await kit.newApp();
-  const m = await createMerchants(app.client, app.appId);
+  const m = await createMerchants(app.client, app.appId, names);
   await app.client.setPaymentParams(m.parentId, 'SocialNative', { ...SOCIAL_PARAMS, ...params });
   return { ...app, ...m };
 }

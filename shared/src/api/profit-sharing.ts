@@ -26,6 +26,13 @@ export const RELATION_TYPES = [
   'CUSTOM',
 ] as const;
 
+/**
+ * The platform's `custom_relation`: what the receiver is to the merchant, in its own words, required
+ * with relation type `CUSTOM` and at most 10 characters (wechatpay-go `services/profitsharing/models.go`,
+ * AddReceiverRequest.CustomRelation: 本字段最多10个字, 当字段relation_type的值为CUSTOM时，本字段必填).
+ */
+export const MAX_CUSTOM_RELATION_CHARS = 10;
+
 /** Largest share of an order's amount, all splits together (section 8). */
 export const MAX_SHARE_PERCENT = 30;
 /** Receivers per split, as the platform allows. */
@@ -57,18 +64,32 @@ export const outOrderNoSchema = z.string().regex(/^[0-9A-Za-z_\-|*@]{1,64}$/, 'm
 
 const receiverKey = { type: z.enum(RECEIVER_TYPES), account };
 
-/** `POST /submerchant-pay/profitSharing/receivers`: a merchant enterprise needs its name, as the platform checks it. */
+/**
+ * `POST /submerchant-pay/profitSharing/receivers`: a merchant enterprise needs its name, as the
+ * platform checks it; relation type `CUSTOM` needs `customRelation`, which no other type takes.
+ */
 export const addReceiverRequestSchema = z
   .object({
     merchantId: merchantIdSchema,
     ...receiverKey,
     name: text(128).optional(),
     relationType: z.enum(RELATION_TYPES),
+    // Counted in characters as the platform counts them (a Chinese character is one).
+    customRelation: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .refine((v) => [...v].length <= MAX_CUSTOM_RELATION_CHARS, `must be at most ${MAX_CUSTOM_RELATION_CHARS} characters`)
+      .optional(),
   })
   .strict()
   .superRefine((r, ctx) => {
     if (r.type === 'MERCHANT_ID' && !r.name)
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['name'], message: 'is required for a MERCHANT_ID receiver (its registered name)' });
+    if (r.relationType === 'CUSTOM' && r.customRelation === undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['customRelation'], message: 'is required when relationType is CUSTOM (the relation in your words)' });
+    if (r.relationType !== 'CUSTOM' && r.customRelation !== undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['customRelation'], message: 'is only for relationType CUSTOM' });
   });
 export type AddReceiverRequest = z.input<typeof addReceiverRequestSchema>;
 

@@ -20,7 +20,9 @@ export const profitSharingRoutes: RouteDoc[] = [
     method: 'post',
     path: '/submerchant-pay/profitSharing/receivers',
     summary: 'Add a receiver for the orders of a merchant and its sub-merchants (idempotent)',
-    description: 'Signed by the owner app of the merchant or of its parent; the merchant (or its parent) must be contracted for profit sharing.',
+    description:
+      'Signed by the owner app of the merchant or of its parent; the merchant (or its parent) must be contracted for profit sharing. ' +
+      '`customRelation` (at most 10 characters) is required with relation type `CUSTOM` and refused with any other, as the platform requires `custom_relation` with `CUSTOM`.',
     example: {
       body: { merchantId: 'PM3hT6vQ9cXe', type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' },
       answer: { version: 1, status: 'success' },

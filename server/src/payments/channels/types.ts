@@ -35,8 +35,8 @@ export interface ChannelAdapter<R extends string = string> {
   merchantFields(params: Partial<ChannelParams[PaymentChannel]>, tradeType: TradeType, openId?: string): MerchantFields;
   /** The app id the mini-program payment signature (`paySign`) is computed with. */
   payerAppId(f: MerchantFields): string;
-  /** The app id and merchant number the app payment arguments carry. */
-  appArgsIds(f: MerchantFields): { appid: string; partnerid: string };
+  /** The app id and merchant number the app payment arguments (4.5) carry, by the protocol the order was placed over. */
+  appArgsIds(f: MerchantFields, protocol: 'v2' | 'v3'): { appid: string; partnerid: string };
   /**
    * The fields naming the merchant on every call about an existing order (query, close, refund,
    * refund query): the card acquirer also wants the terminal (`device_info`) each time.
@@ -64,7 +64,10 @@ export interface OrderCalls {
 /** The channel's profit-sharing calls (4.8), for the channels that share profits. */
 export interface ProfitSharingCalls {
   /** Adds a receiver for the merchant numbered `merchant.sub_mch_id` (idempotent at the channel). */
-  addReceiver(merchant: MerchantFields, receiver: { type: string; account: string; name?: string | null; relationType: string }): Promise<ProtocolAnswer>;
+  addReceiver(
+    merchant: MerchantFields,
+    receiver: { type: string; account: string; name?: string | null; relationType: string; customRelation?: string | null },
+  ): Promise<ProtocolAnswer>;
   removeReceiver(merchant: MerchantFields, receiver: { type: string; account: string }): Promise<ProtocolAnswer>;
   /** One split of a paid order (amounts in cents); with `finish`, the channel also releases the rest. */
   split(

@@ -6,11 +6,13 @@
  */
 import type { MigrationSet } from '../../db/migrations';
 import { sandboxTables } from './0001_sandbox';
+import { psCustomRelation } from './0002_ps_custom_relation';
 
 export const SANDBOX_MIGRATIONS: MigrationSet = {
   name: 'sandbox',
   table: 'kysely_migration_sandbox',
   migrations: (dialect) => ({
     '0001_sandbox': sandboxTables(dialect),
+    '0002_ps_custom_relation': psCustomRelation(dialect),
   }),
 };

@@ -82,9 +82,24 @@ export class SandboxV3ProfitSharing {
         throw new V3Fail(400, 'PARAM_ERROR', 'name does not decrypt with the platform key (RSA-OAEP)');
       }
     }
-    const receiver = JSON.stringify({ type: b.type, account: b.account, ...(name ? { name } : {}), relation_type: b.relation_type });
+    const receiver = JSON.stringify({
+      type: b.type,
+      account: b.account,
+      ...(name ? { name } : {}),
+      relation_type: b.relation_type,
+      ...(b.custom_relation ? { custom_relation: b.custom_relation } : {}),
+    });
     await this.payments.perform('psAddReceiver', { mch_id: mchid, sub_mch_id: b.sub_mchid, appid: b.appid, receiver }, 'RESOURCE_NOT_EXISTS');
-    return { status: 200, body: { sub_mchid: b.sub_mchid, type: b.type, account: b.account, relation_type: b.relation_type } };
+    return {
+      status: 200,
+      body: {
+        sub_mchid: b.sub_mchid,
+        type: b.type,
+        account: b.account,
+        relation_type: b.relation_type,
+        ...(b.custom_relation ? { custom_relation: b.custom_relation } : {}),
+      },
+    };
   }
 
   async removeReceiver(mchid: string, text: string): Promise<V3Result> {

@@ -44,7 +44,12 @@ export const socialNative: ChannelModule<'social'> = {
         return f;
       },
       payerAppId: (f) => f.sub_appid ?? f.appid,
-      appArgsIds: (f) => ({ appid: f.sub_appid ?? f.appid, partnerid: f.sub_mch_id ?? f.mch_id }),
+      // `partnerid` of the service provider's app payment (APP调起支付) differs by protocol. v2: the
+      // sub-merchant's number (服务商 APP调起支付, pay.weixin.qq.com/doc/v2/partner/4011986561:
+      // 子商户号 partnerid, 子商户的商户号). v3: the service provider's own, `sp_mchid` (wechatpay-java
+      // service/partnerpayments/app/AppServiceExtension.prepayWithRequestPayment sets partnerId to the
+      // request's sp_mchid; the v3 服务商 APP调起支付 asks for 商户号 mchid, the one that signs `sign`).
+      appArgsIds: (f, protocol) => ({ appid: f.sub_appid ?? f.appid, partnerid: protocol === 'v3' ? f.mch_id : (f.sub_mch_id ?? f.mch_id) }),
       requestIds: (f) => definedOnly({ appid: f.appid, mch_id: f.mch_id, sub_appid: f.sub_appid, sub_mch_id: f.sub_mch_id }),
     };
   },

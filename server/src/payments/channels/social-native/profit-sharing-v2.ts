@@ -10,7 +10,14 @@ export function profitSharingV2(adapter: ChannelAdapter): ProfitSharingCalls {
   const ids = (co: PayChannelOrdersTable) => adapter.requestIds(merchantOf(co));
   return {
     addReceiver(merchant, receiver) {
-      const json = { type: receiver.type, account: receiver.account, ...(receiver.name ? { name: receiver.name } : {}), relation_type: receiver.relationType };
+      // `custom_relation` goes with relation type CUSTOM, which the platform refuses without it.
+      const json = {
+        type: receiver.type,
+        account: receiver.account,
+        ...(receiver.name ? { name: receiver.name } : {}),
+        relation_type: receiver.relationType,
+        ...(receiver.customRelation ? { custom_relation: receiver.customRelation } : {}),
+      };
       return call('psAddReceiver', { ...adapter.requestIds(merchant), receiver: JSON.stringify(json) });
     },
     removeReceiver(merchant, receiver) {

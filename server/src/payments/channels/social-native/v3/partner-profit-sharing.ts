@@ -19,7 +19,11 @@ export interface EncryptedName {
   serial: string;
 }
 
-export function addReceiverRequest(m: MerchantFields, r: { type: string; account: string; relationType: string; name?: EncryptedName }): V3Request {
+/** `custom_relation` goes with relation type CUSTOM, which the platform refuses without it (wechatpay-go profitsharing AddReceiverRequest). */
+export function addReceiverRequest(
+  m: MerchantFields,
+  r: { type: string; account: string; relationType: string; customRelation?: string | null; name?: EncryptedName },
+): V3Request {
   return {
     method: 'POST',
     path: '/v3/profitsharing/receivers/add',
@@ -30,6 +34,7 @@ export function addReceiverRequest(m: MerchantFields, r: { type: string; account
       account: r.account,
       ...(r.name ? { name: r.name.ciphertext } : {}),
       relation_type: r.relationType,
+      ...(r.customRelation ? { custom_relation: r.customRelation } : {}),
     },
     repeatable: true,
     platformSerial: r.name?.serial,

@@ -115,7 +115,16 @@ export class V3Calls implements OrderCalls, ProfitSharingCalls {
       const key = await this.keys.encryptionKey();
       name = { ciphertext: encryptSensitive(receiver.name, key.publicKey), serial: key.id };
     }
-    return this.exchange(addReceiverRequest(merchant, { type: receiver.type, account: receiver.account, relationType: receiver.relationType, name }), readDone);
+    return this.exchange(
+      addReceiverRequest(merchant, {
+        type: receiver.type,
+        account: receiver.account,
+        relationType: receiver.relationType,
+        customRelation: receiver.customRelation,
+        name,
+      }),
+      readDone,
+    );
   }
 
   removeReceiver(merchant: Parameters<ProfitSharingCalls['removeReceiver']>[0], receiver: { type: string; account: string }): Promise<ProtocolAnswer> {
