@@ -219,7 +219,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .url()
       .optional()
       .describe(
-        "v3: the platform's backup domain (`https://api2.mch.weixin.qq.com`), tried when the main one cannot be reached or answers 5xx, for calls that are safe to repeat.",
+        "v3: the platform's backup domain (`https://api2.mch.weixin.qq.com`), tried when the main one cannot be reached, does not answer within half of PAY_GATEWAY_TIMEOUT or answers 5xx, for calls that are safe to repeat.",
       ),
     PAY_SP_PRIVATE_KEY: z
       .string()
@@ -305,7 +305,9 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     MP_SECRET: (production ? z.string().min(1).optional() : z.string().min(1).default('sandbox-mini-program-secret')).describe(
       "The payers' mini-program secret, for the login-code exchange; server side only.",
     ),
-    PAY_GATEWAY_TIMEOUT: duration('10s').describe('Time limit of one call to a payment gateway; a refund left requested is resumed after it.'),
+    PAY_GATEWAY_TIMEOUT: duration('10s').describe(
+      'Time limit of one call to a payment gateway, its backup domain included (v3 with PAY_GATEWAY_BACKUP_URL: the main domain gets half); a refund left requested is resumed after it.',
+    ),
     SANDBOX_NOTIFY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
       "Sandbox: waits between repeated notifications while the service does not acknowledge (the platform's own).",
     ),

@@ -55,9 +55,16 @@ export class RefundService {
     } catch (e) {
       if (e instanceof KitError && e.error === 'channel_unavailable') {
         this.log.warn({ prepayId, err: e.message }, 'refund call did not reach the channel; the follow-up job resumes it');
+        // The channel's own words (its code: SYSTEM_ERROR, FREQUENCY_LIMITED…) stay in the answer.
+        // `Retry-After`: when the refund, left `requesting` under its refund number, can be taken
+        // over by a new request (the follow-up job sends it again then too), and not before the
+        // channel's own wait.
+        const takeover = Math.ceil((refund.updated_at + this.opts.channelTimeoutMs + 1_000 - Date.now()) / 1_000);
+        const channelWait = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 1;
         throw new KitError(
           'channel_unavailable',
-          'the payment channel could not be reached; the refund stays requested and the service completes it on its own (a `refunded` callback follows)',
+          `${e.message}; the refund stays requested under the same refund number and the service completes it on its own (a \`refunded\` callback follows)`,
+          { retryAfterSeconds: Math.max(takeover, channelWait, 1) },
         );
       }
       throw e;

@@ -27,10 +27,22 @@ export const faultsSchema = z
     /** `creating`: every bill is still being made (not ready); `truncated`: bills are cut short in the middle of their lines. */
     bills: z.enum(['ready', 'creating', 'truncated']).default('ready'),
     // API v3 (sandbox/v3/):
-    /** What `Wechatpay-Serial` names: the platform public-key id (`PUB_KEY_ID_…`), or the platform certificate's serial (certificate mode). */
-    v3Serial: z.enum(['public-key', 'certificate']).default('public-key'),
-    /** `rotated`: the platform moves to a new certificate: `/v3/certificates` lists both, and certificate-mode signatures name the new one. */
-    v3Certificates: z.enum(['current', 'rotated']).default('current'),
+    /**
+     * What `Wechatpay-Serial` names: the platform public-key id (`PUB_KEY_ID_…`), the platform certificate's serial (certificate
+     * mode), or either (`switching`: a merchant in the middle of the move to the public key; see `v3PublicKeyShare`).
+     */
+    v3Serial: z.enum(['public-key', 'certificate', 'switching']).default('public-key'),
+    /**
+     * `v3Serial: "switching"`: the share (0 to 1) of notifications, and of answers to requests naming the public-key id in
+     * `Wechatpay-Serial`, signed with the public key, spread evenly (0.5: by turns); the rest, and every answer to a request
+     * not naming it, with the certificate. 0.5 when not given.
+     */
+    v3PublicKeyShare: z.number().min(0).max(1).optional(),
+    /**
+     * `rotated`: the platform moves to a new certificate: `/v3/certificates` lists both, and certificate-mode signatures name
+     * the new one. `none`: a merchant who never had certificates: `/v3/certificates` answers 404 `RESOURCE_NOT_EXISTS`.
+     */
+    v3Certificates: z.enum(['current', 'rotated', 'none']).default('current'),
     /** The chance (0 to 1) that a v3 notification is preceded by a `WECHATPAY/SIGNTEST/` probe the service must refuse; 0.02 by default, 0 under NODE_ENV=test. */
     v3SignProbes: z.number().min(0).max(1).optional(),
   })

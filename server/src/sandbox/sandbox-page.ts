@@ -39,7 +39,8 @@ type Key =
   | 'enterCode'
   | 'v3Serial'
   | 'public-key'
-  | 'certificate';
+  | 'certificate'
+  | 'switching';
 
 const text = catalogue<Key>({
   en: {
@@ -78,6 +79,7 @@ const text = catalogue<Key>({
     v3Serial: 'API v3 signatures name',
     'public-key': 'the platform public key (PUB_KEY_ID_…)',
     certificate: 'the platform certificate (certificate mode)',
+    switching: 'either, by turns (a merchant switching from certificates to the public key)',
   },
   'zh-CN': {
     title: '支付沙箱',
@@ -113,19 +115,22 @@ const text = catalogue<Key>({
     v3Serial: 'API v3 签名使用',
     'public-key': '平台公钥（PUB_KEY_ID_…）',
     certificate: '平台证书（证书模式）',
+    switching: '两者轮流（商户正从平台证书切换到微信支付公钥）',
   },
 });
 
 /** The faults a person picks from a list here; the ones that name orders are set through the API. */
 type ChoiceFault = 'payNotifications' | 'refunds' | 'refundNotifications' | 'splits' | 'bills' | 'v3Serial';
 
-const FAULT_CHOICES: Array<[ChoiceFault, Array<'deliver' | 'drop' | 'answer' | 'hold' | 'ready' | 'creating' | 'truncated' | 'public-key' | 'certificate'>]> = [
+const FAULT_CHOICES: Array<
+  [ChoiceFault, Array<'deliver' | 'drop' | 'answer' | 'hold' | 'ready' | 'creating' | 'truncated' | 'public-key' | 'certificate' | 'switching'>]
+> = [
   ['payNotifications', ['deliver', 'drop']],
   ['refunds', ['answer', 'hold']],
   ['refundNotifications', ['deliver', 'drop']],
   ['splits', ['answer', 'hold']],
   ['bills', ['ready', 'creating', 'truncated']],
-  ['v3Serial', ['public-key', 'certificate']],
+  ['v3Serial', ['public-key', 'certificate', 'switching']],
 ];
 
 function body(lang: Lang, faults: Faults, home: string): { body: string; script: string } {

@@ -3,27 +3,31 @@
  * gives (here the development material's values, so the sandbox plays the matching platform): an
  * answer signed by a key the kit does not trust never yields a `code_url` or arguments; certificate
  * mode downloads the platform certificate and verifies answers and notifications with it, and takes
- * a rotated certificate when a notification names it; a kit in public-key mode refuses a platform
- * that signs with a certificate it was never told of.
+ * a rotated certificate when a notification names it; a kit in public-key mode takes what a
+ * platform in the middle of the switch signs with its certificate (downloaded then), and refuses a
+ * certificate serial when the merchant never had certificates.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createCipheriv, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { createCipheriv, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { devV3Material } from '../../src/payments/channels/social-native/v3/dev-credentials';
 import { encryptCertificateEntry } from '../../src/payments/channels/social-native/v3/certificates';
 import { selfSignedCertificate } from '../../src/payments/channels/social-native/v3/self-signed';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost } from '../support/payments';
+import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, sandboxPrepayId, waitFor } from '../support/payments';
+import { platformHeaders, startPlatformProxy } from '../support/platform-proxy';
 
 const ENV = { SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms', PAY_GATEWAY_TIMEOUT: '3s' };
 
 /** A kit configured like a real merchant account: the settings of the development material in its DATA_DIR, changed by `patch`. */
-async function configuredKit(backend: Backend, patch: (s: Record<string, string | undefined>) => Record<string, string | undefined>): Promise<TestKit> {
+async function configuredKit(
+  backend: Backend,
+  patch: (s: Record<string, string | undefined>) => Record<string, string | undefined>,
+  more: NodeJS.ProcessEnv = {},
+): Promise<TestKit> {
   const env = backend.env();
   const settings = devV3Material(env.DATA_DIR!).settings;
   const configured = Object.fromEntries(Object.entries(patch({ ...settings })).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  return startTestKit(backend, { ...ENV, ...env, ...configured });
+  return startTestKit(backend, { ...ENV, ...more, ...env, ...configured });
 }
 
 describeEachBackend(
@@ -89,46 +93,16 @@ describeEachBackend(
       };
       let listed = [a];
       let downloads = 0;
-      let sandboxUrl = '';
-      const signed = (key: KeyObject, serial: string, body: string) => {
-        const timestamp = String(Math.floor(Date.now() / 1000));
-        const nonce = randomBytes(16).toString('hex');
-        const signature = sign('sha256', Buffer.from(`${timestamp}\n${nonce}\n${body}\n`), key).toString('base64');
-        return { 'wechatpay-timestamp': timestamp, 'wechatpay-nonce': nonce, 'wechatpay-signature': signature, 'wechatpay-serial': serial };
+      const platform = await startPlatformProxy();
+      platform.intercept = (c) => {
+        if (c.method !== 'GET' || c.url !== '/v3/certificates') return undefined;
+        downloads++;
+        const data = listed.map((x) => encryptCertificateEntry(x.pem, dev.settings.PAY_V3_KEY, randomBytes(6).toString('hex')));
+        return { status: 200, body: { data }, signedBy: { key: a.key, serial: a.serial } };
       };
-      const platform = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          void (async () => {
-            if (req.method === 'GET' && req.url === '/v3/certificates') {
-              downloads++;
-              const body = JSON.stringify({ data: listed.map((c) => encryptCertificateEntry(c.pem, dev.settings.PAY_V3_KEY, randomBytes(6).toString('hex'))) });
-              res.writeHead(200, { 'content-type': 'application/json', 'request-id': randomUUID(), ...signed(a.key, a.serial, body) });
-              return res.end(body);
-            }
-            const headers: Record<string, string> = {};
-            for (const h of ['authorization', 'content-type', 'accept', 'wechatpay-serial']) if (req.headers[h]) headers[h] = String(req.headers[h]);
-            const body = Buffer.concat(chunks);
-            const answer = await fetch(`${sandboxUrl}${req.url}`, { method: req.method, headers, body: body.length ? body : undefined });
-            const out: Record<string, string> = {};
-            answer.headers.forEach((v, k) => {
-              if (k === 'content-type' || k === 'request-id' || k.startsWith('wechatpay-')) out[k] = v;
-            });
-            res.writeHead(answer.status, out);
-            res.end(Buffer.from(await answer.arrayBuffer()));
-          })();
-        });
-      });
-      await new Promise<void>((r) => platform.listen(0, '127.0.0.1', r));
       const { PAY_PLATFORM_PUBLIC_KEY: _k, PAY_PLATFORM_PUBLIC_KEY_ID: _i, ...certificateMode } = dev.settings;
-      const kit = await startTestKit(backend, {
-        ...ENV,
-        ...env,
-        ...certificateMode,
-        PAY_GATEWAY_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
-      });
-      sandboxUrl = `${kit.url}/sandbox`;
+      const kit = await startTestKit(backend, { ...ENV, ...env, ...certificateMode, PAY_GATEWAY_URL: platform.url });
+      platform.target = `${kit.url}/sandbox`;
       try {
         await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate' });
         const f = await payFixture(kit);
@@ -167,7 +141,7 @@ describeEachBackend(
           });
           const res = await fetch(`${kit.url}/pay-notify/social/pay`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', ...signed(key, serial, body) },
+            headers: { 'content-type': 'application/json', ...platformHeaders(key, serial, body) },
             body,
           });
           return res.status;
@@ -183,8 +157,7 @@ describeEachBackend(
         expect((await kit.runtime.services.callbacks.history(prepayId)).map((x) => x.status)).toEqual(['finish']);
       } finally {
         await kit.close();
-        platform.closeAllConnections();
-        await new Promise<void>((r) => platform.close(() => r()));
+        await platform.close();
       }
     });
 
@@ -207,19 +180,67 @@ describeEachBackend(
       }
     });
 
-    test('public-key mode refuses answers naming a certificate serial it was never given', async () => {
+    test('public-key mode, a merchant who never had certificates: answers naming a certificate serial are refused (/v3/certificates answers 404)', async () => {
       const kit = await configuredKit(backend, (s) => s);
       try {
-        await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate' });
+        await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate', v3Certificates: 'none' });
         const f = await payFixture(kit);
         const native = await payApi.native(f.client, await newOrder(f));
         expect(native.httpStatus).toBe(502);
+        expect(native.body).toMatchObject({ error: 'channel_error', msg: expect.stringMatching(/no platform key with serial .*HTTP 404/) });
         expect(native.body.args).toBeUndefined();
         // Back to the public-key id: the same kit pays.
         await sandboxPost(kit.url, '/faults', {});
         const prepayId = await newOrder(f);
         await payByCode(kit, f, prepayId);
         expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+      } finally {
+        await kit.close();
+      }
+    });
+
+    test('a merchant in the middle of the switch (sandbox v3Serial: "switching"): a kit with the public key pays, refunds, queries and settles notifications signed with either key', async () => {
+      const kit = await configuredKit(backend, (s) => s, {
+        PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s',
+        SANDBOX_REFUND_DELAY: '200ms',
+        // Every sending takes a turn: no duplicates, so that the turns below are the ones counted.
+        SANDBOX_DUPLICATE_NOTIFY: '0',
+      });
+      try {
+        // By turns, the certificate first: the answers to the kit's requests (which name the
+        // public-key id) and, separately, the notifications. The first answer (placing the order)
+        // names the certificate, so the kit downloads /v3/certificates to verify it.
+        expect((await sandboxPost(kit.url, '/faults', { v3Serial: 'switching' })).body.faults).toMatchObject({ v3Serial: 'switching' });
+        const f = await payFixture(kit);
+        const token = (await f.client.login(f.subId, f.pw)).loginToken;
+        const notifier = kit.runtime.services.sandbox!.notifier;
+
+        // Paid and refunded by notifications: the payment's signed with the certificate, the refund's with the public key.
+        const byNotification = await newOrder(f, '3.10');
+        await payByCode(kit, f, byNotification);
+        expect((await f.client.waitForPayment(byNotification)).status).toBe('finish');
+        const co = (await kit.runtime.services.payments.state(byNotification)).channelOrders[0];
+        expect(co.paid_via).toBe('notification');
+        // Acknowledged at the first sending: the certificate's signature verified.
+        expect(await notifier.notificationsFor(await sandboxPrepayId(kit, co))).toEqual([
+          expect.objectContaining({ kind: 'pay', state: 'acked', attempts: 1 }),
+        ]);
+        expect(await f.client.refund(byNotification, token)).toEqual({ version: 1, status: 'success' });
+        await waitFor(async () => (await f.client.prepayDetail(byNotification)).status === 'refunded', 15_000, 'refunded by notification');
+        const refund = (await kit.runtime.services.payments.state(byNotification)).refund!;
+        expect(await notifier.notificationsFor(refund.refund_id!)).toEqual([expect.objectContaining({ kind: 'refund', state: 'acked', attempts: 1 })]);
+
+        // Paid and refunded by the kit's queries (their notifications lost), answered with either key.
+        await sandboxPost(kit.url, '/faults', { v3Serial: 'switching', payNotifications: 'drop', refundNotifications: 'drop' });
+        const byQuery = await newOrder(f, '4.20');
+        await payByCode(kit, f, byQuery);
+        expect((await f.client.waitForPayment(byQuery)).status).toBe('finish');
+        expect((await kit.runtime.services.payments.state(byQuery)).channelOrders[0].paid_via).toBe('query');
+        expect(await f.client.refund(byQuery, token)).toEqual({ version: 1, status: 'success' });
+        await waitFor(async () => (await f.client.prepayDetail(byQuery)).status === 'refunded', 15_000, 'refunded by query');
+
+        for (const prepayId of [byNotification, byQuery])
+          expect((await kit.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
       } finally {
         await kit.close();
       }

@@ -6,7 +6,8 @@ import { createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import type { Config } from '../../config';
 import { devCertSerial, devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
 import { normalSerial } from '../../payments/channels/social-native/v3/keys';
-import { sandboxV3Keys } from './sandbox-v3-keys';
+import { faultsSchema } from '../sandbox-faults';
+import { sandboxV3Keys, signingUnder, SwitchTurns } from './sandbox-v3-keys';
 
 const spki = (k: KeyObject | string) => (k instanceof KeyObject && k.type === 'public' ? k : createPublicKey(k)).export({ format: 'der', type: 'spki' });
 
@@ -59,5 +60,32 @@ describe('sandboxV3Keys', () => {
 
   test('new development serials never begin with a zero, so the value in ids.json is the one compared', () => {
     for (let i = 0; i < 400; i++) expect(devCertSerial(20)).toMatch(/^[1-9A-F][0-9A-F]*$/);
+  });
+});
+
+describe('a merchant switching from certificates to the public key (fault v3Serial: "switching")', () => {
+  const turns = (share: number, n: number) => {
+    const t = new SwitchTurns();
+    return Array.from({ length: n }, () => (t.publicKeyNext(share) ? 'P' : 'C')).join('');
+  };
+
+  test('the public key signs its share, spread evenly: by turns at 0.5 (the certificate first), never at 0, always at 1', () => {
+    expect(turns(0.5, 6)).toBe('CPCPCP');
+    expect(turns(0.25, 8)).toBe('CCCPCCCP');
+    expect(turns(0, 4)).toBe('CCCC');
+    expect(turns(1, 4)).toBe('PPPP');
+  });
+
+  test('answers to requests that do not name the public-key id are signed with the certificate', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-sbx-v3-'));
+    try {
+      const keys = sandboxV3Keys({ DATA_DIR: dir, PAY_SP_MCH_ID: '1900000109' } as Config);
+      const f = faultsSchema.parse({ v3Serial: 'switching', v3PublicKeyShare: 1 });
+      expect(signingUnder(keys, f, null).serial).toBe(keys.certificateSerial);
+      expect(signingUnder(keys, f, keys.switching.answers).serial).toBe(keys.publicKeyId);
+      expect(signingUnder(keys, faultsSchema.parse({}), null).serial).toBe(keys.publicKeyId);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,6 +9,7 @@
  */
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Config } from '../../config';
+import type { Faults } from '../sandbox-faults';
 import { devCertSerial, devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
 import type { V3Settings } from '../../payments/channels/social-native/v3/credentials';
 import { loadPrivateKey, normalSerial } from '../../payments/channels/social-native/v3/keys';
@@ -44,6 +45,24 @@ export interface SandboxV3Keys {
    * after a restart fetches the list again, as with a real rotation).
    */
   rotated(): PlatformCertificate;
+  /** Which key signs the next answer, and the next notification, while a merchant switches (fault `v3Serial: "switching"`). */
+  switching: { answers: SwitchTurns; notifications: SwitchTurns };
+}
+
+/**
+ * The platform's turns between the two keys while it moves a merchant to the public key: a share
+ * of the signatures with the public key, spread evenly over the signatures made (at 0.5, by turns,
+ * the certificate first), so that a test sees both and a person can raise the share as the
+ * platform's switch guide does.
+ */
+export class SwitchTurns {
+  private n = 0;
+
+  /** Whether this signature is made with the public key. */
+  publicKeyNext(share: number): boolean {
+    const n = this.n++;
+    return Math.floor((n + 1) * share) > Math.floor(n * share);
+  }
 }
 
 export function sandboxV3Keys(config: Config): SandboxV3Keys {
@@ -63,6 +82,7 @@ export function sandboxV3Keys(config: Config): SandboxV3Keys {
     },
     apiV3Key: s.PAY_V3_KEY?.trim() || dev.settings.PAY_V3_KEY,
     rotated: () => (rotated ??= newCertificate()),
+    switching: { answers: new SwitchTurns(), notifications: new SwitchTurns() },
   };
 }
 
@@ -95,6 +115,19 @@ export function signingOf(keys: SandboxV3Keys, mode: V3SerialMode, rotatedToo: b
   if (mode === 'public-key') return { privateKey: keys.privateKey, serial: keys.publicKeyId };
   const newest = certificatesOf(keys, rotatedToo).at(-1)!;
   return { privateKey: newest.privateKey, serial: newest.serial };
+}
+
+/**
+ * Who signs an answer or a notification under the faults now. `switching` (a merchant in the middle
+ * of the move from certificates to the public key): the public key for `v3PublicKeyShare` of the
+ * notifications and of the answers to requests naming the public-key id in `Wechatpay-Serial`
+ * (which is how a merchant asks for answers signed with it; `turns` is then the answers' turns),
+ * the certificate otherwise (`turns` null: a request that did not ask).
+ */
+export function signingUnder(keys: SandboxV3Keys, f: Faults, turns: SwitchTurns | null): PlatformSigning {
+  const rotated = f.v3Certificates === 'rotated';
+  if (f.v3Serial !== 'switching') return signingOf(keys, f.v3Serial, rotated);
+  return signingOf(keys, turns?.publicKeyNext(f.v3PublicKeyShare ?? 0.5) ? 'public-key' : 'certificate', rotated);
 }
 
 /** The ids a request may name in `Wechatpay-Serial` for names encrypted to the platform key. */

@@ -15,7 +15,7 @@ import type { V3NotificationSigner } from '../sandbox-notifier';
 import type { V3Notices } from '../sandbox-platform';
 import type { SandboxOrder, SandboxRefund } from '../sandbox-store';
 import { platformSignature } from './sandbox-v3-http';
-import { signingOf, type SandboxV3Keys } from './sandbox-v3-keys';
+import { signingUnder, type SandboxV3Keys } from './sandbox-v3-keys';
 import { refundResourceOf, transactionOf } from './sandbox-v3-resources';
 
 /** The notification body; only the APIv3 key is needed (the bench builds the platform's notifications with it too). */
@@ -55,8 +55,7 @@ export function v3Notices(keys: SandboxV3Keys): V3Notices {
 export function v3NotificationSigner(keys: SandboxV3Keys, faults: SandboxFaults): V3NotificationSigner {
   return {
     headers(body: string, probe: boolean) {
-      const f = faults.current;
-      const signing = signingOf(keys, f.v3Serial, f.v3Certificates === 'rotated');
+      const signing = signingUnder(keys, faults.current, keys.switching.notifications);
       if (!probe) return platformSignature(signing, body);
       const timestamp = String(unixSeconds());
       const nonce = newNonce();

@@ -11,7 +11,7 @@ import { methodNotAllowed } from '../../http/errors';
 import { checkAuthorization, requestId, sendSigned, V3Fail } from './sandbox-v3-http';
 import type { V3Result } from './sandbox-v3-payments';
 import type { SandboxV3 } from './sandbox-v3';
-import { certificatesOf, signingOf } from './sandbox-v3-keys';
+import { certificatesOf, signingOf, signingUnder } from './sandbox-v3-keys';
 
 type Handler = (mchid: string, body: string, req: Request) => Promise<V3Result>;
 
@@ -19,14 +19,16 @@ export function sandboxV3Routes(v3: SandboxV3): Router {
   const r = Router();
   const raw = express.raw({ type: () => true, limit: '64kb' });
   const rotated = () => v3.faults.current.v3Certificates === 'rotated';
-  const signing = () => signingOf(v3.keys, v3.faults.current.v3Serial, rotated());
+  // Who signs the answer to this request (a merchant mid-switch asks for the public key by naming its id).
+  const signing = (req: Request) =>
+    signingUnder(v3.keys, v3.faults.current, req.get('wechatpay-serial') === v3.keys.publicKeyId ? v3.keys.switching.answers : null);
   const text = (req: Request) => (Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
   const query = (req: Request) => req.query as Record<string, unknown>;
   const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
-  const refuse = (res: Response, e: unknown) => {
+  const refuse = (req: Request, res: Response, e: unknown) => {
     if (!(e instanceof V3Fail)) throw e;
-    sendSigned(res, signing(), e.status, { code: e.code, message: e.message });
+    sendSigned(res, signing(req), e.status, { code: e.code, message: e.message });
   };
 
   /** Verified, handled, answered signed. */
@@ -36,9 +38,9 @@ export function sandboxV3Routes(v3: SandboxV3): Router {
       const mchid = checkAuthorization(req, body, v3.keys);
       const out = await handle(mchid, body, req);
       if (out === null) return;
-      sendSigned(res, signing(), out.status, out.body);
+      sendSigned(res, signing(req), out.status, out.body);
     } catch (e) {
-      refuse(res, e);
+      refuse(req, res, e);
     }
   };
 
@@ -99,13 +101,16 @@ export function sandboxV3Routes(v3: SandboxV3): Router {
 
   // The platform certificates (two during a rotation), encrypted under the APIv3 key; the answer is
   // signed by a key it carries, so it names a certificate's serial whatever the `v3Serial` fault says.
+  // A merchant who never had certificates (`v3Certificates: "none"`) gets the platform's 404.
   r.get('/certificates', async (req, res) => {
     try {
       checkAuthorization(req, '', v3.keys);
+      if (v3.faults.current.v3Certificates === 'none')
+        throw new V3Fail(404, 'RESOURCE_NOT_EXISTS', '无可用的平台证书，请在商户平台-API安全申请使用微信支付公钥');
       const data = certificatesOf(v3.keys, rotated()).map((c) => encryptCertificateEntry(c.pem, v3.keys.apiV3Key, newNonce().slice(0, 12)));
       sendSigned(res, signingOf(v3.keys, 'certificate', rotated()), 200, { data });
     } catch (e) {
-      refuse(res, e);
+      refuse(req, res, e);
     }
   });
 
@@ -120,7 +125,7 @@ export function sandboxV3Routes(v3: SandboxV3): Router {
       const file = await v3.bills.download(mchid, req.query.token);
       res.set('request-id', requestId(res)).type(file.contentType).send(file.body);
     } catch (e) {
-      refuse(res, e);
+      refuse(req, res, e);
     }
   });
 

@@ -4,7 +4,7 @@
  * the log, certificate mode fetching and rotating certificates.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,12 +146,197 @@ describe('API v3 client', () => {
       mode = 'fail';
       const via5xx = new V3Client({ baseUrl: main.url, backupUrl: backup.url, signer, timeoutMs: 5000 }, keys);
       expect((await via5xx.call({ method: 'GET', path: '/v3/y', repeatable: true })).body).toEqual({ from: 'backup' });
-      const a = await via5xx.call({ method: 'POST', path: '/v3/y', body: {}, repeatable: false });
-      expect(a).toMatchObject({ status: 503, body: { code: 'SYSTEM_ERROR' } });
+      // Not repeatable: the 5xx stands, as "send it again later", with the platform's code.
+      await expect(via5xx.call({ method: 'POST', path: '/v3/y', body: {}, repeatable: false })).rejects.toMatchObject({
+        error: 'channel_unavailable',
+        message: expect.stringMatching(/HTTP 503 SYSTEM_ERROR busy \(Request-ID RID-08E0A2B8\)/),
+        details: { retryAfterSeconds: 5 },
+      });
       expect(backup.calls).toEqual(['GET /v3/x signed', 'GET /v3/y signed']);
     } finally {
       await close(backup.server);
     }
+  });
+});
+
+describe('API v3 client: what the platform really does', () => {
+  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+  type Answer = { status: number; body: string; signed: boolean; headers?: Record<string, string> };
+  let next: Answer = { status: 200, body: '{}', signed: true };
+  const seen: Array<{ method: string; serial: string | undefined }> = [];
+  let srv: Awaited<ReturnType<typeof platformServer>>;
+
+  beforeAll(async () => {
+    srv = await platformServer((req, _body, res) => {
+      seen.push({ method: req.method!, serial: req.headers['wechatpay-serial'] as string | undefined });
+      if (next.signed) return signedAnswer(res, next.status, next.body, platform.privateKey, PUB_KEY_ID, next.headers);
+      res.writeHead(next.status, { 'content-type': 'application/json', 'request-id': 'RID-UNSIGNED', ...next.headers });
+      res.end(next.body);
+    });
+  });
+  afterAll(() => close(srv.server));
+
+  test('every request names the key the kit verifies with in Wechatpay-Serial, GET and POST alike (wechatpay-go core/client.go)', async () => {
+    next = { status: 200, body: '{}', signed: true };
+    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000 }, keys);
+    await client.call({ method: 'GET', path: '/v3/pay/partner/transactions/out-trade-no/T1?sp_mchid=1', repeatable: true });
+    await client.call({ method: 'POST', path: '/v3/pay/partner/transactions/native', body: { a: 1 }, repeatable: true });
+    // A request with a name encrypted to a key names that key.
+    await client.call({ method: 'POST', path: '/v3/profitsharing/receivers/add', body: {}, repeatable: true, platformSerial: 'PUB_KEY_ID_OTHER' });
+    // A file download too (wechatpay-java AbstractHttpClient.download).
+    await client.download(`${srv.url}/v3/billdownload/file?token=t`);
+    expect(seen.splice(0)).toEqual([
+      { method: 'GET', serial: PUB_KEY_ID },
+      { method: 'POST', serial: PUB_KEY_ID },
+      { method: 'POST', serial: 'PUB_KEY_ID_OTHER' },
+      { method: 'GET', serial: PUB_KEY_ID },
+    ]);
+  });
+
+  test('an error answer is read unverified for its code, never as a success; SYSTEM_ERROR, 429 and 5xx ask for the same call later', async () => {
+    const log = recordingLog();
+    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000, log }, keys);
+    const call = () => client.call({ method: 'POST', path: '/v3/refund/domestic/refunds', body: { out_refund_no: 'R1' }, repeatable: true });
+
+    // An unsigned 400 is the platform's refusal, code and message readable.
+    next = { status: 400, body: JSON.stringify({ code: 'PARAM_ERROR', message: 'out_refund_no is bad' }), signed: false };
+    expect(await call()).toMatchObject({ status: 400, body: { code: 'PARAM_ERROR', message: 'out_refund_no is bad' }, requestId: 'RID-UNSIGNED' });
+    expect(log.lines.at(-1)).toEqual([
+      'payment platform error answer',
+      expect.objectContaining({ status: 400, code: 'PARAM_ERROR', signed: false, retryable: false }),
+    ]);
+
+    // An unsigned 2xx is still refused.
+    next = { status: 200, body: JSON.stringify({ status: 'SUCCESS' }), signed: false };
+    await expect(call()).rejects.toMatchObject({ error: 'channel_error', message: expect.stringMatching(/Wechatpay-Timestamp/) });
+
+    // Unsigned 500 SYSTEM_ERROR: 503 channel_unavailable, the code in the message, Retry-After.
+    next = { status: 500, body: JSON.stringify({ code: 'SYSTEM_ERROR', message: '系统繁忙' }), signed: false };
+    await expect(call()).rejects.toMatchObject({
+      error: 'channel_unavailable',
+      message: expect.stringMatching(/HTTP 500 SYSTEM_ERROR 系统繁忙 \(Request-ID RID-UNSIGNED\)/),
+      details: { retryAfterSeconds: 5 },
+    });
+    // A signed 429 with the platform's own Retry-After.
+    next = { status: 429, body: JSON.stringify({ code: 'FREQUENCY_LIMITED', message: 'slow down' }), signed: true, headers: { 'retry-after': '7' } };
+    await expect(call()).rejects.toMatchObject({
+      error: 'channel_unavailable',
+      message: expect.stringMatching(/FREQUENCY_LIMITED/),
+      details: { retryAfterSeconds: 7 },
+    });
+    // SYSTEM_ERROR on a 4xx too; a 502 without a body.
+    next = { status: 400, body: JSON.stringify({ code: 'SYSTEM_ERROR', message: 'retry' }), signed: true };
+    await expect(call()).rejects.toMatchObject({ error: 'channel_unavailable' });
+    next = { status: 502, body: '', signed: false };
+    await expect(call()).rejects.toMatchObject({ error: 'channel_unavailable', message: expect.stringMatching(/HTTP 502 HTTP 502/) });
+  });
+
+  test('a main gateway that accepts and never answers: repeatable calls go to the backup within the time limit, others are not repeated', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createNetServer((s) => {
+      sockets.add(s);
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    next = { status: 200, body: JSON.stringify({ from: 'backup' }), signed: true };
+    try {
+      const client = new V3Client({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, backupUrl: srv.url, signer, timeoutMs: 1500 }, keys);
+      seen.splice(0);
+      expect((await client.call({ method: 'GET', path: '/v3/q', repeatable: true })).body).toEqual({ from: 'backup' });
+      await expect(client.call({ method: 'POST', path: '/v3/once', body: {}, repeatable: false })).rejects.toMatchObject({
+        error: 'channel_unavailable',
+        message: expect.stringMatching(/no answer within PAY_GATEWAY_TIMEOUT/),
+      });
+      // The backup got the repeatable call only.
+      expect(seen.map((c) => c.method)).toEqual(['GET']);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
+});
+
+describe('public-key mode with a merchant in the middle of the switch (wechatpay-java AbstractVerifier with both keys)', () => {
+  const certKey = createPrivateKey(GO_PRIVATE_KEY);
+  const certSerial = GO_NOTIFICATION.headers.serial;
+  let certificates: 'listed' | 'none' = 'listed';
+  let signWith: 'public-key' | 'certificate' = 'certificate';
+  let srv: Awaited<ReturnType<typeof platformServer>>;
+  const clock = Date.now() + 2000;
+
+  beforeAll(async () => {
+    srv = await platformServer((req, _body, res) => {
+      if (req.url === '/v3/certificates') {
+        if (certificates === 'none')
+          return signedAnswer(res, 404, JSON.stringify({ code: 'RESOURCE_NOT_EXISTS', message: '证书不存在' }), platform.privateKey, PUB_KEY_ID);
+        const nonce = Formatter.nonce(12);
+        const data = [
+          {
+            serial_no: certSerial,
+            effective_time: '2021-04-27T16:55:23+08:00',
+            expire_time: '2031-04-25T16:55:23+08:00',
+            encrypt_certificate: {
+              algorithm: 'AEAD_AES_256_GCM',
+              nonce,
+              associated_data: 'certificate',
+              ciphertext: Aes.AesGcm.encrypt(GO_NOTIFICATION.certificate, apiV3Key, nonce, 'certificate'),
+            },
+          },
+        ];
+        return signedAnswer(res, 200, JSON.stringify({ data }), certKey, certSerial, {}, clock);
+      }
+      if (signWith === 'public-key') return signedAnswer(res, 200, JSON.stringify({ ok: 1 }), platform.privateKey, PUB_KEY_ID, {}, clock);
+      signedAnswer(res, 200, JSON.stringify({ ok: 1 }), certKey, certSerial, {}, clock);
+    });
+  });
+  afterAll(() => close(srv.server));
+
+  const kit = () => {
+    let clockNow = clock;
+    const source: PublicKeySource = new PublicKeySource(
+      PUB_KEY_ID,
+      platform.publicKey,
+      new CertificateSource(
+        () => client,
+        apiV3Key,
+        () => clockNow,
+        PUB_KEY_ID,
+      ),
+      () => clockNow,
+    );
+    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000 }, source);
+    return { client, tick: (ms: number) => (clockNow += ms) };
+  };
+  const fetches = () => srv.calls.filter((c) => c.startsWith('GET /v3/certificates')).length;
+
+  test('an answer signed with the certificate fetches /v3/certificates once and verifies; the public key needs nothing', async () => {
+    certificates = 'listed';
+    const { client } = kit();
+    const before = fetches();
+    signWith = 'public-key';
+    await client.call({ method: 'GET', path: '/v3/a', repeatable: true });
+    expect(fetches()).toBe(before);
+    signWith = 'certificate';
+    expect((await client.call({ method: 'GET', path: '/v3/b', repeatable: true })).body).toEqual({ ok: 1 });
+    await client.call({ method: 'GET', path: '/v3/c', repeatable: true });
+    signWith = 'public-key';
+    await client.call({ method: 'GET', path: '/v3/d', repeatable: true });
+    expect(fetches()).toBe(before + 1);
+  });
+
+  test('a merchant who never had certificates (404): the answer is refused as an unknown serial, and not fetched again within the minute', async () => {
+    certificates = 'none';
+    signWith = 'certificate';
+    const { client, tick } = kit();
+    const before = fetches();
+    const refused = { error: 'channel_error', message: expect.stringMatching(/no platform key with serial D7CE59D1F522D701.*HTTP 404/) };
+    await expect(client.call({ method: 'GET', path: '/v3/e', repeatable: true })).rejects.toMatchObject(refused);
+    await expect(client.call({ method: 'GET', path: '/v3/f', repeatable: true })).rejects.toMatchObject({ error: 'channel_error' });
+    expect(fetches()).toBe(before + 1);
+    tick(61_000);
+    certificates = 'listed';
+    expect((await client.call({ method: 'GET', path: '/v3/g', repeatable: true })).body).toEqual({ ok: 1 });
+    expect(fetches()).toBe(before + 2);
   });
 });
 

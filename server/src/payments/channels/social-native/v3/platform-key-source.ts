@@ -1,10 +1,14 @@
 /**
- * Where the platform keys come from. Public-key mode: the configured key and its `PUB_KEY_ID_…`,
- * nothing to fetch. Certificate mode: `GET /v3/certificates`, decrypted with the APIv3 key (which
- * is what makes them trusted), its own answer verified with the certificates it carries; fetched
- * before the first use, again every 12 hours, and at once when an answer or notification names a
- * serial not held (at most once a minute, so that forged serials cannot make the kit hammer the
- * platform).
+ * Where the platform keys come from. Public-key mode: the configured key and its `PUB_KEY_ID_…`;
+ * while the platform moves a merchant from certificates to the public key it signs answers and
+ * notifications with either, so a serial that is not a `PUB_KEY_ID_…` is looked up among the
+ * platform certificates, downloaded then (wechatpay-java's `AbstractVerifier` with both a public key
+ * and a certificate provider, as `RSACombinedNotificationConfig` builds it; wechatpay-go's
+ * `SHA256WithRSACombinedVerifier`). Certificate mode: `GET /v3/certificates`, decrypted with the
+ * APIv3 key (which is what makes them trusted), its own answer verified with the certificates it
+ * carries; fetched before the first use, again every 12 hours, and at once when an answer or
+ * notification names a serial not held (at most once a minute, so that forged serials cannot make
+ * the kit hammer the platform).
  */
 import type { KeyObject } from 'node:crypto';
 import { KitError } from '@kit/shared';
@@ -21,23 +25,49 @@ const UNKNOWN_SERIAL_REFRESH_MS = 60_000;
 export interface PlatformKeySource extends AnswerVerifier {
   /** The key personal data is encrypted to, and its id for `Wechatpay-Serial`. */
   encryptionKey(): Promise<{ id: string; publicKey: KeyObject }>;
+  /** The id every request names in `Wechatpay-Serial`: the public-key id, or the newest certificate's serial. */
+  acceptSerial(): Promise<string | undefined>;
 }
 
 export class PublicKeySource implements PlatformKeySource {
   private readonly ring: PlatformKeyring;
+  /** When the certificates last could not be had (a merchant who never had any: `/v3/certificates` answers 404). */
+  private certificatesFailedAt?: number;
+
   constructor(
     private readonly id: string,
     private readonly publicKey: KeyObject,
+    /** The platform certificates, for what the platform still signs with them during the switch. */
+    private readonly certificates?: CertificateSource,
+    private readonly now: () => number = Date.now,
   ) {
     this.ring = PlatformKeyring.publicKeyMode(id, publicKey);
   }
 
-  verify(h: SignedHeaders, body: string): Promise<VerifyResult> {
-    return Promise.resolve(verifyPlatformSignature(h, body, this.ring));
+  async verify(h: SignedHeaders, body: string): Promise<VerifyResult> {
+    const own = verifyPlatformSignature(h, body, this.ring, this.now());
+    // Only a serial that is not a public-key id can be a certificate's (and the checks before the
+    // key lookup, headers, probe, timestamp, have passed: `serial` is there).
+    if (own.ok || own.reason !== 'unknown_serial' || !this.certificates || h.serial!.startsWith('PUB_KEY_ID_')) return own;
+    if (this.certificatesFailedAt !== undefined && this.now() - this.certificatesFailedAt < UNKNOWN_SERIAL_REFRESH_MS) return own;
+    try {
+      return await this.certificates.verify(h, body);
+    } catch (e) {
+      // The platform could not be reached: the message waits (a 503 for an answer, a 5xx to the
+      // notification, which the platform sends again), rather than being refused for good.
+      if (!(e instanceof KitError) || e.error === 'channel_unavailable') throw e;
+      this.certificatesFailedAt = this.now();
+      return { ok: false, reason: 'unknown_serial', message: `${own.message}, and the platform certificates could not be had: ${e.message}` };
+    }
   }
 
   encryptionKey(): Promise<{ id: string; publicKey: KeyObject }> {
     return Promise.resolve({ id: this.id, publicKey: this.publicKey });
+  }
+
+  /** The public-key id on every request: during the switch, it asks for answers signed with the public key. */
+  acceptSerial(): Promise<string> {
+    return Promise.resolve(this.id);
   }
 }
 
@@ -51,12 +81,15 @@ export class CertificateSource implements PlatformKeySource {
     private readonly client: () => V3Client,
     private readonly apiV3Key: string,
     private readonly now: () => number = Date.now,
+    /** In public-key mode, the public-key id the download names, like every other request. */
+    private readonly publicKeyId?: string,
   ) {}
 
   async verify(h: SignedHeaders, body: string): Promise<VerifyResult> {
-    await this.fresh();
+    // A list downloaded for this very message is not downloaded again for it.
+    const downloaded = await this.fresh();
     let result = verifyPlatformSignature(h, body, this.ring, this.now());
-    if (!result.ok && result.reason === 'unknown_serial' && this.now() - this.lastUnknownRefresh >= UNKNOWN_SERIAL_REFRESH_MS) {
+    if (!result.ok && result.reason === 'unknown_serial' && !downloaded && this.now() - this.lastUnknownRefresh >= UNKNOWN_SERIAL_REFRESH_MS) {
       this.lastUnknownRefresh = this.now();
       await this.refresh();
       result = verifyPlatformSignature(h, body, this.ring, this.now());
@@ -71,9 +104,17 @@ export class CertificateSource implements PlatformKeySource {
     return { id: k.id, publicKey: k.publicKey };
   }
 
-  /** Fetched once before first use and again when 12 hours old. */
-  private async fresh(): Promise<void> {
-    if (this.fetchedAt === 0 || this.now() - this.fetchedAt >= CERTIFICATE_REFRESH_MS) await this.refresh();
+  /** The newest certificate's serial (wechatpay-go `SHA256WithRSAVerifier.GetSerial`). */
+  async acceptSerial(): Promise<string | undefined> {
+    await this.fresh();
+    return this.ring.encryptionKey(this.now())?.id;
+  }
+
+  /** Fetched once before first use and again when 12 hours old; whether it was fetched now. */
+  private async fresh(): Promise<boolean> {
+    if (this.fetchedAt !== 0 && this.now() - this.fetchedAt < CERTIFICATE_REFRESH_MS) return false;
+    await this.refresh();
+    return true;
   }
 
   /** One download at a time; callers during it wait for it. */
@@ -85,7 +126,9 @@ export class CertificateSource implements PlatformKeySource {
   }
 
   private async download(): Promise<void> {
-    const answer = await this.client().send({ method: 'GET', path: '/v3/certificates', repeatable: true });
+    // Sent as is (`send`), naming what every request names: the public-key id, or the certificate held if any.
+    const serial = this.publicKeyId ?? this.ring.encryptionKey(this.now())?.id;
+    const answer = await this.client().send({ method: 'GET', path: '/v3/certificates', repeatable: true, ...(serial ? { platformSerial: serial } : {}) });
     if (answer.status !== 200)
       throw new KitError('channel_error', `GET /v3/certificates answered HTTP ${answer.status}${answer.requestId ? ` (Request-ID ${answer.requestId})` : ''}`);
     let certs;

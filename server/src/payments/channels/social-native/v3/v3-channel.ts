@@ -55,6 +55,7 @@ export class SocialV3 implements V3Side {
     const keys: PlatformKeySource = {
       verify: (h, body) => this.keys().verify(h, body),
       encryptionKey: () => this.keys().encryptionKey(),
+      acceptSerial: () => this.keys().acceptSerial(),
     };
     this.calls = new V3Calls(() => this.v3Client(), keys, notifyUrl);
     this.bills = billsV3(() => this.v3Client());
@@ -78,8 +79,10 @@ export class SocialV3 implements V3Side {
   keys(): PlatformKeySource {
     if (!this.keySource) {
       const c = this.credentials();
+      const certificates = (publicKeyId?: string) => new CertificateSource(() => this.v3Client(), c.apiV3Key, Date.now, publicKeyId);
+      // Public-key mode keeps the certificates at hand for a merchant in the middle of the switch.
       this.keySource =
-        c.platform.mode === 'public-key' ? new PublicKeySource(c.platform.id, c.platform.publicKey) : new CertificateSource(() => this.v3Client(), c.apiV3Key);
+        c.platform.mode === 'public-key' ? new PublicKeySource(c.platform.id, c.platform.publicKey, certificates(c.platform.id)) : certificates();
     }
     return this.keySource;
   }
@@ -97,7 +100,10 @@ export class SocialV3 implements V3Side {
           log: this.log,
           channel: 'SocialNative',
         },
-        { verify: (h: SignedHeaders, body: string): Promise<VerifyResult> => this.keys().verify(h, body) },
+        {
+          verify: (h: SignedHeaders, body: string): Promise<VerifyResult> => this.keys().verify(h, body),
+          acceptSerial: () => this.keys().acceptSerial(),
+        },
       );
       this.client = { baseUrl, client };
     }
