@@ -26,7 +26,8 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
   const sub = '1230000109';
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { SANDBOX_REFUND_DELAY: '200ms', SANDBOX_PROFIT_SHARING_DELAY: '100ms' });
+    // A split stays PROCESSING for a second: long enough for its own answer to say so on a loaded machine.
+    kit = await startTestKit(backend, { SANDBOX_REFUND_DELAY: '200ms', SANDBOX_PROFIT_SHARING_DELAY: '1s' });
     dev = devV3Material(kit.runtime.config.DATA_DIR);
     receiver = await startReceiver(() => ({ status: 204, body: '' }));
   });
