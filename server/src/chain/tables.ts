@@ -1,5 +1,6 @@
 /** Table types of the chain ledger and the trusted points derived from it (migration 0003_chain). */
 import type { Generated } from 'kysely';
+import type { AnchorLeafRule } from '@kit/shared';
 
 export type ChainItemStatus = 'pending' | 'confirmed' | 'failed';
 
@@ -87,6 +88,8 @@ export interface ChainAnchorsTable {
   evm_block: number;
   /** When it was recorded here (Unix ms). */
   anchored_at: number;
+  /** How the tree's leaves were made from the block hashes (migration 0010: rows recorded before it are `raw`). */
+  leaf_rule: AnchorLeafRule;
 }
 
 export interface ChainTables {

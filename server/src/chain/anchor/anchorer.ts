@@ -8,7 +8,7 @@
  * the block after the last one it holds.
  */
 import type { Logger } from 'pino';
-import { merkleRoot } from '@kit/shared';
+import { anchorRoot, type AnchorLeafRule } from '@kit/shared';
 import { startLoop, type Loop } from '../../jobs/loop';
 import type { AnchorStore } from './anchor-store';
 import type { AnchorLock } from './anchor-lock';
@@ -21,6 +21,8 @@ export const MAX_ANCHOR_BLOCKS = 10_000;
 export const ANCHOR_WAIT_MS = 10 * 60_000;
 
 export type AnchorFailure = 'rpc' | 'refused' | 'mismatch';
+/** The leaf rule of the anchors this worker makes (docs/chain.md, "What is anchored"). */
+export const ANCHOR_LEAF_RULE: AnchorLeafRule = 'rfc6962';
 
 /** What the worker reports (the metrics). */
 export interface AnchorObserver {
@@ -39,9 +41,6 @@ export interface AnchorSettings {
 
 export type TickResult =
   { state: 'standby' | 'idle' } | { state: 'anchored'; event: AnchoredEvent; more: boolean } | { state: 'refused' | 'mismatch'; detail: string };
-
-/** RFC 6962 root over block hashes (hex), as the contract's `root`. */
-export const rangeRoot = (hashes: readonly string[]): string => merkleRoot(hashes.map((h) => Buffer.from(h, 'hex'))).toString('hex');
 
 export class Anchorer {
   private chain?: AnchorChain;
@@ -109,13 +108,16 @@ export class Anchorer {
         await this.report(last?.to_block ?? 0);
         return { state: 'idle' };
       }
-      const problem = await this.checkAgainstLedger(event);
-      if (problem) {
+      const check = await this.checkAgainstLedger(event);
+      if ('problem' in check) {
         this.observer.failure('mismatch');
-        this.log.error({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, problem }, 'an anchored range differs from this ledger');
-        return { state: 'mismatch', detail: problem };
+        this.log.error(
+          { fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, problem: check.problem },
+          'an anchored range differs from this ledger',
+        );
+        return { state: 'mismatch', detail: check.problem };
       }
-      await this.record(event, chain.chainId);
+      await this.record(event, chain.chainId, check.rule);
       this.log.info({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash }, 'recorded an anchor found on the chain');
       last = await this.store.last(this.contract);
     }
@@ -130,28 +132,32 @@ export class Anchorer {
     const blocks = await this.store.blockHashes(anchoredTo + 1, toBlock);
     const hashes = blocks.map((b) => b.hash);
     const event = await chain.anchor(
-      { fromBlock: anchoredTo + 1, toBlock, lastBlockHash: hashes[hashes.length - 1], root: rangeRoot(hashes) },
+      { fromBlock: anchoredTo + 1, toBlock, lastBlockHash: hashes[hashes.length - 1], root: anchorRoot(hashes, ANCHOR_LEAF_RULE) },
       this.settings.confirmations,
       this.settings.waitMs ?? ANCHOR_WAIT_MS,
       this.stopping.signal,
     );
-    await this.record(event, chain.chainId);
+    await this.record(event, chain.chainId, ANCHOR_LEAF_RULE);
     this.observer.anchored(event.toBlock - event.fromBlock + 1);
     this.log.info({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, gasUsed: String(event.gasUsed) }, 'ledger blocks anchored');
     await this.report(event.toBlock);
     return { state: 'anchored', event, more: toBlock < latest };
   }
 
-  /** Why an anchored range is not this ledger's (undefined: it is). */
-  private async checkAgainstLedger(e: AnchoredEvent): Promise<string | undefined> {
+  /**
+   * The leaf rule with which an anchored range found on the chain is this ledger's, or why it is not.
+   * The rule of today first; `raw` for a range a version before it sent and did not record.
+   */
+  private async checkAgainstLedger(e: AnchoredEvent): Promise<{ rule: AnchorLeafRule } | { problem: string }> {
     const blocks = await this.store.blockHashes(e.fromBlock, e.toBlock);
-    if (blocks.length !== e.toBlock - e.fromBlock + 1) return `the ledger lacks blocks of ${e.fromBlock}..${e.toBlock}`;
-    if (blocks[blocks.length - 1].hash !== e.lastBlockHash) return `block ${e.toBlock} has another hash than the one anchored`;
-    if (rangeRoot(blocks.map((b) => b.hash)) !== e.root) return `the block hashes of ${e.fromBlock}..${e.toBlock} do not give the anchored root`;
-    return undefined;
+    if (blocks.length !== e.toBlock - e.fromBlock + 1) return { problem: `the ledger lacks blocks of ${e.fromBlock}..${e.toBlock}` };
+    if (blocks[blocks.length - 1].hash !== e.lastBlockHash) return { problem: `block ${e.toBlock} has another hash than the one anchored` };
+    const hashes = blocks.map((b) => b.hash);
+    const rule = ([ANCHOR_LEAF_RULE, 'raw'] as const).find((r) => anchorRoot(hashes, r) === e.root);
+    return rule ? { rule } : { problem: `the block hashes of ${e.fromBlock}..${e.toBlock} do not give the anchored root` };
   }
 
-  private record(e: AnchoredEvent, chainId: number): Promise<void> {
+  private record(e: AnchoredEvent, chainId: number, rule: AnchorLeafRule): Promise<void> {
     return this.store.record({
       contract: this.contract,
       from_block: e.fromBlock,
@@ -162,6 +168,7 @@ export class Anchorer {
       tx_hash: e.txHash,
       evm_block: e.evmBlock,
       anchored_at: Date.now(),
+      leaf_rule: rule,
     });
   }
 

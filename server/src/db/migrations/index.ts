@@ -15,6 +15,7 @@ import { loginThrottle } from './0006_login_throttle';
 import { chainAnchors } from './0007_chain_anchors';
 import { paidVia } from './0008_paid_via';
 import { reconciliation } from './0009_reconciliation';
+import { chainAnchorLeafRule } from './0010_chain_anchor_leaf_rule';
 
 /**
  * A set of migrations recorded in a table of its own: the service's (always applied) and the
@@ -41,5 +42,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0007_chain_anchors': chainAnchors(dialect),
     '0008_paid_via': paidVia(dialect),
     '0009_reconciliation': reconciliation(dialect),
+    '0010_chain_anchor_leaf_rule': chainAnchorLeafRule(dialect),
   };
 }
