@@ -78,11 +78,16 @@ if (key.toLowerCase() !== p.nodePublicKey.toLowerCase()) fail('the proof names a
 const pub = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), hex(key)]), format: 'der', type: 'spki' });
 if (!verify(null, Buffer.from(header), pub, hex(p.signature))) fail('the block signature is invalid');
 
-// 3. The anchor: block hash → anchored root (RFC 6962 over the range's block hashes).
+// 3. The anchor: block hash → anchored root (RFC 6962 over the range's block hashes). The leaf is
+// SHA-256(0x00 ‖ blockHash bytes) under leafRule "rfc6962"; anchors made before the rule was named
+// say "raw" (or, in proofs of servers that did not name it, nothing): the block hash itself.
 const a = p.anchor;
 if (!a) fail('the proof has no anchor yet (its block is not anchored)');
 if (a.leafIndex !== b.number - a.fromBlock || b.number > a.toBlock) fail('the block is not at its place in the anchored range');
-if (rootOf(hex(p.blockHash), a.leafIndex, a.toBlock - a.fromBlock + 1, a.auditPath) !== word(a.root)) fail('the block hash does not lead to the anchored root');
+const rule = a.leafRule ?? 'raw';
+if (rule !== 'rfc6962' && rule !== 'raw') fail(`unknown anchor leaf rule ${rule}`);
+const anchorLeaf = rule === 'rfc6962' ? sha256(Buffer.from([0]), hex(p.blockHash)) : hex(p.blockHash);
+if (rootOf(anchorLeaf, a.leafIndex, a.toBlock - a.fromBlock + 1, a.auditPath) !== word(a.root)) fail('the block hash does not lead to the anchored root');
 
 // 4. The chain: the transaction succeeded in that block and emitted Anchored(fromBlock, toBlock, lastBlockHash, root).
 if (Number(await rpc('eth_chainId', [])) !== a.chainId) fail(`the RPC is not chain ${a.chainId}`);

@@ -1,16 +1,39 @@
 /**
  * Checking a proof's anchor on an EVM chain (docs/chain.md, "Anchors"): the ledger's block hashes
- * are anchored in ranges; the anchored root is the RFC 6962 tree hash over the range's block hashes,
- * and the contract's `Anchored` event in the receipt of the anchoring transaction carries it.
+ * are anchored in ranges; the anchored root is the RFC 6962 tree hash whose leaves are the range's
+ * block hashes (leaf `SHA-256(0x00 ‖ blockHash)`; anchors recorded before that rule name `raw`, the
+ * block hash itself as the leaf), and the contract's `Anchored` event in the receipt of the anchoring
+ * transaction carries it.
  *
  * Deliberately without an Ethereum library: two JSON-RPC calls through `fetch`, the event topic as
  * a constant and the event's 32-byte ABI words compared by hand. What it trusts is the RPC node it
  * asks (use one you run or trust) and, optionally, the node key you pin.
  */
-import { rootFromAuditPath, verifyChainProof, type ChainProof, type ProofCheck } from './merkle';
+import { leafHash, merkleRoot, rootFromAuditPath, verifyChainProof, type ChainProof, type ProofCheck } from './merkle';
+import type { AnchorLeafRule } from './api/chain';
 
 /** keccak256("Anchored(uint64,uint64,bytes32,bytes32)"): topic 0 of the contract's one event. */
 export const ANCHORED_EVENT_TOPIC = '0x047ae1cdca30d791d3ef89967fc37910d19a0e215f82bda8c844c90bc35ed3d5';
+
+/** What a proof without `leafRule` was made with (servers that did not name the rule used the raw leaf). */
+export const UNNAMED_ANCHOR_LEAF_RULE: AnchorLeafRule = 'raw';
+
+/**
+ * The leaf of block hash `blockHashHex` (hex, no prefix) in an anchored tree. `rfc6962`: the RFC 6962
+ * leaf hash `SHA-256(0x00 ‖ blockHash bytes)`, as the block's own transaction tree (every anchor made
+ * now). `raw`: the block hash itself (anchors recorded before the rule was named; a one-block range's
+ * root was then the block hash). Either is sound for a block hash, which is the SHA-256 of a header
+ * text starting with `{`: it can be neither a `0x00` leaf nor a `0x01` node of another tree.
+ */
+export function anchorLeaf(blockHashHex: string, rule: AnchorLeafRule): Buffer {
+  const hash = Buffer.from(blockHashHex.replace(/^0x/i, ''), 'hex');
+  return rule === 'rfc6962' ? leafHash(hash) : hash;
+}
+
+/** The anchored root (hex, no prefix) over the block hashes of a range, in order. */
+export function anchorRoot(blockHashesHex: readonly string[], rule: AnchorLeafRule): string {
+  return merkleRoot(blockHashesHex.map((h) => anchorLeaf(h, rule))).toString('hex');
+}
 
 /** Where a block's hash was anchored, and the proof that it is in the anchored range. */
 export interface ChainAnchor {
@@ -27,6 +50,8 @@ export interface ChainAnchor {
   toBlock: number;
   /** RFC 6962 root over the block hashes of `fromBlock..toBlock`, `0x`-prefixed. */
   root: string;
+  /** How the leaves are made from the block hashes; absent (proofs of servers that did not name it): `raw`. */
+  leafRule?: AnchorLeafRule;
   /** Position of this proof's block in the range: `block.number - fromBlock`. */
   leafIndex: number;
   /** Sibling hashes (hex, no prefix, like the ledger's own audit paths) from the block hash upwards. */
@@ -88,7 +113,7 @@ export async function verifyAnchoredProof(proof: AnchoredProof, opts: AnchorChec
   if (proof.block.number < a.fromBlock || proof.block.number > a.toBlock) return { ok: false, reason: 'the block is outside the anchored range' };
   if (a.leafIndex !== proof.block.number - a.fromBlock) return { ok: false, reason: 'the anchor leaf index is not the block position in the range' };
   const root = rootFromAuditPath(
-    Buffer.from(proof.blockHash, 'hex'),
+    anchorLeaf(proof.blockHash, a.leafRule ?? UNNAMED_ANCHOR_LEAF_RULE),
     a.leafIndex,
     size,
     a.auditPath.map((h) => Buffer.from(h, 'hex')),

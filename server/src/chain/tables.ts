@@ -1,5 +1,6 @@
 /** Table types of the chain ledger and the trusted points derived from it (migration 0003_chain). */
 import type { Generated } from 'kysely';
+import type { AnchorLeafRule } from '@kit/shared';
 
 export type ChainItemStatus = 'pending' | 'confirmed' | 'failed';
 
@@ -87,6 +88,24 @@ export interface ChainAnchorsTable {
   evm_block: number;
   /** When it was recorded here (Unix ms). */
   anchored_at: number;
+  /** How the tree's leaves were made from the block hashes (migration 0010: rows recorded before it are `raw`). */
+  leaf_rule: AnchorLeafRule;
+}
+
+/** The anchor transaction in flight for a contract, written before it is sent (migration 0011). */
+export interface ChainAnchorPendingTable {
+  contract: string;
+  from_block: number;
+  to_block: number;
+  /** Lower-case `0x` address of the sending key (a row of another key is not this anchorer's to resume). */
+  sender: string;
+  nonce: number;
+  /** `0x`-prefixed. */
+  tx_hash: string;
+  /** The signed transaction (`0x` hex), sent again as it is when the EVM node loses it. */
+  raw_tx: string;
+  /** When it was written down, just before it was first sent (Unix ms). */
+  sent_at: number;
 }
 
 export interface ChainTables {
@@ -97,4 +116,5 @@ export interface ChainTables {
   point_balances: PointBalancesTable;
   point_spent_codes: PointSpentCodesTable;
   chain_anchors: ChainAnchorsTable;
+  chain_anchor_pending: ChainAnchorPendingTable;
 }

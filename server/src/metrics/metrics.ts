@@ -152,6 +152,12 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  private readonly anchorResent = new Counter({
+    name: 'kit_chain_anchor_resent_total',
+    help: 'Anchor transactions sent again because the EVM node no longer knew them (restarted, mempool dropped), by nonce: same (the transaction itself, its nonce still free), new (the range anew, another transaction took the nonce).',
+    labelNames: ['nonce'] as const,
+    registers: [this.registry],
+  });
   private readonly anchoredBlocks = new Counter({
     name: 'kit_chain_anchored_blocks_total',
     help: 'Ledger blocks anchored by this instance.',
@@ -298,6 +304,10 @@ export class Metrics {
 
   chainAnchorFailed(reason: 'rpc' | 'refused' | 'mismatch'): void {
     this.anchorFailures.inc({ reason });
+  }
+
+  chainAnchorResent(nonce: 'same' | 'new'): void {
+    this.anchorResent.inc({ nonce });
   }
 
   chainAnchored(blocks: number): void {

@@ -1,7 +1,8 @@
 /** Helpers of the anchoring tests: polling, reading the contract's events, reading metrics. */
 import { Contract, JsonRpcProvider } from 'ethers';
 import { ANCHOR_ABI } from '../../src/chain/anchor/anchor-evm';
-import { rangeRoot } from '../../src/chain/anchor/anchorer';
+import { anchorRoot } from '@kit/shared';
+import { ANCHOR_LEAF_RULE } from '../../src/chain/anchor/anchorer';
 import { ANVIL_CHAIN_ID } from '../support/anvil';
 
 /** Polls `check` until it returns a value (not undefined) or the time runs out. */
@@ -36,7 +37,7 @@ export async function anchoredEvents(rpcUrl: string, contract: string) {
   }
 }
 
-/** The ranges are consecutive from block 1 and each root is the one of the ledger's block hashes. */
+/** The ranges are consecutive from block 1 and each root is the one of the ledger's block hashes (by today's leaf rule). */
 export async function expectContiguousAnchors(
   events: Awaited<ReturnType<typeof anchoredEvents>>,
   blockHashes: (from: number, to: number) => Promise<string[]>,
@@ -46,7 +47,7 @@ export async function expectContiguousAnchors(
   for (const e of events) {
     expect(e.fromBlock).toBe(next);
     const hashes = await blockHashes(e.fromBlock, e.toBlock);
-    expect(e.root).toBe(rangeRoot(hashes));
+    expect(e.root).toBe(anchorRoot(hashes, ANCHOR_LEAF_RULE));
     expect(e.lastBlockHash).toBe(hashes[hashes.length - 1]);
     next = e.toBlock + 1;
   }

@@ -1,10 +1,11 @@
 /**
  * A service killed with SIGKILL while its anchor transaction waits in the EVM node's mempool: the
- * next life, not knowing of it, sends the same range again; the contract refuses the second one,
- * and the worker recovers by reading what the contract holds and recording the first life's
- * anchor. No range is anchored twice or skipped. Real processes, a real EVM node (anvil) whose
- * automatic mining the test switches off to hold the first transaction pending.
+ * next life finds the transaction written down before it was sent and waits for it rather than
+ * sending the range again behind it; when the node then drops it, it is sent again as it is. No
+ * range is anchored twice or skipped, no transaction wasted. Real processes, a real EVM node (anvil)
+ * whose automatic mining the test switches off to hold the first transaction pending.
  */
+import { computeAddress } from 'ethers';
 import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startServiceProcess, type ServiceProcess } from '../support/process';
@@ -13,6 +14,8 @@ import { ANVIL_KEY, startAnvil, type Anvil } from '../support/anvil';
 import { runKit } from '../../src/kit/main';
 import { i2c, settle, upload } from './chain-helpers';
 import { anchoredEvents, metricValue, until } from './anchor-helpers';
+
+const SENDER = computeAddress(ANVIL_KEY);
 
 describeEachBackend('anchoring survives a crash in the middle of an anchor', (backend) => {
   let anvil: Anvil;
@@ -38,6 +41,12 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
     return { code, result: lines.length ? JSON.parse(lines[0]) : undefined };
   };
   const pendingTxs = async () => Number((await anvil.rpc<{ pending: string }>('txpool_status')).pending);
+  /** The one pending transaction of the anchoring key, as the node holds it. */
+  const pendingAnchor = async () => {
+    const content = await anvil.rpc<{ pending: Record<string, Record<string, { hash: string; nonce: string }>> }>('txpool_content');
+    const [tx] = Object.entries(content.pending).flatMap(([from, txs]) => (from.toLowerCase() === SENDER.toLowerCase() ? Object.values(txs) : []));
+    return tx ? { hash: tx.hash, nonce: Number(BigInt(tx.nonce)) } : undefined;
+  };
   const uploadBlock = async (client: KitClient, tag: string) => {
     const items = Array.from({ length: 3 }, (_, i) => ({ type: 'record', args: { id: `${tag}-${i}` } }));
     await upload(client, items);
@@ -49,7 +58,7 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
     expect(answers.every((a) => a.chainTrxId)).toBe(true);
   };
 
-  test('the range sent twice is refused the second time, recorded once, and anchoring carries on', async () => {
+  test('a restart while the anchor waits in the mempool: the next life waits for that transaction, and sends it again as it is when the node drops it', async () => {
     env = { ...backend.env(), CHAIN_ANCHOR_RPC_URL: anvil.url, CHAIN_ANCHOR_KEY: ANVIL_KEY };
     const deployed = await kit('chain', 'anchor', 'deploy');
     expect(deployed.code).toBe(0);
@@ -61,41 +70,48 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
     await anvil.rpc('evm_setAutomine', [false]);
     service = await startServiceProcess(env);
     await uploadBlock(new KitClient({ baseUrl: service.url, ...creds }), 'first');
-    await until('the first anchor transaction to be sent', async () => ((await pendingTxs()) === 1 ? true : undefined));
+    const first = await until('the first anchor transaction to be sent', pendingAnchor);
     await service.kill();
 
-    // Second life: the contract holds nothing yet, so it anchors the same range again (and a new block with it).
+    // Second life: the transaction was written down before it was sent; it waits for it and sends nothing behind it.
     service = await startServiceProcess(env);
     const client = new KitClient({ baseUrl: service.url, ...creds });
-    await uploadBlock(client, 'second');
-    const metrics = async () => (await fetch(`${service!.url}/metrics`)).text();
-    const refusals = async () => metricValue(await metrics(), 'kit_chain_anchor_failures_total{reason="refused"}') ?? 0;
-    // Either the node already refuses it when estimating gas, or the second transaction is sent and waits too.
-    await until('the second life to try the same range', async () => ((await pendingTxs()) === 2 || (await refusals()) > 0 ? true : undefined));
-    await anvil.rpc('evm_setAutomine', [true]);
-    await anvil.rpc('evm_mine');
+    const metric = async (name: string) => metricValue(await (await fetch(`${service!.url}/metrics`)).text(), name);
+    await until('a round of the second life', async () => ((await metric('kit_chain_anchor_lag_blocks')) === 1 ? true : undefined));
+    expect(await pendingTxs()).toBe(1);
+    expect(service.output()).toContain('waiting for the anchor transaction sent before');
 
-    await until('the refusal', async () => ((await refusals()) > 0 ? true : undefined));
-    await uploadBlock(client, 'third');
-    const latest = 3;
+    // The node loses it (restarted, mempool dropped): sent again byte for byte, its nonce being free.
+    await anvil.rpc('anvil_dropTransaction', [first.hash]);
+    await until('the transaction sent again', async () =>
+      (await metric('kit_chain_anchor_resent_total{nonce="same"}')) === 1 && (await pendingTxs()) === 1 ? true : undefined,
+    );
+    expect(await pendingAnchor()).toEqual(first);
+    expect(service.output()).toContain('the EVM node no longer knows the anchor transaction: sending it again with the same nonce');
+    await anvil.rpc('evm_mine');
+    await anvil.rpc('evm_setAutomine', [true]);
+
+    await uploadBlock(client, 'second');
+    const latest = 2;
     await until('every block anchored', async () => {
       const events = await anchoredEvents(anvil.url, deployed.result.contract);
       return events.length && events[events.length - 1].toBlock === latest ? true : undefined;
     });
     const events = await anchoredEvents(anvil.url, deployed.result.contract);
-    // The first life's range (block 1) once, then the rest: consecutive, none twice.
-    expect(events[0]).toMatchObject({ fromBlock: 1, toBlock: 1 });
+    // The first life's transaction anchored block 1, then the rest: consecutive, none twice.
+    expect(events[0]).toMatchObject({ fromBlock: 1, toBlock: 1, txHash: first.hash });
     let next = 1;
     for (const e of events) {
       expect(e.fromBlock).toBe(next);
       next = e.toBlock + 1;
     }
-    expect(service.output()).toContain('recorded an anchor found on the chain');
+    // Every transaction of the key (after the deployment) anchored a range: none was sent twice or refused.
+    expect(Number(BigInt(await anvil.rpc<string>('eth_getTransactionCount', [SENDER, 'latest'])))).toBe(1 + events.length);
     const proof = await until('an anchored proof of the first block', async () => {
       const p = await client.proof((await settle(client, [i2c('record', 'first-0')]))[0].id);
       return p.status === 'success' && p.anchor ? p : undefined;
     });
-    expect(proof.anchor).toMatchObject({ fromBlock: 1, toBlock: 1, txHash: events[0].txHash });
+    expect(proof.anchor).toMatchObject({ fromBlock: 1, toBlock: 1, txHash: first.hash });
     expect(await service.stop()).toBe(0);
     service = undefined;
 

@@ -5,6 +5,7 @@
  * the database afterwards passes the ledger's own check but not the anchors.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_CHAIN_ID, ANVIL_KEY, startAnvil, startRelay, type Anvil } from '../support/anvil';
 import { runKit } from '../../src/kit/main';
 import { ANCHOR_ABI } from '../../src/chain/anchor/anchor-evm';
-import { i2c, settle, upload } from './chain-helpers';
+import { i2c, independentAnchorRoot, settle, upload } from './chain-helpers';
 import { anchoredEvents, expectContiguousAnchors, metricValue, until } from './anchor-helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -180,13 +181,45 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
     }
     const latest = await latestBlock();
     await until('the blocks sealed during the outage to be anchored', async () => ((await held()) === latest ? true : undefined));
-    for (const id of ids) expect(await verifyAnchoredProof(await anchoredProof(id), { rpcUrl: anvil.url, trustedNodeKeyHex: nodeKey })).toEqual({ ok: true });
     const events = await anchoredEvents(anvil.url, deployed.contract);
+    for (const id of ids) {
+      const proof = await anchoredProof(id);
+      expect(await verifyAnchoredProof(proof, { rpcUrl: anvil.url, trustedNodeKeyHex: nodeKey })).toEqual({ ok: true });
+      // The three blocks were anchored as one range: a verifier written from docs/chain.md walks a real path to the root on the chain.
+      expect(proof.anchor).toMatchObject({ fromBlock: before + 1, toBlock: before + 3, leafRule: 'rfc6962' });
+      expect(independentAnchorRoot(proof)).toBe(proof.anchor!.root);
+      expect(`0x${events.find((e) => e.fromBlock === before + 1)!.root}`).toBe(proof.anchor!.root);
+    }
     await expectContiguousAnchors(events, blockHashes, latest);
     // Every transaction the key sent (after the deployment) anchored a range: nothing was refused or sent twice.
     const sent = Number(BigInt(await anvil.rpc<string>('eth_getTransactionCount', [computeAddress(ANVIL_KEY), 'latest'])));
     expect(sent).toBe(1 + events.length);
   }, 60_000);
+
+  test("a one-block range's root is the RFC 6962 leaf of its block hash, as docs/chain.md says, and a verifier written from the docs accepts it", async () => {
+    const before = await latestBlock();
+    await until('everything anchored', async () => ((await held()) === before ? true : undefined));
+    // The only block sealed since: anchored alone.
+    const [id] = await uploadBlocks(1);
+    const proof = await anchoredProof(id);
+    expect(proof.anchor).toMatchObject({ fromBlock: before + 1, toBlock: before + 1, leafIndex: 0, auditPath: [], leafRule: 'rfc6962' });
+    const leaf = `0x${createHash('sha256')
+      .update(Buffer.concat([Buffer.from([0]), Buffer.from(proof.blockHash, 'hex')]))
+      .digest('hex')}`;
+    expect(proof.anchor!.root).toBe(leaf);
+    expect(proof.anchor!.root).not.toBe(`0x${proof.blockHash}`);
+    expect(independentAnchorRoot(proof)).toBe(proof.anchor!.root);
+    const [event] = (await anchoredEvents(anvil.url, deployed.contract)).filter((e) => e.fromBlock === before + 1);
+    expect(event).toMatchObject({ toBlock: before + 1, root: leaf.slice(2), lastBlockHash: proof.blockHash });
+    expect(await verifyAnchoredProof(proof, { rpcUrl: anvil.url, trustedNodeKeyHex: nodeKey })).toEqual({ ok: true });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-anchor-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'p.json'), JSON.stringify(proof));
+      expect(await runScript([path.join(dir, 'p.json'), anvil.url, nodeKey])).toMatchObject({ code: 0, out: expect.stringMatching(/^OK: item /) });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test('a block re-signed in the database after anchoring passes the ledger check but fails the anchor checks', async () => {
     const [id] = await uploadBlocks(1);

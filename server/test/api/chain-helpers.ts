@@ -25,17 +25,12 @@ export async function settle(client: KitClient, items: Array<{ type: string; id:
 
 const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
 
-/** Independent check of a proof answer; returns the reason it fails, or null when it holds. */
-export function independentlyVerify(p: any, appId: string, expectedKeyHex?: string): string | null {
-  if (sha256(Buffer.from(p.content, 'utf8')).toString('hex') !== p.id) return 'content hash != id';
-  const tx = `{"app":${JSON.stringify(appId)},"item":${p.content}}`;
-  if (p.tx !== tx) return 'tx text is not {app, item: content}';
-  let r = sha256(Buffer.from([0]), Buffer.from(tx, 'utf8'));
-  if (r.toString('hex') !== p.chainTrxId) return 'leaf hash != chainTrxId';
-  // RFC 9162 2.1.3.2, written out again.
-  let fn = p.leafIndex;
-  let sn = p.treeSize - 1;
-  for (const hex of p.auditPath as string[]) {
+/** RFC 9162 2.1.3.2, written out again: the root from a leaf hash and its audit path, or why the path is wrong. */
+function rootOfPath(leaf: Buffer, index: number, size: number, path: string[]): Buffer | string {
+  let r = leaf;
+  let fn = index;
+  let sn = size - 1;
+  for (const hex of path) {
     const sib = Buffer.from(hex, 'hex');
     if (sn === 0) return 'path too long';
     if (fn % 2 === 1 || fn === sn) {
@@ -50,7 +45,29 @@ export function independentlyVerify(p: any, appId: string, expectedKeyHex?: stri
     fn >>= 1;
     sn >>= 1;
   }
-  if (sn !== 0) return 'path too short';
+  return sn === 0 ? r : 'path too short';
+}
+
+/**
+ * The anchored root a proof's anchor section leads to, by docs/chain.md's rule for anchors made now
+ * (leaf = SHA-256(0x00 ‖ blockHash bytes), node = SHA-256(0x01 ‖ left ‖ right)), hex; or why not.
+ */
+export function independentAnchorRoot(p: any): string {
+  const a = p.anchor;
+  const leaf = sha256(Buffer.from([0]), Buffer.from(p.blockHash, 'hex'));
+  const r = rootOfPath(leaf, p.block.number - a.fromBlock, a.toBlock - a.fromBlock + 1, a.auditPath);
+  return typeof r === 'string' ? r : `0x${r.toString('hex')}`;
+}
+
+/** Independent check of a proof answer; returns the reason it fails, or null when it holds. */
+export function independentlyVerify(p: any, appId: string, expectedKeyHex?: string): string | null {
+  if (sha256(Buffer.from(p.content, 'utf8')).toString('hex') !== p.id) return 'content hash != id';
+  const tx = `{"app":${JSON.stringify(appId)},"item":${p.content}}`;
+  if (p.tx !== tx) return 'tx text is not {app, item: content}';
+  const leaf = sha256(Buffer.from([0]), Buffer.from(tx, 'utf8'));
+  if (leaf.toString('hex') !== p.chainTrxId) return 'leaf hash != chainTrxId';
+  const r = rootOfPath(leaf, p.leafIndex, p.treeSize, p.auditPath);
+  if (typeof r === 'string') return r;
   const b = p.block;
   if (r.toString('hex') !== b.merkleRoot) return 'root mismatch';
   if (b.txCount !== p.treeSize) return 'tree size != txCount';

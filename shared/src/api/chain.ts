@@ -60,6 +60,10 @@ export type LookupResponse = z.infer<typeof lookupResponseSchema>;
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex characters');
 
+/** How an anchored range's leaves are made from its block hashes (`anchorLeaf` in `anchor.ts`, docs/chain.md "What is anchored"). */
+export const ANCHOR_LEAF_RULES = ['rfc6962', 'raw'] as const;
+export type AnchorLeafRule = (typeof ANCHOR_LEAF_RULES)[number];
+
 /** The proof of inclusion of a confirmed item; the fields of `AnchoredProof` in `anchor.ts` (`ChainProof` of `merkle.ts` plus its anchor). */
 export const proofResponseSchema = z.object({
   version: z.literal(CHAIN_VERSION),
@@ -86,6 +90,7 @@ export const proofResponseSchema = z.object({
       fromBlock: z.number().int().positive(),
       toBlock: z.number().int().positive(),
       root: z.string().regex(/^0x[0-9a-f]{64}$/),
+      leafRule: z.enum(ANCHOR_LEAF_RULES).optional(),
       leafIndex: z.number().int().nonnegative(),
       auditPath: z.array(hex64),
     })

@@ -1,9 +1,23 @@
 /**
  * The EVM side of anchoring, through ethers and JSON-RPC: deploying the contract, reading how far
- * it has anchored, sending one range and waiting for its confirmations, and finding an `Anchored`
- * event that this database did not record (a crash between sending and recording).
+ * it has anchored, signing one range (hash and nonce known before it is sent, so the caller can
+ * write them down first), sending it, waiting for its confirmations while watching that the node
+ * still knows it, and finding an `Anchored` event that this database did not record (a crash
+ * between sending and recording).
  */
-import { Contract, ContractFactory, FetchRequest, Interface, JsonRpcProvider, Network, Wallet, isError, type Log, type TransactionReceipt } from 'ethers';
+import {
+  Contract,
+  ContractFactory,
+  FetchRequest,
+  Interface,
+  JsonRpcProvider,
+  Network,
+  Transaction,
+  Wallet,
+  isError,
+  type Log,
+  type TransactionReceipt,
+} from 'ethers';
 import { ANCHORED_EVENT_TOPIC } from '@kit/shared';
 import artifact from './kit-anchor.json';
 import { AnchorRefused, type AnchoredEvent } from './anchored';
@@ -18,8 +32,40 @@ const iface = new Interface(ANCHOR_ABI);
 const RPC_TIMEOUT_MS = 15_000;
 /** Blocks per `eth_getLogs` call (public endpoints cap the range a query may span). */
 const LOG_PAGE = 5_000;
+/**
+ * Polls in a row on which the node answers that it knows no transaction of that hash (no receipt,
+ * `eth_getTransactionByHash` null) before the transaction counts as lost. More than one: a provider
+ * behind a load balancer may not know a transaction sent through another of its nodes for a moment.
+ */
+export const LOST_AFTER_POLLS = 3;
 
 export { AnchorRefused };
+
+export interface AnchorRange {
+  fromBlock: number;
+  toBlock: number;
+  /** Hex, with or without `0x`. */
+  lastBlockHash: string;
+  root: string;
+}
+
+/** An anchor transaction signed and not necessarily sent: what is written down before sending it. */
+export interface SignedAnchor {
+  /** `0x`-prefixed. */
+  hash: string;
+  nonce: number;
+  /** Lower-case `0x` address of the key that signed it. */
+  sender: string;
+  /** The signed transaction (`0x` hex): sent again as it is when the node loses it. */
+  raw: string;
+}
+
+/**
+ * How a wait ended: confirmed (with the event it emitted), or lost: the node knows no transaction of
+ * that hash any more, and `nonceUsed` says whether the account's nonce has moved past it since
+ * (then another transaction took the nonce and this one can never be mined).
+ */
+export type AnchorWait = { state: 'confirmed'; event: AnchoredEvent } | { state: 'lost'; nonceUsed: boolean };
 
 const bytes32 = (hex: string) => `0x${hex.replace(/^0x/, '')}`;
 const plain = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
@@ -101,47 +147,98 @@ export class AnchorChain {
     return Number(await this.anchorContract.lastToBlock());
   }
 
+  private get signer(): Wallet {
+    if (!this.wallet) throw new Error('anchoring needs a key (CHAIN_ANCHOR_KEY)');
+    return this.wallet;
+  }
+
   /**
-   * Anchors `fromBlock..toBlock` and waits for `confirmations`. Throws AnchorRefused when the
-   * contract refuses the range, before sending (a simulated call) or after (a failed receipt).
+   * Signs the anchor of `range` with the account's next nonce (pending transactions counted), without
+   * sending it. Throws AnchorRefused when the contract would refuse the range (a simulated call first).
    */
-  async anchor(
-    range: { fromBlock: number; toBlock: number; lastBlockHash: string; root: string },
-    confirmations: number,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<AnchoredEvent> {
+  async sign(range: AnchorRange): Promise<SignedAnchor> {
     const c = this.anchorContract;
+    const wallet = this.signer;
     const args = [range.fromBlock, range.toBlock, bytes32(range.lastBlockHash), bytes32(range.root)] as const;
-    let tx;
+    let raw: string;
     try {
       await c.anchor.staticCall(...args);
-      tx = await c.anchor(...args);
+      const request = await c.anchor.populateTransaction(...args);
+      raw = await wallet.signTransaction(await wallet.populateTransaction(request));
     } catch (e) {
       if (isError(e, 'CALL_EXCEPTION'))
         throw new AnchorRefused(`the contract refused blocks ${range.fromBlock}..${range.toBlock}: ${e.revert?.name ?? e.shortMessage}`);
       throw e;
     }
-    const receipt = await this.confirmed(tx.hash, confirmations, timeoutMs, signal);
-    if (receipt.status !== 1) throw new AnchorRefused(`the contract refused blocks ${range.fromBlock}..${range.toBlock} in transaction ${tx.hash}`);
+    const tx = Transaction.from(raw);
+    return { hash: tx.hash!, nonce: tx.nonce, sender: wallet.address.toLowerCase(), raw };
+  }
+
+  /** Lower-case `0x` address of the signing key. */
+  get sender(): string {
+    return this.signer.address.toLowerCase();
+  }
+
+  /** Hands a signed transaction to the node (`eth_sendRawTransaction`). */
+  async send(signed: SignedAnchor): Promise<void> {
+    await this.provider.broadcastTransaction(signed.raw);
+  }
+
+  /** The account's nonce as of the newest block: transactions of lower nonce are mined (or can never be). */
+  private minedNonce(sender: string): Promise<number> {
+    return this.provider.getTransactionCount(sender, 'latest');
+  }
+
+  /**
+   * Waits for `tx`'s receipt and its confirmations by polling. RPC errors meanwhile (an outage) are
+   * waited out until `timeoutMs`, and `signal` (the service stopping) ends the wait at once. When the
+   * node answers on LOST_AFTER_POLLS polls in a row that it knows no such transaction (restarted,
+   * mempool dropped), the wait ends as lost. Throws AnchorRefused for a failed receipt.
+   */
+  async wait(tx: Pick<SignedAnchor, 'hash' | 'nonce' | 'sender'>, confirmations: number, timeoutMs: number, signal?: AbortSignal): Promise<AnchorWait> {
+    const deadline = Date.now() + timeoutMs;
+    let unknown = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const receipt = await this.provider.getTransactionReceipt(tx.hash).catch(() => null);
+      if (receipt) {
+        unknown = 0;
+        if ((await receipt.confirmations().catch(() => 0)) >= confirmations) return { state: 'confirmed', event: this.eventOf(receipt) };
+      } else {
+        // null: the node does not know it (a mined transaction it would answer, receipt or not yet);
+        // an error (node down) says nothing either way.
+        const known = await this.provider.getTransaction(tx.hash).then(
+          (t) => t !== null,
+          () => undefined,
+        );
+        if (known === true) unknown = 0;
+        else if (known === false && ++unknown >= LOST_AFTER_POLLS) {
+          return { state: 'lost', nonceUsed: (await this.minedNonce(tx.sender)) > tx.nonce };
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`anchor transaction ${tx.hash} not confirmed within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, this.provider.pollingInterval));
+    }
+  }
+
+  private eventOf(receipt: TransactionReceipt): AnchoredEvent {
+    if (receipt.status !== 1) throw new AnchorRefused(`the contract refused the anchor in transaction ${receipt.hash}`);
     const log = receipt.logs.find((l) => l.address.toLowerCase() === this.address && l.topics[0] === ANCHORED_EVENT_TOPIC);
-    if (!log) throw new Error(`anchor transaction ${tx.hash} emitted no Anchored event`);
+    if (!log) throw new Error(`anchor transaction ${receipt.hash} emitted no Anchored event`);
     return { ...decode(log), gasUsed: receipt.gasUsed };
   }
 
   /**
-   * Waits for the receipt and its confirmations by polling: RPC errors meanwhile (an outage) are
-   * waited out until `timeoutMs`, and `signal` (the service stopping) ends the wait at once.
+   * Signs, sends and waits for one anchor (the worker does these steps itself, writing the
+   * transaction down between signing and sending). Throws AnchorRefused when the contract refuses
+   * the range, and an error when the node loses the transaction.
    */
-  private async confirmed(hash: string, confirmations: number, timeoutMs: number, signal?: AbortSignal): Promise<TransactionReceipt> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      signal?.throwIfAborted();
-      const receipt = await this.provider.getTransactionReceipt(hash).catch(() => null);
-      if (receipt && (await receipt.confirmations().catch(() => 0)) >= confirmations) return receipt;
-      if (Date.now() > deadline) throw new Error(`anchor transaction ${hash} not confirmed within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, this.provider.pollingInterval));
-    }
+  async anchor(range: AnchorRange, confirmations: number, timeoutMs: number, signal?: AbortSignal): Promise<AnchoredEvent> {
+    const signed = await this.sign(range);
+    await this.send(signed);
+    const r = await this.wait(signed, confirmations, timeoutMs, signal);
+    if (r.state === 'lost') throw new Error(`anchor transaction ${signed.hash} was lost by the node`);
+    return r.event;
   }
 
   /** The newest EVM block number. */

@@ -1,5 +1,5 @@
 /** The `anchor` section of a proof: the range holding the block, and the block hash's audit path in the range's tree. */
-import { auditPath, type ChainAnchor } from '@kit/shared';
+import { anchorLeaf, auditPath, type ChainAnchor } from '@kit/shared';
 import type { AnchorStore } from './anchor-store';
 
 export class AnchorProofs {
@@ -25,10 +25,12 @@ export class AnchorProofs {
       fromBlock: row.from_block,
       toBlock: row.to_block,
       root: `0x${row.root}`,
+      // Named on every proof: anchors recorded before the RFC 6962 leaf stay verifiable by their own rule.
+      leafRule: row.leaf_rule,
       leafIndex: index,
       // From the blocks as stored now: if one was changed after anchoring, the path no longer leads to the anchored root.
       auditPath: auditPath(
-        blocks.map((b) => Buffer.from(b.hash, 'hex')),
+        blocks.map((b) => anchorLeaf(b.hash, row.leaf_rule)),
         index,
       ).map((h) => h.toString('hex')),
     };

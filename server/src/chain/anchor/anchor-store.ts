@@ -1,7 +1,10 @@
-/** SQL of the anchors: the ranges recorded per contract, and the block hashes an anchored root is built from. */
+/**
+ * SQL of the anchors: the ranges recorded per contract, the transaction in flight, and the block
+ * hashes an anchored root is built from.
+ */
 import { sql } from 'kysely';
 import type { LedgerStore } from '../ledger-store';
-import type { ChainAnchorsTable } from '../tables';
+import type { ChainAnchorPendingTable, ChainAnchorsTable } from '../tables';
 
 export class AnchorStore {
   constructor(private readonly ledger: LedgerStore) {}
@@ -22,6 +25,35 @@ export class AnchorStore {
       .values(row)
       .onConflict((oc) => oc.columns(['contract', 'from_block']).doNothing())
       .execute();
+  }
+
+  /** The anchor transaction in flight for a contract (written before it was sent). */
+  pending(contract: string): Promise<ChainAnchorPendingTable | undefined> {
+    return this.db.selectFrom('chain_anchor_pending').selectAll().where('contract', '=', contract).executeTakeFirst();
+  }
+
+  /** Writes down the transaction about to be sent for a contract, replacing the one before. */
+  async setPending(row: ChainAnchorPendingTable): Promise<void> {
+    await this.db
+      .insertInto('chain_anchor_pending')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('contract').doUpdateSet({
+          from_block: row.from_block,
+          to_block: row.to_block,
+          sender: row.sender,
+          nonce: row.nonce,
+          tx_hash: row.tx_hash,
+          raw_tx: row.raw_tx,
+          sent_at: row.sent_at,
+        }),
+      )
+      .execute();
+  }
+
+  /** Forgets the transaction in flight (mined, refused, or no longer to be waited for). */
+  async clearPending(contract: string): Promise<void> {
+    await this.db.deleteFrom('chain_anchor_pending').where('contract', '=', contract).execute();
   }
 
   /** Forgets the ranges beyond `toBlock` (the chain no longer holds them: a reorganisation). */

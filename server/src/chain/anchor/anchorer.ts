@@ -6,13 +6,19 @@
  * contract refuses (another transaction anchored it first) is nothing lost: the next tick reads
  * the contract again. Nothing is ever anchored twice or skipped because the contract accepts only
  * the block after the last one it holds.
+ *
+ * The transaction in flight is written down before it is sent: the next anchorer (after a restart,
+ * or another instance taking over) waits for it instead of sending the range again behind it. When
+ * the EVM node no longer knows it (restarted, mempool dropped) it is sent again as it is (same
+ * nonce, same hash) while its nonce is free, or the range is anchored anew with a new nonce when
+ * another transaction took that one.
  */
 import type { Logger } from 'pino';
-import { merkleRoot } from '@kit/shared';
+import { anchorRoot, type AnchorLeafRule } from '@kit/shared';
 import { startLoop, type Loop } from '../../jobs/loop';
 import type { AnchorStore } from './anchor-store';
 import type { AnchorLock } from './anchor-lock';
-import type { AnchorChain } from './anchor-evm';
+import type { AnchorChain, AnchorWait, SignedAnchor } from './anchor-evm';
 import { AnchorRefused, type AnchoredEvent } from './anchored';
 
 /** Most blocks in one anchor (a proof's audit path is built from the range's block hashes). */
@@ -21,12 +27,17 @@ export const MAX_ANCHOR_BLOCKS = 10_000;
 export const ANCHOR_WAIT_MS = 10 * 60_000;
 
 export type AnchorFailure = 'rpc' | 'refused' | 'mismatch';
+/** How a lost anchor transaction was sent again: itself (its nonce was free), or the range anew with a new nonce. */
+export type AnchorResend = 'same' | 'new';
+/** The leaf rule of the anchors this worker makes (docs/chain.md, "What is anchored"). */
+export const ANCHOR_LEAF_RULE: AnchorLeafRule = 'rfc6962';
 
 /** What the worker reports (the metrics). */
 export interface AnchorObserver {
   progress(p: { lastAnchored: number; latest: number; oldestUnanchoredTime?: number }): void;
   failure(reason: AnchorFailure): void;
   anchored(blocks: number): void;
+  resent(nonce: AnchorResend): void;
 }
 
 export interface AnchorSettings {
@@ -39,9 +50,6 @@ export interface AnchorSettings {
 
 export type TickResult =
   { state: 'standby' | 'idle' } | { state: 'anchored'; event: AnchoredEvent; more: boolean } | { state: 'refused' | 'mismatch'; detail: string };
-
-/** RFC 6962 root over block hashes (hex), as the contract's `root`. */
-export const rangeRoot = (hashes: readonly string[]): string => merkleRoot(hashes.map((h) => Buffer.from(h, 'hex'))).toString('hex');
 
 export class Anchorer {
   private chain?: AnchorChain;
@@ -89,7 +97,8 @@ export class Anchorer {
     }
   }
 
-  private async anchorNext(): Promise<TickResult> {
+  /** `replacing`: the lost transaction whose nonce another took (this round anchors its range anew). */
+  private async anchorNext(replacing?: SignedAnchor): Promise<TickResult> {
     this.chain ??= await this.connect();
     const chain = this.chain;
     const held = await chain.lastToBlock();
@@ -109,49 +118,120 @@ export class Anchorer {
         await this.report(last?.to_block ?? 0);
         return { state: 'idle' };
       }
-      const problem = await this.checkAgainstLedger(event);
-      if (problem) {
+      const check = await this.checkAgainstLedger(event);
+      if ('problem' in check) {
         this.observer.failure('mismatch');
-        this.log.error({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, problem }, 'an anchored range differs from this ledger');
-        return { state: 'mismatch', detail: problem };
+        this.log.error(
+          { fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, problem: check.problem },
+          'an anchored range differs from this ledger',
+        );
+        return { state: 'mismatch', detail: check.problem };
       }
-      await this.record(event, chain.chainId);
+      await this.record(event, chain.chainId, check.rule);
       this.log.info({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash }, 'recorded an anchor found on the chain');
       last = await this.store.last(this.contract);
     }
 
     const anchoredTo = last?.to_block ?? 0;
-    const { latest } = await this.store.progress(anchoredTo);
-    if (latest <= anchoredTo) {
-      await this.report(anchoredTo);
-      return { state: 'idle' };
+    let pending = await this.store.pending(this.contract);
+    if (pending && (pending.from_block !== anchoredTo + 1 || pending.sender !== chain.sender)) {
+      // Recorded already (or another key's, or a range the contract has moved past): nothing to wait for.
+      await this.store.clearPending(this.contract);
+      pending = undefined;
     }
-    const toBlock = Math.min(latest, anchoredTo + (this.settings.maxBlocks ?? MAX_ANCHOR_BLOCKS));
-    const blocks = await this.store.blockHashes(anchoredTo + 1, toBlock);
-    const hashes = blocks.map((b) => b.hash);
-    const event = await chain.anchor(
-      { fromBlock: anchoredTo + 1, toBlock, lastBlockHash: hashes[hashes.length - 1], root: rangeRoot(hashes) },
-      this.settings.confirmations,
-      this.settings.waitMs ?? ANCHOR_WAIT_MS,
-      this.stopping.signal,
-    );
-    await this.record(event, chain.chainId);
+    let tx: SignedAnchor;
+    let range: { fromBlock: number; toBlock: number };
+    let more = false;
+    if (pending) {
+      tx = { hash: pending.tx_hash, nonce: pending.nonce, sender: pending.sender, raw: pending.raw_tx };
+      range = { fromBlock: pending.from_block, toBlock: pending.to_block };
+      this.log.info({ ...range, txHash: tx.hash, nonce: tx.nonce }, 'waiting for the anchor transaction sent before');
+    } else {
+      const { latest } = await this.store.progress(anchoredTo);
+      if (latest <= anchoredTo) {
+        await this.report(anchoredTo);
+        return { state: 'idle' };
+      }
+      const toBlock = Math.min(latest, anchoredTo + (this.settings.maxBlocks ?? MAX_ANCHOR_BLOCKS));
+      more = toBlock < latest;
+      const hashes = (await this.store.blockHashes(anchoredTo + 1, toBlock)).map((b) => b.hash);
+      range = { fromBlock: anchoredTo + 1, toBlock };
+      tx = await chain.sign({ ...range, lastBlockHash: hashes[hashes.length - 1], root: anchorRoot(hashes, ANCHOR_LEAF_RULE) });
+      // Written down before it leaves: whoever anchors next waits for it rather than sending the range again.
+      await this.store.setPending({
+        contract: this.contract,
+        from_block: range.fromBlock,
+        to_block: range.toBlock,
+        sender: tx.sender,
+        nonce: tx.nonce,
+        tx_hash: tx.hash,
+        raw_tx: tx.raw,
+        sent_at: Date.now(),
+      });
+      if (replacing) {
+        this.observer.resent('new');
+        this.log.warn(
+          { ...range, txHash: tx.hash, nonce: tx.nonce, lostTxHash: replacing.hash, lostNonce: replacing.nonce },
+          'the lost anchor transaction cannot be mined any more (another transaction took its nonce): anchoring the range again with a new nonce',
+        );
+      }
+      await chain.send(tx);
+    }
+    // The lag shows the blocks waiting while this transaction does.
+    await this.report(anchoredTo);
+    const outcome = await this.waitFor(chain, tx, range).catch(async (err: unknown) => {
+      // A failed receipt ends this transaction; the next round reads the contract again.
+      if (err instanceof AnchorRefused) await this.store.clearPending(this.contract);
+      throw err;
+    });
+    if (outcome.state === 'lost') {
+      // Its nonce was taken: it can never be mined. Read the contract again (the range may be held by
+      // a copy of it) and anchor what is still missing with a new nonce.
+      await this.store.clearPending(this.contract);
+      return this.anchorNext(tx);
+    }
+    const { event } = outcome;
+    await this.record(event, chain.chainId, ANCHOR_LEAF_RULE);
+    await this.store.clearPending(this.contract);
     this.observer.anchored(event.toBlock - event.fromBlock + 1);
     this.log.info({ fromBlock: event.fromBlock, toBlock: event.toBlock, txHash: event.txHash, gasUsed: String(event.gasUsed) }, 'ledger blocks anchored');
     await this.report(event.toBlock);
-    return { state: 'anchored', event, more: toBlock < latest };
+    return { state: 'anchored', event, more };
   }
 
-  /** Why an anchored range is not this ledger's (undefined: it is). */
-  private async checkAgainstLedger(e: AnchoredEvent): Promise<string | undefined> {
+  /**
+   * Waits for `tx`; while the node loses it and its nonce is still free, sends it again as it is
+   * (same nonce, same hash: if a copy of it is mined after all, the two are one transaction).
+   * Ends lost only when another transaction took the nonce.
+   */
+  private async waitFor(chain: AnchorChain, tx: SignedAnchor, range: { fromBlock: number; toBlock: number }): Promise<AnchorWait> {
+    for (;;) {
+      const r = await chain.wait(tx, this.settings.confirmations, this.settings.waitMs ?? ANCHOR_WAIT_MS, this.stopping.signal);
+      if (r.state === 'confirmed' || r.nonceUsed) return r;
+      this.observer.resent('same');
+      this.log.warn(
+        { ...range, txHash: tx.hash, nonce: tx.nonce },
+        'the EVM node no longer knows the anchor transaction: sending it again with the same nonce',
+      );
+      // The node may have it again already or be down right now: the next polls tell.
+      await chain.send(tx).catch((err: Error) => this.log.warn({ txHash: tx.hash, err: err.message }, 'sending the anchor transaction again failed'));
+    }
+  }
+
+  /**
+   * The leaf rule with which an anchored range found on the chain is this ledger's, or why it is not.
+   * The rule of today first; `raw` for a range a version before it sent and did not record.
+   */
+  private async checkAgainstLedger(e: AnchoredEvent): Promise<{ rule: AnchorLeafRule } | { problem: string }> {
     const blocks = await this.store.blockHashes(e.fromBlock, e.toBlock);
-    if (blocks.length !== e.toBlock - e.fromBlock + 1) return `the ledger lacks blocks of ${e.fromBlock}..${e.toBlock}`;
-    if (blocks[blocks.length - 1].hash !== e.lastBlockHash) return `block ${e.toBlock} has another hash than the one anchored`;
-    if (rangeRoot(blocks.map((b) => b.hash)) !== e.root) return `the block hashes of ${e.fromBlock}..${e.toBlock} do not give the anchored root`;
-    return undefined;
+    if (blocks.length !== e.toBlock - e.fromBlock + 1) return { problem: `the ledger lacks blocks of ${e.fromBlock}..${e.toBlock}` };
+    if (blocks[blocks.length - 1].hash !== e.lastBlockHash) return { problem: `block ${e.toBlock} has another hash than the one anchored` };
+    const hashes = blocks.map((b) => b.hash);
+    const rule = ([ANCHOR_LEAF_RULE, 'raw'] as const).find((r) => anchorRoot(hashes, r) === e.root);
+    return rule ? { rule } : { problem: `the block hashes of ${e.fromBlock}..${e.toBlock} do not give the anchored root` };
   }
 
-  private record(e: AnchoredEvent, chainId: number): Promise<void> {
+  private record(e: AnchoredEvent, chainId: number, rule: AnchorLeafRule): Promise<void> {
     return this.store.record({
       contract: this.contract,
       from_block: e.fromBlock,
@@ -162,6 +242,7 @@ export class Anchorer {
       tx_hash: e.txHash,
       evm_block: e.evmBlock,
       anchored_at: Date.now(),
+      leaf_rule: rule,
     });
   }
 

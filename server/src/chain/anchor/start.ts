@@ -32,6 +32,7 @@ export function startAnchoring(config: Config, db: DbHandle, services: { chain: 
       progress: (p) => metrics.chainAnchorProgress(p),
       failure: (reason) => metrics.chainAnchorFailed(reason),
       anchored: (blocks) => metrics.chainAnchored(blocks),
+      resent: (nonce) => metrics.chainAnchorResent(nonce),
     },
     log.child({ part: 'chain-anchorer' }),
   );

@@ -4,9 +4,8 @@
  * carries the contract's `Anchored` event with that range and root), and the contract holds no
  * range this database has not recorded. Stops at the first mismatch.
  */
-import { verifyAnchorTransaction } from '@kit/shared';
+import { anchorRoot, verifyAnchorTransaction } from '@kit/shared';
 import type { AnchorStore } from './anchor-store';
-import { rangeRoot } from './anchorer';
 import type { AnchorChain } from './anchor-evm';
 
 export interface AnchorReport {
@@ -37,7 +36,11 @@ export async function verifyAnchors(store: AnchorStore, chain: AnchorChain, rpcU
     if (a.chain_id !== chain.chainId) return fail(`anchor recorded on chain ${a.chain_id}, the RPC serves chain ${chain.chainId}`, where);
     const blocks = await store.blockHashes(a.from_block, a.to_block);
     if (blocks.length !== a.to_block - a.from_block + 1) return fail('the ledger lacks blocks of the anchored range', where);
-    const root = rangeRoot(blocks.map((b) => b.hash));
+    // Each anchor by the leaf rule it was made with (rows recorded before the rule was named: `raw`).
+    const root = anchorRoot(
+      blocks.map((b) => b.hash),
+      a.leaf_rule,
+    );
     if (root !== a.root || blocks[blocks.length - 1].hash !== a.last_block_hash) {
       return fail('the block hashes stored now do not give the anchored root: the ledger was changed after anchoring', where);
     }

@@ -16,6 +16,8 @@ import { chainAnchors } from './0007_chain_anchors';
 import { paidVia } from './0008_paid_via';
 import { reconciliation } from './0009_reconciliation';
 import { receiverCustomRelation } from './0010_receiver_custom_relation';
+import { chainAnchorLeafRule } from './0011_chain_anchor_leaf_rule';
+import { chainAnchorPending } from './0012_chain_anchor_pending';
 
 /**
  * A set of migrations recorded in a table of its own: the service's (always applied) and the
@@ -43,5 +45,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0008_paid_via': paidVia(dialect),
     '0009_reconciliation': reconciliation(dialect),
     '0010_receiver_custom_relation': receiverCustomRelation(dialect),
+    '0011_chain_anchor_leaf_rule': chainAnchorLeafRule(dialect),
+    '0012_chain_anchor_pending': chainAnchorPending(dialect),
   };
 }

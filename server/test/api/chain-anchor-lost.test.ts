@@ -1,0 +1,140 @@
+/**
+ * An anchor transaction the EVM node loses while the anchorer waits for it (the node restarted, its
+ * mempool dropped): noticed within a few polls, sent again as it is while its nonce is free, or the
+ * range anchored anew with a new nonce when another transaction took that one; counted in
+ * `kit_chain_anchor_resent_total`. Nothing is anchored twice or skipped. A real EVM node (anvil)
+ * whose automatic mining is off to keep the transaction pending, and `anvil_dropTransaction`.
+ */
+import { computeAddress } from 'ethers';
+import type { AnchoredProof, KitClient } from '@kit/shared';
+import { describeEachBackend } from '../support/backends';
+import { startTestKit, type TestKit } from '../support/kit';
+import { ANVIL_KEY, startAnvil, startRelay, type Anvil } from '../support/anvil';
+import { runKit } from '../../src/kit/main';
+import { i2c, settle, upload } from './chain-helpers';
+import { anchoredEvents, expectContiguousAnchors, metricValue, until } from './anchor-helpers';
+
+const SENDER = computeAddress(ANVIL_KEY);
+
+describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
+  let anvil: Anvil;
+  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let kit: TestKit;
+  let contract: string;
+  let app: { appId: string; appSecret: string; client: KitClient };
+  let round = 0;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    // The kit reaches the node through a relay the test can switch off.
+    relay = await startRelay(anvil.url);
+    const env = { ...backend.env(), CHAIN_ANCHOR_RPC_URL: relay.url, CHAIN_ANCHOR_KEY: ANVIL_KEY };
+    const lines: string[] = [];
+    expect(
+      await runKit(
+        ['chain', 'anchor', 'deploy'],
+        env,
+        (l) => lines.push(l),
+        () => undefined,
+      ),
+    ).toBe(0);
+    contract = JSON.parse(lines[0]).contract;
+    kit = await startTestKit(backend, { ...env, CHAIN_ANCHOR_CONTRACT: contract, CHAIN_ANCHOR_INTERVAL: '200ms', CHAIN_SEAL_INTERVAL: '100ms' });
+    app = await kit.newApp();
+  }, 60_000);
+  afterAll(async () => {
+    await kit?.close();
+    await relay?.close();
+    await anvil?.stop();
+  });
+  afterEach(async () => {
+    relay.up = true;
+    await anvil.rpc('evm_setAutomine', [true]);
+  });
+
+  const pendingTxs = async () => Number((await anvil.rpc<{ pending: string }>('txpool_status')).pending);
+  /** The one pending transaction of the anchoring key, as the node holds it. */
+  const pendingAnchor = async () => {
+    const content = await anvil.rpc<{ pending: Record<string, Record<string, { hash: string; nonce: string }>> }>('txpool_content');
+    const [tx] = Object.entries(content.pending).flatMap(([from, txs]) => (from.toLowerCase() === SENDER.toLowerCase() ? Object.values(txs) : []));
+    return tx ? { hash: tx.hash, nonce: Number(BigInt(tx.nonce)) } : undefined;
+  };
+  const minedNonce = async () => Number(BigInt(await anvil.rpc<string>('eth_getTransactionCount', [SENDER, 'latest'])));
+  const resent = async (nonce: 'same' | 'new') =>
+    metricValue(await (await fetch(`${kit.url}/metrics`)).text(), `kit_chain_anchor_resent_total{nonce="${nonce}"}`) ?? 0;
+  const latestBlock = async () => (await kit.runtime.services.chain.stores.ledger.latestBlock(kit.runtime.db.db))!.number;
+  const blockHashes = async (from: number, to: number) => (await kit.runtime.services.chain.stores.anchors.blockHashes(from, to)).map((b) => b.hash);
+  const uploadBlock = async () => {
+    const items = Array.from({ length: 2 }, (_, i) => ({ type: 'record', args: { id: `lost-${round}-${i}` } }));
+    round++;
+    await upload(app.client, items);
+    const answers = await settle(
+      app.client,
+      items.map((it) => i2c('record', it.args.id)),
+      15_000,
+    );
+    return answers[0].id as string;
+  };
+  const anchoredProof = (id: string) =>
+    until(`the anchor of ${id}`, async () => {
+      const p = await app.client.proof(id);
+      return p.status === 'success' && p.anchor ? (p as AnchoredProof) : undefined;
+    });
+  /** Everything sealed so far anchored, and the node mining again by itself. */
+  const settled = async () => {
+    const latest = await latestBlock();
+    await until('every block anchored', async () => {
+      const events = await anchoredEvents(anvil.url, contract);
+      return (events.at(-1)?.toBlock ?? 0) === latest ? true : undefined;
+    });
+  };
+
+  test('dropped while its nonce is free: sent again as it is (same nonce, same hash) and anchored once', async () => {
+    await anvil.rpc('evm_setAutomine', [false]);
+    const id = await uploadBlock();
+    const lost = await until('the anchor transaction to wait in the mempool', pendingAnchor);
+    expect(await minedNonce()).toBe(lost.nonce);
+    await anvil.rpc('anvil_dropTransaction', [lost.hash]);
+    expect(await pendingTxs()).toBe(0);
+
+    await until('the anchorer to send it again', async () => ((await resent('same')) >= 1 && (await pendingTxs()) === 1 ? true : undefined));
+    expect(await pendingAnchor()).toEqual(lost);
+    await anvil.rpc('evm_mine');
+    const proof = await anchoredProof(id);
+    expect(proof.anchor!.txHash).toBe(lost.hash);
+    expect(await resent('new')).toBe(0);
+    await anvil.rpc('evm_setAutomine', [true]);
+    await settled();
+    const events = await anchoredEvents(anvil.url, contract);
+    await expectContiguousAnchors(events, blockHashes, await latestBlock());
+    // Every transaction of the key (after the deployment) anchored a range: nothing was sent twice.
+    expect(await minedNonce()).toBe(1 + events.length);
+  }, 60_000);
+
+  test('dropped and its nonce taken by another transaction: the range is anchored anew with a new nonce', async () => {
+    await anvil.rpc('evm_setAutomine', [false]);
+    const id = await uploadBlock();
+    const lost = await until('the anchor transaction to wait in the mempool', pendingAnchor);
+    // While the kit cannot reach the node: the transaction is dropped, and the operator's own
+    // transfer from the same account takes its nonce.
+    relay.up = false;
+    await anvil.rpc('anvil_dropTransaction', [lost.hash]);
+    await anvil.rpc('eth_sendTransaction', [{ from: SENDER, to: SENDER, value: '0x1', nonce: `0x${lost.nonce.toString(16)}` }]);
+    await anvil.rpc('evm_mine');
+    expect(await minedNonce()).toBe(lost.nonce + 1);
+    relay.up = true;
+
+    await until('the range sent anew', async () => ((await resent('new')) >= 1 && (await pendingTxs()) === 1 ? true : undefined));
+    const again = (await pendingAnchor())!;
+    expect(again.nonce).toBe(lost.nonce + 1);
+    await anvil.rpc('evm_mine');
+    const proof = await anchoredProof(id);
+    expect(proof.anchor!.txHash).toBe(again.hash);
+    await anvil.rpc('evm_setAutomine', [true]);
+    await settled();
+    const events = await anchoredEvents(anvil.url, contract);
+    await expectContiguousAnchors(events, blockHashes, await latestBlock());
+    // The key's transactions: the deployment, one per anchor, and the transfer.
+    expect(await minedNonce()).toBe(1 + events.length + 1);
+  }, 60_000);
+});
