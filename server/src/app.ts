@@ -11,6 +11,7 @@ import { errorHandler, notFound } from './http/errors';
 import type { RouteDeps } from './routes/deps';
 import { healthHandler, livenessHandler } from './routes/health';
 import { API_ROUTES } from './routes';
+import { InProcessApi } from './routes/in-process';
 import { payNotifyRoutes } from './routes/pay-notify';
 import { sandboxRoutes } from './sandbox/sandbox-routes';
 import { posApiRoutes, posStatic, DEFAULT_POS_DIST } from './frontends/pos';
@@ -45,7 +46,7 @@ export function createApp(config: Config, services: Services, log: Logger, state
 
   const signed = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE });
   const signedInService = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE, replayInService: true });
-  const deps: RouteDeps = { config, services, signed, signedInService, state };
+  const deps: RouteDeps = { config, services, signed, signedInService, state, api: new InProcessApi({ services, config }) };
 
   // Without a base path the groups hang off the application itself: one router fewer per request.
   const api = config.BASE_PATH ? express.Router() : app;
