@@ -10,17 +10,10 @@ import { requireSignature } from './http/signature';
 import { errorHandler, notFound } from './http/errors';
 import type { RouteDeps } from './routes/deps';
 import { healthHandler, livenessHandler } from './routes/health';
-import { merchantRoutes } from './routes/merchant';
-import { prepayRoutes } from './routes/submerchant-pay';
-import { paymentRoutes } from './routes/payments';
-import { profitSharingRoutes } from './routes/profit-sharing';
-import { reconciliationRoutes } from './routes/reconciliation';
+import { API_ROUTES } from './routes';
+import { InProcessApi } from './routes/in-process';
 import { payNotifyRoutes } from './routes/pay-notify';
-import { callbackRoutes } from './routes/callbacks';
 import { sandboxRoutes } from './sandbox/sandbox-routes';
-import { chainRoutes } from './routes/chain';
-import { donationRoutes } from './routes/donation';
-import { pointsRoutes } from './routes/points';
 import { posApiRoutes, posStatic, DEFAULT_POS_DIST } from './frontends/pos';
 import { mpApiRoutes, mpStatic, DEFAULT_MP_H5_DIR } from './frontends/mp';
 import { consoleApiRoutes, consoleStatic, DEFAULT_CONSOLE_DIST } from './frontends/console';
@@ -31,6 +24,19 @@ import { homePage } from './frontends/pages/home-page';
 /** Body limit of ordinary JSON endpoints. */
 export const BODY_LIMIT = '256kb';
 
+const inGroup = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/** The path prefixes of the JSON API (`routes/`), with the `version` their answers carry (section 9) and their body limit (uploads take up to 50 items of 50 KB each). */
+const API_GROUPS: ReadonlyArray<[prefix: string, version: ApiVersion, bodyLimit: string]> = [
+  ['/submerchant-pay', PAY_VERSION, BODY_LIMIT],
+  ['/merchant', PAY_VERSION, BODY_LIMIT],
+  ['/callbacks', PAY_VERSION, BODY_LIMIT],
+  ['/reconciliation', PAY_VERSION, BODY_LIMIT],
+  ['/common-chain-upload', CHAIN_VERSION, '4mb'],
+  ['/donation', CHAIN_VERSION, BODY_LIMIT],
+  ['/fungible-token', CHAIN_VERSION, BODY_LIMIT],
+];
+
 export function createApp(config: Config, services: Services, log: Logger, state: { shuttingDown: boolean }) {
   const app = express();
   app.disable('x-powered-by');
@@ -40,25 +46,19 @@ export function createApp(config: Config, services: Services, log: Logger, state
 
   const signed = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE });
   const signedInService = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE, replayInService: true });
-  const deps: RouteDeps = { config, services, signed, signedInService, state };
+  const deps: RouteDeps = { config, services, signed, signedInService, state, api: new InProcessApi({ services, config }) };
 
   // Without a base path the groups hang off the application itself: one router fewer per request.
   const api = config.BASE_PATH ? express.Router() : app;
   const { metrics } = services;
   api.use(requestContext(log, (req, res, seconds) => metrics.observeRequest(req.method, routeLabel(req, config.BASE_PATH), res.statusCode, seconds)));
-  const groups: ApiRoutes[] = [];
-  const group = (prefix: string, version: ApiVersion, bodyLimit: string) => {
-    const g = new ApiRoutes(api, prefix, version, bodyLimit);
-    groups.push(g);
-    return g;
+  const groups = API_GROUPS.map(([prefix, version, bodyLimit]) => new ApiRoutes(api, prefix, version, bodyLimit));
+  const serve = (prefixes: readonly string[]) => {
+    for (const g of groups.filter((g) => prefixes.includes(g.prefix))) for (const route of API_ROUTES) if (inGroup(route.path, g.prefix)) g.add(route, deps);
   };
-  const pay = group('/submerchant-pay', PAY_VERSION, BODY_LIMIT);
-  prepayRoutes(pay, deps);
-  paymentRoutes(pay, deps);
-  profitSharingRoutes(pay, deps);
-  merchantRoutes(group('/merchant', PAY_VERSION, BODY_LIMIT), deps);
-  callbackRoutes(group('/callbacks', PAY_VERSION, BODY_LIMIT), deps);
-  reconciliationRoutes(group('/reconciliation', PAY_VERSION, BODY_LIMIT), deps);
+  const unserved = API_ROUTES.filter((r) => !groups.some((g) => inGroup(r.path, g.prefix)));
+  if (unserved.length) throw new Error(`no API group serves ${unserved.map((r) => r.path).join(', ')}`);
+  serve(['/submerchant-pay', '/merchant', '/callbacks', '/reconciliation']);
   api.get('/health', healthHandler(deps));
   api.get('/health/live', livenessHandler);
   api.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
@@ -67,10 +67,8 @@ export function createApp(config: Config, services: Services, log: Logger, state
   api.use('/pay-notify', payNotifyRoutes(deps));
   if (services.sandbox) api.use('/sandbox', sandboxRoutes(services.sandbox, { home: `${config.BASE_PATH}/` }));
   api.get('/', homePage({ basePath: config.BASE_PATH, sandbox: !!services.sandbox }));
-  // Uploads take up to 50 items of 50 KB each.
-  chainRoutes(group('/common-chain-upload', CHAIN_VERSION, '4mb'), deps);
-  donationRoutes(group('/donation', CHAIN_VERSION, BODY_LIMIT), deps);
-  pointsRoutes(group('/fungible-token', CHAIN_VERSION, BODY_LIMIT), deps);
+  // The chain's groups after the payments' notifications: every route a request passes costs it a match.
+  serve(['/common-chain-upload', '/donation', '/fungible-token']);
   api.use('/pos/api', posApiRoutes(deps));
   api.use('/pos', posStatic(config.POS_DIST_DIR ?? DEFAULT_POS_DIST));
   api.use('/mp/api', mpApiRoutes(deps));

@@ -118,7 +118,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const url = `http://${host}:${port}${config.BASE_PATH}`;
   listening.listening(url);
 
-  // Workers start once the URL is known: a job calling the sandbox's channel needs it.
+  // Workers start once the URL is known: a job calling a channel the sandbox plays, or giving a
+  // channel its notify URL without PUBLIC_URL, needs it.
   const workers: Loop[] = backgroundWork(config, db, services, log).flatMap((w) => w.start() ?? []);
 
   // Due work left by a previous run (or another instance) starts now, not at the first poll.

@@ -10,8 +10,10 @@
  * `kit` command without `PUBLIC_URL` (it serves nothing).
  *
  * Who reads it: the channels' gateways when the sandbox plays the platform (`payments/channels/gateways.ts`),
- * the notify URL when `PUBLIC_URL` is unset, and the front-end routers' clients of the public API
- * (`frontends/self-client.ts`, the sandbox's payer login).
+ * the notify URL when `PUBLIC_URL` is unset, and the mini-program router's payer login when the
+ * sandbox plays the platform's login (`MP_LOGIN_URL` unset). All of them reach the platform, or let
+ * it reach this service, over HTTP as a real one would. The front-end routers' calls of the public
+ * API do not: they run in-process (`routes/in-process.ts`).
  */
 export type SelfUrl = () => string | undefined;
 

@@ -49,7 +49,6 @@ import { ReconStore } from './reconciliation/recon-store';
 import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
 import { createSandbox, type Sandbox } from './sandbox/sandbox';
-import { SelfClients } from './frontends/self-client';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
 import type { Loop } from './jobs/loop';
 import { startExpiryWorker } from './jobs/expiry';
@@ -87,10 +86,8 @@ export interface Services {
   dailyReconciliation: DailyReconciliation;
   /** Present when SANDBOX_ENABLED. */
   sandbox?: Sandbox;
-  /** This service's own URL (`self-url.ts`). */
+  /** This service's own URL (`self-url.ts`): where the sandbox plays the platform, the payer login's too. */
   selfUrl: SelfUrl;
-  /** Clients of the public API signed as an app: the front-end routers act as merchant backends through them. */
-  selfClients: SelfClients;
   /** The queues the job workers run: the registry's (`jobs/registry.ts`) and, when enabled, the sandbox's. */
   jobKinds: JobKind[];
 }
@@ -210,7 +207,6 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     dailyReconciliation,
     sandbox,
     selfUrl,
-    selfClients: new SelfClients(apps, selfUrl),
     jobKinds,
   };
 }

@@ -1,7 +1,9 @@
 /**
- * How a route is described for the OpenAPI document: one plain object per route, next to its
- * neighbours in `paths/*.ts`. Adding a route to the service means adding one entry there (the
- * OpenAPI test names any route that is served but not described, or described but not served).
+ * How a route is described for the OpenAPI document: one plain object per route. The JSON API's
+ * routes carry their description in their definition (`routes/route.ts`); the other routes
+ * (operations, the channels' notifications, the front-end routers, the sandbox) are described in
+ * `paths/*.ts`. The OpenAPI test names any route that is served but not described, or described
+ * but not served.
  */
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodTypeAny } from 'zod';

@@ -1,29 +1,26 @@
 /**
- * The OpenAPI 3.1 document of this service, generated from the zod schemas the routes validate
- * with (`@kit/shared` api/*.ts) and the route descriptions in `paths/`. Served at `/openapi.json`.
+ * The OpenAPI 3.1 document of this service, generated from the route definitions of the JSON API
+ * (`routes/`, whose zod schemas are the ones the routes validate with) and the other routes'
+ * descriptions in `paths/`. Served at `/openapi.json`.
  */
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { ZodTypeAny } from 'zod';
 import { ERROR_CATALOGUE, failSchema, type ErrorId } from '@kit/shared';
 import { json, openApiPath, type Body, type RouteDoc } from './describe';
-import { paymentRoutes } from './paths/payments';
-import { profitSharingRoutes } from './paths/profit-sharing';
-import { callbackRoutes } from './paths/callbacks';
-import { reconciliationRoutes } from './paths/reconciliation';
-import { chainRoutes } from './paths/chain';
+import { API_ROUTES } from '../routes';
+import { routeDoc } from '../routes/route';
 import { frontendRoutes } from './paths/frontends';
 import { consoleRoutes } from './paths/console';
 import { sandboxRoutes } from './paths/sandbox';
 import { sandboxV3Routes } from './paths/sandbox-v3';
 import { operationRoutes } from './paths/operations';
 
-/** Every described route; a new route is one more entry in one of these lists. */
+/**
+ * Every described route: the JSON API's from their definitions (`routes/`), the others from the
+ * descriptions in `paths/` (operations, channel notifications, front-end routers, the sandbox).
+ */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...paymentRoutes,
-  ...profitSharingRoutes,
-  ...callbackRoutes,
-  ...reconciliationRoutes,
-  ...chainRoutes,
+  ...API_ROUTES.map(routeDoc),
   ...operationRoutes,
   ...frontendRoutes,
   ...consoleRoutes,

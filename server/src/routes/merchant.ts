@@ -1,29 +1,87 @@
 /** Under /merchant. 4.16 login (unsigned, password over a secure connection), 4.17 create (signed), 4.7 payment parameters (signed, owner only). */
-import { KitError, PAY_VERSION, createMerchantRequestSchema, loginRequestSchema, setPaymentParamsRequestSchema } from '@kit/shared';
-import { validate } from '../http/validate';
-import { signer } from '../http/signature';
-import { isSecure } from '../http/secure-connection';
-import type { RouteDeps } from './deps';
-import type { ApiRoutes } from '../http/api-routes';
+import {
+  PAY_VERSION,
+  createMerchantRequestSchema,
+  createMerchantResponseSchema,
+  loginRequestSchema,
+  loginResponseSchema,
+  paySuccessSchema,
+  setPaymentParamsRequestSchema,
+} from '@kit/shared';
+import { defineRoute } from './route';
 
-export function merchantRoutes(r: ApiRoutes, { services, signed, config }: RouteDeps): void {
-  r.post('/login', async (req, res) => {
-    if (!isSecure(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK)) {
-      throw new KitError('secure_connection_required', 'log in over HTTPS (passwords never travel in plain text)');
-    }
-    const body = validate(loginRequestSchema, req.body);
-    res.json(await services.merchants.login(body.userId, body.pw, { address: req.ip }));
-  });
+export const merchantLogin = defineRoute({
+  method: 'post',
+  path: '/merchant/login',
+  tag: 'Merchants',
+  section: '4.16',
+  summary: 'Log in as a merchant or sub-merchant',
+  description: 'Not signed: authenticated by the password, accepted only over a secure connection (TLS, or `X-Forwarded-Proto: https` from a trusted proxy).',
+  example: {
+    body: { userId: 'SM8dJ2kq0Lw1', pw: 'correct horse battery' },
+    answer: {
+      version: 1,
+      status: 'success',
+      displayName: 'Corner Shop',
+      userId: 'SM8dJ2kq0Lw1',
+      loginToken: 'lt_4kM0c2Qe8sWd1yP7',
+      parentMerchantId: 'PM3hT6vQ9cXe',
+    },
+  },
+  auth: 'none',
+  secureConnection: true,
+  body: loginRequestSchema,
+  answer: loginResponseSchema,
+  errors: ['login_failed', 'secure_connection_required', 'merchant_disabled'],
+  handler: ({ services, body, caller }) => services.merchants.login(body.userId, body.pw, { address: caller.ip }),
+});
 
-  r.post('/', signed, async (req, res) => {
-    const body = validate(createMerchantRequestSchema, req.body);
-    const { id } = await services.merchants.create(signer(res), body);
-    res.json({ version: PAY_VERSION, status: 'success', data: { id } });
-  });
+export const createMerchant = defineRoute({
+  method: 'post',
+  path: '/merchant',
+  tag: 'Merchants',
+  section: '4.17',
+  summary: 'Create a parent merchant or a sub-merchant',
+  description: '`parameters.appId` becomes the owner and may differ from the signing app.',
+  example: {
+    body: {
+      type: 'subMerchant',
+      parameters: { displayName: 'Corner Shop', pw: 'correct horse battery', appId: 'app_demo', parentMerchantId: 'PM3hT6vQ9cXe' },
+    },
+    answer: { version: 1, status: 'success', data: { id: 'SM8dJ2kq0Lw1' } },
+  },
+  auth: 'signed',
+  body: createMerchantRequestSchema,
+  answer: createMerchantResponseSchema,
+  errors: ['unknown_app', 'unknown_merchant', 'not_owner'],
+  handler: async ({ services, body, caller }) => {
+    const { id } = await services.merchants.create(caller.appId, body);
+    return { version: PAY_VERSION, status: 'success' as const, data: { id } };
+  },
+});
 
-  r.put('/paymentParams', signed, async (req, res) => {
-    const body = validate(setPaymentParamsRequestSchema, req.body);
-    await services.merchants.setPaymentParams(signer(res), body.id, body.paymentChannel, body.parameters);
-    res.json({ version: PAY_VERSION, status: 'success' });
-  });
-}
+export const setPaymentParams = defineRoute({
+  method: 'put',
+  path: '/merchant/paymentParams',
+  tag: 'Merchants',
+  section: '4.7',
+  summary: "Set a merchant's payment parameters for one channel",
+  description:
+    "Signed by the app that owns the merchant (otherwise 401). A merge: fields sent are set, `null` clears a field, fields not sent stay. A sub-merchant inherits its parent's values field by field.",
+  example: {
+    body: {
+      id: 'PM3hT6vQ9cXe',
+      paymentChannel: 'SocialNative',
+      parameters: { socialAppId: 'wx5andb0xdemo0001', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/kit-callback' },
+    },
+    answer: { version: 1, status: 'success' },
+  },
+  auth: 'signed',
+  body: setPaymentParamsRequestSchema,
+  answer: paySuccessSchema,
+  errors: ['not_owner', 'unknown_merchant', 'profit_sharing_not_enabled'],
+  handler: async ({ services, body, caller }) => {
+    await services.merchants.setPaymentParams(caller.appId, body.id, body.paymentChannel, body.parameters);
+    return { version: PAY_VERSION, status: 'success' as const };
+  },
+});

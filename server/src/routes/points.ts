@@ -1,20 +1,37 @@
 /** Under /fungible-token. 4.12 balance and 4.13 deduction code; every parameter is a query field. */
-import { balanceQuerySchema, deductionCodeQuerySchema } from '@kit/shared';
-import { validate } from '../http/validate';
-import { signer } from '../http/signature';
-import type { RouteDeps } from './deps';
-import type { ApiRoutes } from '../http/api-routes';
+import { balanceQuerySchema, balanceResponseSchema, deductionCodeQuerySchema, deductionCodeResponseSchema } from '@kit/shared';
+import { defineRoute } from './route';
 
-export function pointsRoutes(r: ApiRoutes, { services, signed }: RouteDeps): void {
-  const points = services.chain.points;
+export const pointsBalance = defineRoute({
+  method: 'get',
+  path: '/fungible-token/balance',
+  tag: 'Trusted points',
+  section: '4.12',
+  summary: 'Balance of a point type for a user',
+  example: {
+    answer: {
+      version: '1',
+      status: 'success',
+      data: { balance: '100.00000', tokenId: 'PTS', tokenAppId: 'app_demo', userAppId: 'app_demo', userId: 'alice' },
+    },
+  },
+  auth: 'signed',
+  // The signature's own fields share the query: they are dropped here.
+  query: balanceQuerySchema.strip(),
+  answer: balanceResponseSchema,
+  errors: ['invalid_request', 'point_type_not_found', 'not_user_app'],
+  handler: ({ services, query, caller }) => services.chain.points.balance(caller.appId, query),
+});
 
-  r.get('/balance', signed, async (req, res) => {
-    const q = validate(balanceQuerySchema, req.query, 'query');
-    res.json(await points.balance(signer(res), q));
-  });
-
-  r.get('/chainPay', signed, async (req, res) => {
-    const q = validate(deductionCodeQuerySchema, req.query, 'query');
-    res.json(await points.deductionCode(signer(res), q));
-  });
-}
+export const deductionCode = defineRoute({
+  method: 'get',
+  path: '/fungible-token/chainPay',
+  tag: 'Trusted points',
+  section: '4.13',
+  summary: 'A deduction code (QR content) for a user and a point type, valid 20 s',
+  auth: 'signed',
+  query: deductionCodeQuerySchema.strip(),
+  answer: deductionCodeResponseSchema,
+  errors: ['invalid_request', 'invalid_amount', 'point_type_not_found', 'not_user_app', 'uuid_spent'],
+  handler: ({ services, query, caller }) => services.chain.points.deductionCode(caller.appId, query),
+});

@@ -14,6 +14,7 @@ import { backends } from '../support/backends';
 import type { ZodTypeAny } from 'zod';
 import { openApiPath } from '../../src/openapi/describe';
 import { ROUTE_DOCS } from '../../src/openapi/document';
+import { API_ROUTES } from '../../src/routes';
 
 const sqlite = backends()[0];
 
@@ -104,7 +105,7 @@ describe.each([
     const served = servedRoutes(app);
     const described = describedRoutes(doc);
     expect(served.size).toBeGreaterThan(30);
-    // Named one by one, so a failure says which route to describe (server/src/openapi/paths/) or which description to remove.
+    // Named one by one, so a failure says which route to describe (server/src/routes/, or server/src/openapi/paths/ for the others) or which description to remove.
     expect({ servedButNotDescribed: missing(served, described), describedButNotServed: missing(described, served) }).toEqual({
       servedButNotDescribed: [],
       describedButNotServed: [],
@@ -184,8 +185,15 @@ describe('examples in the document', () => {
     expect(withExamples.length).toBeGreaterThanOrEqual(12);
   });
 
-  it.each(withExamples)('%s: its examples pass the schemas the route validates with', (_name, route) => {
+  it.each(withExamples)('%s: its examples pass the schemas the document shows', (_name, route) => {
     if (route.example?.body !== undefined) expect(schemaOf(route.body).safeParse(route.example.body).error?.issues ?? []).toEqual([]);
     if (route.example?.answer !== undefined) expect(schemaOf(route.answer).safeParse(route.example.answer).error?.issues ?? []).toEqual([]);
   });
+
+  it.each(API_ROUTES.filter((r) => r.example?.body !== undefined).map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(
+    '%s: its example body passes the check the route makes',
+    (_name, route) => {
+      expect(route.body?.safeParse(route.example?.body).error?.issues ?? []).toEqual([]);
+    },
+  );
 });

@@ -1,12 +1,12 @@
 /**
  * What the console router does for a logged-in merchant (design 5.3), by the front-end gateways'
  * rule (`frontends/README.md`). Like the POS router it behaves as a merchant backend: callbacks, resends, recoveries and refunds go to this service's
- * public API over HTTP, signed as the app that owns the merchant; only reads the public API has no
+ * public API in-process (`routes/in-process.ts`), as the app that owns the merchant; only reads the public API has no
  * call for (the day's orders, an order's channel orders, refund and splits, a merchant's own
  * reconciliation differences: the public API answers for the whole app) go to the services.
  * A parent merchant sees its sub-merchants; anything else is "not found".
  */
-import { KitError, formatCents, type CallbackItem, type KitClient } from '@kit/shared';
+import { KitError, formatCents, type CallbackItem } from '@kit/shared';
 import type {
   ConsoleOrderDetail,
   ConsoleOrderLine,
@@ -21,7 +21,9 @@ import type { consoleOrdersQuerySchema } from '@kit/shared/api/console-schemas';
 import type { z } from 'zod';
 import type { PrepayOrdersTable } from '../../db/schema';
 import type { Services } from '../../services';
-import type { SelfClients } from '../self-client';
+import type { InProcessApi } from '../../routes/in-process';
+import { refundOrder } from '../../routes/payments';
+import { listCallbacks, recoverCallbacks, resendCallback } from '../../routes/callbacks';
 import { upstream } from '../pos/pos-gateway';
 import { shownStatus } from '../../orders/order-expiry';
 
@@ -52,7 +54,7 @@ const iso = (ms: number | null | undefined) => (ms === null || ms === undefined 
 export class ConsoleGateway {
   constructor(
     private readonly services: Services,
-    private readonly selfClients: SelfClients,
+    private readonly api: InProcessApi,
   ) {}
 
   /** 4.16, through the same login service as the POS (and its protections); both levels may log in. */
@@ -105,10 +107,9 @@ export class ConsoleGateway {
   /** The order's story: every state change with its time and cause, callbacks with their attempts, refund, splits. */
   async order(user: ConsoleUser, prepayId: string, now = Date.now()): Promise<ConsoleOrderDetail> {
     const row = await this.visibleOrder(user, prepayId);
-    const client = await this.client(user);
     const [{ channelOrders, refund }, answer, requests, sub] = await Promise.all([
       this.services.payments.state(prepayId),
-      upstream('reading the callbacks', () => client.callbacks({ prepayId })),
+      upstream('reading the callbacks', () => this.api.call(listCallbacks, user, { query: { prepayId } })),
       this.services.profitSharing.requestsOf(prepayId),
       this.services.merchants.find(row.sub_merchant_id),
     ]);
@@ -194,26 +195,24 @@ export class ConsoleGateway {
   /** 4.6 with the console user's own login token (a parent's works for its sub-merchants' orders). */
   async refund(user: ConsoleUser, prepayId: string): Promise<ConsoleOrderDetail> {
     await this.visibleOrder(user, prepayId);
-    const client = await this.client(user);
-    await upstream('refunding', () => client.refund(prepayId, user.loginToken));
+    await upstream('refunding', () => this.api.call(refundOrder, user, { query: { loginToken: user.loginToken }, body: { id: prepayId } }));
     return this.order(user, prepayId);
   }
 
   /** The login's callbacks of one state (or all), newest first, a page of 100. */
   async callbacks(user: ConsoleUser, state?: CallbackItem['state']): Promise<CallbackItem[]> {
-    const client = await this.client(user);
-    const answer = await upstream('reading the callbacks', () => client.callbacks({ merchantId: user.merchantId, limit: 100, ...(state ? { state } : {}) }));
+    const query = { merchantId: user.merchantId, limit: '100', ...(state ? { state } : {}) };
+    const answer = await upstream('reading the callbacks', () => this.api.call(listCallbacks, user, { query }));
     return answer.data.items;
   }
 
   async resend(user: ConsoleUser, id: string): Promise<boolean> {
-    const client = await this.client(user);
-    return (await upstream('resending the callback', () => client.resendCallback(id))).data.resent;
+    return (await upstream('resending the callback', () => this.api.call(resendCallback, user, { body: { id } }))).data.resent;
   }
 
   async recover(user: ConsoleUser, since: string, until: string): Promise<number> {
-    const client = await this.client(user);
-    return (await upstream('recovering callbacks', () => client.recoverCallbacks({ merchantId: user.merchantId, since, until }))).data.resent;
+    const body = { merchantId: user.merchantId, since, until };
+    return (await upstream('recovering callbacks', () => this.api.call(recoverCallbacks, user, { body }))).data.resent;
   }
 
   /** What the development receiver got for this login's merchants (empty when it does not run here). */
@@ -254,10 +253,6 @@ export class ConsoleGateway {
 
   private requireVisible(user: ConsoleUser, merchantId: string): void {
     if (!user.merchants.some((m) => m.id === merchantId)) throw new KitError('not_found', `merchant "${merchantId}" does not exist`);
-  }
-
-  private client(user: ConsoleUser): Promise<KitClient> {
-    return this.selfClients.forApp(user.appId);
   }
 }
 

@@ -23,8 +23,8 @@ import { ConsoleGateway, type ConsoleUser } from './console-gateway';
 
 export const CONSOLE_COOKIE = 'console_login';
 
-export function consoleApiRoutes({ config, services }: RouteDeps): Router {
-  const gw = new ConsoleGateway(services, services.selfClients);
+export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
+  const gw = new ConsoleGateway(services, api);
   const scope: CookieScope = { path: `${config.BASE_PATH}/console`, maxAgeMs: config.CONSOLE_SESSION_MAX_AGE, name: CONSOLE_COOKIE };
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);

@@ -1,20 +1,22 @@
 /**
  * What the mini-program router does for a payer, by the front-end gateways' rule
- * (`frontends/README.md`): like a merchant backend it calls this service's public API through the
- * typed client (4.2 detail, 4.4 mini-program payment arguments), signed as the app that owns the
+ * (`frontends/README.md`): like a merchant backend it calls this service's public API in-process
+ * (`routes/in-process.ts`: 4.2 detail, 4.4 mini-program payment arguments) as the app that owns the
  * order's sub-merchant; it reads from the services what the API has no call for (which app that
  * is, the order's items) and guards the payer's login with the service's brute-force limit.
  */
-import { KitApiError, KitError, KitNetworkError, PAY_VERSION, readOrderItems, type KitClient, type PrepayDetail } from '@kit/shared';
+import { KitError, PAY_VERSION, readOrderItems, type PrepayDetail } from '@kit/shared';
 import type { MpOrder, MpPayResponse } from '@kit/shared/api/mp';
 import type { Services } from '../../services';
-import type { SelfClients } from '../self-client';
+import type { InProcessApi } from '../../routes/in-process';
+import { prepayDetail } from '../../routes/submerchant-pay';
+import { socialPay } from '../../routes/payments';
 import type { PayerLogin } from './payer-login';
 
 export class MpGateway {
   constructor(
     private readonly services: Services,
-    private readonly selfClients: SelfClients,
+    private readonly api: InProcessApi,
     private readonly login: PayerLogin,
   ) {}
 
@@ -23,10 +25,10 @@ export class MpGateway {
    * 4.2 does not carry `extraInfo`); `not_found` (404) when there is no such order.
    */
   async detail(prepayId: string, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<MpOrder> {
-    const client = await this.clientFor(prepayId);
+    const appId = await this.appOf(prepayId);
     let detail: PrepayDetail;
     try {
-      detail = await client.prepayDetail(prepayId, opts);
+      detail = await this.api.call(prepayDetail, { appId, signal: opts.signal }, { params: { prepayId }, query: { waitForFinish: opts.wait ? '1' : '0' } });
     } catch (e) {
       throw upstream(e, prepayId);
     }
@@ -42,47 +44,36 @@ export class MpGateway {
 
   /** Code → open id → 4.4. A refusal by 4.4 is an answer (the page asks to scan again), not an error. */
   async pay(prepayId: string, code: string, payer: { address?: string }): Promise<MpPayResponse> {
-    const client = await this.clientFor(prepayId);
+    const appId = await this.appOf(prepayId);
     // A login code has no account: refused codes count against the payer's address.
     const openId = await this.services.logins.guard({ address: payer.address }, () => this.login.openIdFor(code));
-    let answer: { httpStatus: number; body: Record<string, unknown> };
     try {
-      answer = await client.call('POST', '/submerchant-pay/socialPay', { body: { prepayId, openId } });
+      const { args } = await this.api.call(socialPay, { appId }, { body: { prepayId, openId } });
+      return { version: PAY_VERSION, status: 'success', args };
     } catch (e) {
-      throw upstream(e, prepayId);
+      if (!(e instanceof KitError)) throw e;
+      // The owning app was disabled meanwhile.
+      if (e.error === 'unknown_app') throw notFound(prepayId);
+      return { version: PAY_VERSION, status: 'fail', error: e.error, msg: e.message };
     }
-    const { body } = answer;
-    if (answer.httpStatus === 200 && body.status === 'success' && body.args && typeof body.args === 'object') {
-      return { version: PAY_VERSION, status: 'success', args: body.args as Extract<MpPayResponse, { args: unknown }>['args'] };
-    }
-    return {
-      version: PAY_VERSION,
-      status: typeof body.status === 'string' && body.status !== 'success' ? body.status : 'fail',
-      error: typeof body.error === 'string' ? body.error : undefined,
-      msg: typeof body.msg === 'string' ? body.msg : `payment arguments refused (HTTP ${answer.httpStatus})`,
-    };
   }
 
-  private async clientFor(prepayId: string): Promise<KitClient> {
+  /** The app that owns the order's sub-merchant, which the router acts as; `not_found` without one, or when it is disabled (before a login code is spent on it). */
+  private async appOf(prepayId: string): Promise<string> {
     const appId = await this.services.prepay.subMerchantAppOf(prepayId);
-    if (!appId) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
-    try {
-      return await this.selfClients.forApp(appId);
-    } catch {
-      // The owning app was disabled or removed: the order cannot be served.
-      throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
-    }
+    if (!appId || (await this.services.apps.secretOf(appId)) === null) throw notFound(prepayId);
+    return appId;
   }
 }
 
+const notFound = (prepayId: string) => new KitError('not_found', `prepay order "${prepayId}" does not exist`);
+
 function upstream(e: unknown, prepayId: string): Error {
-  if (e instanceof KitApiError) {
-    if (e.isNotFound) return new KitError('not_found', `prepay order "${prepayId}" does not exist`);
-    if (e.error === 'unavailable') return new KitError('unavailable');
-    return new KitError('mp_upstream_failed', `the service answered ${e.httpStatus} ${e.error ?? ''}`.trim());
-  }
-  if (e instanceof KitNetworkError) return new KitError('mp_upstream_unreachable');
-  return e instanceof Error ? e : new Error(String(e));
+  if (!(e instanceof KitError)) return e instanceof Error ? e : new Error(String(e));
+  // The owning app was disabled or removed: the order cannot be served.
+  if (e.error === 'not_found' || e.error === 'unknown_app') return notFound(prepayId);
+  if (e.error === 'unavailable') return e;
+  return new KitError('mp_upstream_failed', `the service answered ${e.httpStatus} ${e.error}`);
 }
 
 /** `extra_info` is stored as the JSON text of what the merchant sent. */

@@ -13,13 +13,13 @@ import { noStore } from '../answers';
 import { MpGateway } from './mp-gateway';
 import { PayerLogin } from './payer-login';
 
-export function mpApiRoutes({ config, services }: RouteDeps): Router {
+export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
   const login = new PayerLogin({
     appId: config.MP_APPID,
     secret: config.MP_SECRET,
     loginUrl: () => config.MP_LOGIN_URL ?? `${services.selfUrl() ?? ''}/sandbox/sns/jscode2session`,
   });
-  const gw = new MpGateway(services, services.selfClients, login);
+  const gw = new MpGateway(services, api, login);
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '4kb'), noStore);
 

@@ -1,24 +1,11 @@
 /**
  * What the POS router does for a logged-in cashier, by the front-end gateways' rule
  * (`frontends/README.md`): every order, refund and points call goes to this service's public API
- * through the typed client, signed as the app that owns the sub-merchant; the cashier's login and
+ * in-process (`routes/in-process.ts`), as the app that owns the sub-merchant; the cashier's login and
  * the reads the public API has no call for (the day's order list with its profit-sharing lines,
  * which order belongs to which sub-merchant, the app's secret for sealing handles) go to the services.
  */
-import {
-  ERROR_CATALOGUE,
-  KitApiError,
-  KitError,
-  KitNetworkError,
-  AmountError,
-  buildScene,
-  formatCents,
-  parseCents,
-  parsePoints,
-  type ErrorId,
-  type KitClient,
-  type PrepayDetail,
-} from '@kit/shared';
+import { KitError, AmountError, buildScene, formatCents, parseCents, parsePoints, type PrepayDetail } from '@kit/shared';
 import {
   DEDUCTION_CODE_REFRESH_MS,
   DEDUCTION_CODE_TTL_MS,
@@ -31,7 +18,10 @@ import {
   type PosSession,
 } from '@kit/shared/api/pos';
 import type { Services } from '../../services';
-import type { SelfClients } from '../self-client';
+import type { InProcessApi } from '../../routes/in-process';
+import { createPrepay, prepayDetail } from '../../routes/submerchant-pay';
+import { refundOrder, socialPayNative } from '../../routes/payments';
+import { deductionCode, pointsBalance } from '../../routes/points';
 import { randomAlnum } from '../../security/ids';
 import { openHandle, sealHandle } from './points-handle';
 import { shownStatus } from '../../orders/order-expiry';
@@ -52,7 +42,7 @@ const DAY_MS = 86_400_000;
 export class PosGateway {
   constructor(
     private readonly services: Services,
-    private readonly selfClients: SelfClients,
+    private readonly api: InProcessApi,
     private readonly opts: PosGatewayOptions,
   ) {}
 
@@ -94,25 +84,25 @@ export class PosGateway {
       if (e instanceof AmountError) throw new KitError('invalid_amount', `amount: ${e.message}`);
       throw e;
     }
-    const client = await this.client(cashier);
-    const created = await upstream('creating the order', () => client.createPrepay({ subMerchantId: cashier.merchantId, totalAmount: amount, orderId: null }));
-    const detail = await upstream('reading the order', () => client.prepayDetail(created.prepayId));
-    return this.orderView(client, created.prepayId, detail, linkPrefix);
+    const created = await upstream('creating the order', () =>
+      this.api.call(createPrepay, cashier, { body: { subMerchantId: cashier.merchantId, totalAmount: amount, orderId: null } }),
+    );
+    const detail = await this.detail(cashier, created.prepayId);
+    return this.orderView(cashier, created.prepayId, detail, linkPrefix);
   }
 
   /** The payment screen's view of an order (after a reload): 4.2 without waiting, and 4.3 while it can be paid. */
   async getOrder(cashier: Cashier, prepayId: string, linkPrefix: string): Promise<PosOrder> {
     await this.requireOwnOrder(cashier, prepayId);
-    const client = await this.client(cashier);
-    const detail = await upstream('reading the order', () => client.prepayDetail(prepayId));
-    return this.orderView(client, prepayId, detail, linkPrefix);
+    return this.orderView(cashier, prepayId, await this.detail(cashier, prepayId), linkPrefix);
   }
 
   /** 4.2 with waitForFinish=1: the held answer, passed through as it comes. */
   async waitOrder(cashier: Cashier, prepayId: string, signal: AbortSignal): Promise<PrepayDetail> {
     await this.requireOwnOrder(cashier, prepayId);
-    const client = await this.client(cashier);
-    return upstream('waiting for the payment', () => client.prepayDetail(prepayId, { wait: true, signal }));
+    return upstream('waiting for the payment', () =>
+      this.api.call(prepayDetail, { appId: cashier.appId, signal }, { params: { prepayId }, query: { waitForFinish: '1' } }),
+    );
   }
 
   /** The sub-merchant's orders since `since` (the display's midnight), newest first. */
@@ -142,16 +132,14 @@ export class PosGateway {
   /** 4.6 with the cashier's own login token, then the order's state after it. */
   async refund(cashier: Cashier, prepayId: string): Promise<PrepayDetail> {
     await this.requireOwnOrder(cashier, prepayId);
-    const client = await this.client(cashier);
-    await upstream('refunding', () => client.refund(prepayId, cashier.loginToken));
-    return upstream('reading the order', () => client.prepayDetail(prepayId));
+    await upstream('refunding', () => this.api.call(refundOrder, cashier, { query: { loginToken: cashier.loginToken }, body: { id: prepayId } }));
+    return this.detail(cashier, prepayId);
   }
 
   /** 4.12. The user lives in the merchant's app, so `userAppId` is always the owning app. */
   async balance(cashier: Cashier, q: PosBalanceQuery): Promise<{ balance: string; tokenId: string; tokenAppId: string; userAppId: string; userId: string }> {
-    const client = await this.client(cashier);
     const query = { tokenId: q.tokenId, tokenAppId: q.tokenAppId ?? cashier.appId, userAppId: cashier.appId, userId: q.userId };
-    const answer = await upstream('reading the points balance', () => client.pointsBalance(query));
+    const answer = await upstream('reading the points balance', () => this.api.call(pointsBalance, cashier, { query }));
     return { ...query, balance: answer.data.balance };
   }
 
@@ -185,22 +173,18 @@ export class PosGateway {
     if (!fields || fields.merchantId !== cashier.merchantId || fields.userAppId !== cashier.appId) {
       throw new KitError('pos_points_session_invalid');
     }
-    const client = await this.client(cashier);
     const who = { tokenId: fields.tokenId, tokenAppId: fields.tokenAppId, userAppId: fields.userAppId, userId: fields.userId };
     const [code, balance] = await Promise.all([
-      // Not `client.deductionCode`: it takes `maxAmount` as a number, where the session keeps the
-      // decimal the cashier typed and sends it exactly as typed.
+      // `maxAmount` goes exactly as the cashier typed it: the session keeps the decimal.
       upstream('generating the deduction code', () =>
-        client.expect<{ data: { chainLinks: string[] } }>('success', 'GET', '/fungible-token/chainPay', {
-          query: { ...who, maxAmount: fields.maxAmount, uuid: fields.uuid },
-        }),
+        this.api.call(deductionCode, cashier, { query: { ...who, maxAmount: fields.maxAmount, uuid: fields.uuid } }),
       ).catch((e: unknown) => {
         // The customer has paid with one of this session's codes: an outcome, not a failure.
         if (e instanceof KitError && e.error === 'uuid_spent') return null;
         throw e;
       }),
-      client
-        .pointsBalance(who)
+      this.api
+        .call(pointsBalance, cashier, { query: who })
         .then((a) => a.data.balance)
         .catch(() => null),
     ]);
@@ -211,7 +195,12 @@ export class PosGateway {
     return { chainLink, spent: false, balance, ...timing };
   }
 
-  private async orderView(client: KitClient, prepayId: string, detail: PrepayDetail, linkPrefix: string): Promise<PosOrder> {
+  /** 4.2 without waiting. */
+  private detail(cashier: Cashier, prepayId: string): Promise<PrepayDetail> {
+    return upstream('reading the order', () => this.api.call(prepayDetail, cashier, { params: { prepayId }, query: {} }));
+  }
+
+  private async orderView(cashier: Cashier, prepayId: string, detail: PrepayDetail, linkPrefix: string): Promise<PosOrder> {
     const scene = buildScene(prepayId);
     const view: PosOrder = {
       prepayId,
@@ -226,17 +215,18 @@ export class PosGateway {
     if (detail.paymentTime) view.paymentTime = detail.paymentTime;
     if (detail.status === 'active') {
       try {
-        // Not `client.socialPayNative`: its schema would turn an answer without `code_url` into
-        // `unexpected_answer`, where the display names the channel's failure (`channel_error`).
-        const native = await client.expect<{ args: { code_url?: unknown } }>('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId } });
+        const native = await this.api.call(socialPayNative, cashier, { body: { prepayId } });
+        // An answer without `code_url` is the channel's failure (`channel_error`), which the display names.
         if (typeof native.args?.code_url === 'string' && native.args.code_url) view.codeUrl = native.args.code_url;
         else {
           view.codeUrlError = 'the payment channel gave no code_url';
           view.codeUrlErrorId = 'channel_error';
         }
       } catch (e) {
-        view.codeUrlError = e instanceof KitApiError ? (e.body.msg ?? e.message) : 'the payment channel could not be reached';
-        view.codeUrlErrorId = e instanceof KitApiError && e.error ? e.error : 'channel_unavailable';
+        // The order stands without its QR: the display shows why (the mini-program code still works).
+        if (!(e instanceof KitError)) throw e;
+        view.codeUrlError = e.message;
+        view.codeUrlErrorId = e.error;
       }
     }
     return view;
@@ -248,10 +238,6 @@ export class PosGateway {
     if (!row || row.sub_merchant_id !== cashier.merchantId) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
   }
 
-  private client(cashier: Cashier): Promise<KitClient> {
-    return this.selfClients.forApp(cashier.appId);
-  }
-
   private async secret(cashier: Cashier): Promise<string> {
     const secret = await this.services.apps.secretOf(cashier.appId);
     if (!secret) throw new KitError('pos_upstream_failed', 'the app that owns this sub-merchant is unknown or disabled');
@@ -260,21 +246,17 @@ export class PosGateway {
 }
 
 /**
- * Maps a failed call to this service into the router's answer. A 401 means the cashier's login is
- * gone only when the service says so (`login_invalid`); any other 401 is the router's own problem
- * and must not send the cashier back to the login screen.
+ * Maps a refusal of the public API into the router's answer. A 401 means the cashier's login is
+ * gone only when the service says so (`login_invalid`); any other 401 (an app that does not own
+ * the order) is the router's own problem and must not send the cashier back to the login screen.
  */
 export async function upstream<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (e) {
-    if (e instanceof KitApiError) {
-      if (e.error === 'login_invalid') throw new KitError('login_invalid');
-      const known = e.error && Object.hasOwn(ERROR_CATALOGUE, e.error) ? (e.error as ErrorId) : undefined;
-      if (known && e.httpStatus !== 401 && e.httpStatus !== 500) throw new KitError(known, e.body.msg);
-      throw new KitError('pos_upstream_failed', `${what}: ${e.body.msg ?? e.message}`);
-    }
-    if (e instanceof KitNetworkError) throw new KitError('pos_upstream_unreachable', `${what}: ${e.message}`);
+    if (!(e instanceof KitError)) throw e;
+    if (e.error === 'login_invalid') throw new KitError('login_invalid');
+    if (e.httpStatus === 401 || e.httpStatus === 500) throw new KitError('pos_upstream_failed', `${what}: ${e.message}`);
     throw e;
   }
 }

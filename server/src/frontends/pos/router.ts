@@ -25,8 +25,8 @@ import { developmentHelp } from './development-help';
 
 export const POS_COOKIE = 'pos_login';
 
-export function posApiRoutes({ config, services }: RouteDeps): Router {
-  const gw = new PosGateway(services, services.selfClients, { pointsSessionMs: config.POS_POINTS_SESSION_TTL });
+export function posApiRoutes({ config, services, api }: RouteDeps): Router {
+  const gw = new PosGateway(services, api, { pointsSessionMs: config.POS_POINTS_SESSION_TTL });
   const scope: CookieScope = { path: `${config.BASE_PATH}/pos`, maxAgeMs: config.POS_SESSION_MAX_AGE, name: POS_COOKIE };
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
