@@ -60,8 +60,8 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   raw.pragma('foreign_keys = ON');
   // SQLite's own default page cache (2 MB) instead of better-sqlite3's 16 MB: the cache fills up
   // with any database past that size and is kept for the process's life, while the pages it would
-  // hold are in the OS page cache anyway. Measured: 17-23 MB less RSS, no CPU difference on signed
-  // creation and reads (docs/performance.md, "Where the RSS after a burst goes").
+  // hold are in the OS page cache anyway (the RSS it saves, at no CPU cost: docs/performance.md,
+  // "Where the RSS after a burst goes").
   raw.pragma('cache_size = -2000');
   const dialect = new BetterSqliteDialect(raw);
   const db = new Kysely<Database>({ dialect });

@@ -2,8 +2,7 @@
  * Hot queries built once. Kysely rebuilds and recompiles a query on every call, which costs as much
  * as running it on SQLite. A prepared query is compiled once with placeholder arguments; each call
  * only swaps the arguments into the compiled parameter list and goes straight to a connection.
- * Measured (bench, SQLite, alternating runs with and without): server CPU per signed creation
- * 89 → 107 µs and per detail read 70 → 87 µs without it. A Kysely instance with plugins gets the
+ * What it saves is in docs/performance.md, "What the speed tricks buy". A Kysely instance with plugins gets the
  * ordinary path, so a plugin added later is never skipped.
  */
 import { createHash } from 'node:crypto';
@@ -27,7 +26,7 @@ function compileOnce<R>(compiled: CompiledQuery<R>): CompiledQuery<R> {
  * Makes a PostgreSQL client run the prepared queries' texts as named statements: node-postgres then
  * sends only Bind/Execute for them after the first use on a connection, and the server skips their
  * parse and plan. Kysely's driver passes text and values only, hence the wrapper around `query`.
- * Measured (bench, PostgreSQL, alternating runs): see docs/performance.md, issue 24.
+ * What it saves: docs/performance.md, "Speed at the limits (issue 24)".
  */
 export function namePreparedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;

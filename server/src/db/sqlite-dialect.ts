@@ -11,10 +11,7 @@
  *   A failing statement is undone alone (SQLite's statement-level abort).
  * The group begins IMMEDIATE so another process (the `kit` command) can never deadlock a
  * read-then-write upgrade.
- * Measured (bench, alternating runs with and without): without group commit signed creation falls
- * from ~10,100 to ~4,900 req/s (server CPU 89 → 189 µs), notifications from ~1,000 to ~640/s,
- * chain upload from ~33,800 to ~29,100 items/s; without the statement cache creation costs
- * 89 → 114 µs and a detail read 70 → 96 µs.
+ * What group commit and the statement cache save, measured with and without each: docs/performance.md, "What the speed tricks buy".
  */
 import type SQLite from 'better-sqlite3';
 import {
@@ -85,8 +82,8 @@ class SharedDatabase {
   /**
    * A statement outside any explicit transaction: joins (or opens) this turn's group. Only a
    * read-only statement runs alone when no group is open: a write that returns rows (a job claim's
-   * `update … returning`) would otherwise pay a commit of its own (measured: the claim query at
-   * 760 µs of wall time per call in the notifications scenario, most of it that commit).
+   * `update … returning`) would otherwise pay a commit of its own, most of a claim's time in the
+   * notifications scenario (docs/performance.md, "What the speed tricks buy").
    */
   async grouped<R>(stmt: SQLite.Statement, params: unknown[]): Promise<QueryResult<R>> {
     if (stmt.readonly && !this.group) return this.run<R>(stmt, params);

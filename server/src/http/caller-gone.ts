@@ -1,8 +1,7 @@
 /**
  * Tells a held call (4.2 waitForFinish) that its caller hung up, so the hold ends at once. An
  * AbortController would do, but each AbortSignal gets a hidden class of its own in V8 and keeps a
- * listener map. Measured (`npm run bench -- holds`, heap snapshots): 9.5 → 8.6 KB of JS heap per
- * held call.
+ * listener map, which a held call pays in heap (docs/performance.md, "What the speed tricks buy").
  */
 import type { Response } from 'express';
 import type { WaitSignal } from '../orders/order-events';

@@ -12,8 +12,7 @@ let counter = 0;
 
 /**
  * The per-request logger: the pino child carrying `reqId` is built only when a line is written,
- * which on the hot path is never (measured, bench on SQLite: a detail read 70 → 80 µs of server
- * CPU with a child per request).
+ * which on the hot path is never (a child per request is measurably slower: docs/performance.md, "What the speed tricks buy").
  */
 class RequestLog {
   private child?: Logger;

@@ -54,7 +54,7 @@ export function requireSignature(opts: SignatureOptions): RequestHandler {
     }, next);
   };
   // Synchronous whenever the app's secret is cached: reads (GET) then run without a promise
-  // (measured, bench on SQLite: a detail read 70 → 76 µs of server CPU without it).
+  // (measurably cheaper on every read: docs/performance.md, "What the speed tricks buy").
   return (req, res, next) => {
     let pairs: Array<[string, string]>;
     try {

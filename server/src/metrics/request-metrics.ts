@@ -1,7 +1,8 @@
 /**
  * The per-request counter and duration histogram, kept in plain numbers: a request costs one map
  * lookup by a short string and a few additions. (prom-client's own Counter and Histogram hash the
- * label object on every observation, about 2 µs a request; these are read only when scraped.)
+ * label object on every observation, a cost per request worth avoiding; these are read only when
+ * scraped: docs/performance.md, "What the speed tricks buy".)
  * Registered in a prom-client registry as two ordinary metrics, in its exposition format.
  */
 import type { Registry } from 'prom-client';

@@ -65,7 +65,7 @@ export const prepayDetail = defineRoute({
   answer: z.union([prepayDetailSchema, failSchema]),
   // The 4.2 client loop re-calls at once on any non-200, so a 404 would make it spin.
   failsWith200: ['not_found'],
-  // Not an async function: a held call keeps one suspended frame, not two (heap per held call 8.6 → 7.6 KB, bench A/B).
+  // Not an async function: a held call keeps one suspended frame, not two (the heap it saves: docs/performance.md).
   handler: ({ services, params, query, caller }) => {
     const id = prepayIdSchema.safeParse(params.prepayId);
     if (!id.success) throw new KitError('not_found', `prepay order "${params.prepayId.slice(0, 64)}" does not exist`);

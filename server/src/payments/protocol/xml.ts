@@ -3,8 +3,7 @@
  * shape alone (one root, text or CDATA children, the five predefined entities and character
  * references); anything else (nested elements, a repeated field, markup out of place) is refused.
  * Documents with a DOCTYPE are refused outright, so no entity declaration is ever expanded.
- * Measured: a general XML parser (fast-xml-parser) took 58–69 µs per notification body, this one
- * 6–11 µs (about 6 % of the service CPU per notification in a profile); see docs/performance.md.
+ * A general XML parser costs several times more per notification body (docs/performance.md, "What the speed tricks buy").
  */
 export type Fields = Record<string, string>;
 
