@@ -227,10 +227,6 @@ export class JobStore {
     return this.db.selectFrom('jobs').selectAll().where('ref', '=', ref).where('queue', '=', queue).orderBy('id').execute();
   }
 
-  byKey(queue: QueueName, key: string): Promise<JobRow | undefined> {
-    return this.db.selectFrom('jobs').selectAll().where('queue', '=', queue).where('key', '=', key).executeTakeFirst();
-  }
-
   /** Pending jobs of a queue (due or not): a health figure for operators and metrics. */
   async depth(queue: QueueName): Promise<number> {
     const row = await this.db

@@ -8,6 +8,7 @@ import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
 import {
   SOCIAL_PARAMS,
+  jobByKey,
   newOrder,
   payApi,
   payByCode,
@@ -118,7 +119,7 @@ describeEachBackend(
       expect(co).toMatchObject({ state: 'paid', transaction_id: expect.stringMatching(/^4200/), paid_via: 'query' });
       // Nothing was ever sent by the platform: it was the query.
       expect(await kit.runtime.services.sandbox!.notifier.notificationsFor(await sandboxPrepayId(kit, co))).toEqual([]);
-      expect(await kit.runtime.services.jobs.store.byKey('payment.reconcile', co.out_trade_no)).toMatchObject({ state: 'done', result: 'paid' });
+      expect(await jobByKey(kit, 'payment.reconcile', co.out_trade_no)).toMatchObject({ state: 'done', result: 'paid' });
     });
 
     test('a query and a notification of the same payment, in either order: one transition, one callback', async () => {
@@ -146,7 +147,7 @@ describeEachBackend(
       const { jobs } = kit.runtime.services;
       await jobs.enqueue(kit.runtime.db.db, { queue: 'payment.reconcile', key: earlyCo.out_trade_no, ref: early }, 'rearm');
       jobs.wake('payment.reconcile');
-      await waitFor(async () => (await jobs.store.byKey('payment.reconcile', earlyCo.out_trade_no))?.state === 'done', 5_000, 'the query job');
+      await waitFor(async () => (await jobByKey(kit, 'payment.reconcile', earlyCo.out_trade_no))?.state === 'done', 5_000, 'the query job');
 
       // Both at the same moment: lost notification, then the query and three late copies race.
       await setFaults(kit, { payNotifications: 'drop' });
@@ -176,7 +177,7 @@ describeEachBackend(
       await settle();
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish', 'refunded']);
       expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_id: expect.stringMatching(/^50/) });
-      expect(await kit.runtime.services.jobs.store.byKey('refund.follow', prepayId)).toMatchObject({ state: 'done', result: 'refunded' });
+      expect(await jobByKey(kit, 'refund.follow', prepayId)).toMatchObject({ state: 'done', result: 'refunded' });
     });
 
     test('a refund call lost on the way: 4.6 answers 503, then the service completes the refund by itself', async () => {

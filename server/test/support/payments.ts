@@ -142,3 +142,8 @@ export async function sandboxPrepayId(kit: TestKit, co: { out_trade_no: string; 
   const row = await sandboxTables(kit).selectFrom('sandbox_orders').select('prepay_id').where('out_trade_no', '=', co.out_trade_no).executeTakeFirstOrThrow();
   return row.prepay_id;
 }
+
+/** The job of a queue with this key, as its worker left it (what the tests check of background work). */
+export function jobByKey(kit: TestKit, queue: string, key: string) {
+  return kit.runtime.services.jobs.store.db.selectFrom('jobs').selectAll().where('queue', '=', queue).where('key', '=', key).executeTakeFirst();
+}
