@@ -19,28 +19,30 @@ import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
 import { loginSession, requireSecureLogin, sessionRoutes, setLoginCookie, type CookieScope } from '../login-session';
 import { noStore, ok } from '../answers';
-import { ConsoleGateway, type ConsoleUser } from './console-gateway';
+import { ConsoleGateway } from './console-gateway';
+import { ConsoleIdentity, type ConsoleUser } from './console-identity';
 
 export const CONSOLE_COOKIE = 'console_login';
 
 export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
   const gw = new ConsoleGateway(services, api);
+  const identity = new ConsoleIdentity(services);
   const scope: CookieScope = { path: `${config.BASE_PATH}/console`, maxAgeMs: config.CONSOLE_SESSION_MAX_AGE, name: CONSOLE_COOKIE };
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
 
-  const { load: user, guarded, who } = loginSession<ConsoleUser>(scope, 'consoleUser', (token) => gw.identify(token));
+  const { load: user, guarded, who } = loginSession<ConsoleUser>(scope, 'consoleUser', (token) => identity.identify(token));
 
   r.post('/login', async (req, res) => {
     requireSecureLogin(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK);
     const body = validate(consoleLoginSchema, req.body);
-    const token = await gw.login(body.userId.trim(), body.pw, { address: req.ip });
-    const session = gw.session(await gw.identify(token));
+    const token = await identity.login(body.userId.trim(), body.pw, { address: req.ip });
+    const session = identity.session(await identity.identify(token));
     setLoginCookie(req, res, token, scope);
     res.json(ok({ session }));
   });
 
-  sessionRoutes(r, scope, { logout: (token) => gw.logout(token), session: async (token) => gw.session(await gw.identify(token)) });
+  sessionRoutes(r, scope, { logout: (token) => identity.logout(token), session: async (token) => identity.session(await identity.identify(token)) });
 
   r.get(
     '/orders',
