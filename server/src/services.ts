@@ -37,7 +37,7 @@ import { Channels } from './payments/channel-gateway';
 import { ChannelOrders } from './payments/channel-orders';
 import { NotificationService } from './payments/notification-service';
 import { PaymentArgs } from './payments/payment-args';
-import { PaymentReconciler } from './payments/payment-reconciler';
+import { PaymentFollower } from './payments/payment-follower';
 import { PaymentStore } from './payments/payment-store';
 import { RefundFollower } from './payments/refund-follower';
 import { RefundService } from './payments/refund-service';
@@ -174,7 +174,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
         log.child({ part: 'callbacks' }),
         metrics,
       ),
-      paymentReconciler: new FollowUp(new PaymentReconciler(paymentStore, prepay, channels, channelOrders, followOpts, plog), followOpts, metrics),
+      paymentFollower: new FollowUp(new PaymentFollower(paymentStore, prepay, channels, channelOrders, followOpts, plog), followOpts, metrics),
       refundFollower: new FollowUp(new RefundFollower(paymentStore, channels, refunds, settlement, followOpts, plog), followOpts, metrics),
       dailyReconciliation,
     }),

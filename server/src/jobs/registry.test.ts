@@ -7,7 +7,7 @@ const handler = (queue: string) => ({ queue }) as unknown as JobHandler;
 const handlers: KitJobHandlers = {
   profitSharingFollower: handler('profit-sharing.follow'),
   callbackDelivery: handler('callback'),
-  paymentReconciler: handler('payment.reconcile'),
+  paymentFollower: handler('payment.reconcile'),
   refundFollower: handler('refund.follow'),
   dailyReconciliation: handler('reconcile.daily'),
 };

@@ -15,7 +15,7 @@ export interface KitJobHandlers {
   /** `callback`: a merchant callback (section 6), written with the state change that causes it. */
   callbackDelivery: JobHandler;
   /** `payment.reconcile`: asks the channel about a channel order until it is paid or closed. */
-  paymentReconciler: JobHandler;
+  paymentFollower: JobHandler;
   /** `refund.follow`: carries a refund to the channel and follows it until it completes. */
   refundFollower: JobHandler;
   /** `reconcile.daily`: one day with one channel's trade bill (key `<date>/<channel>`: once across instances). */
@@ -41,7 +41,7 @@ export function kitJobs(config: Config, h: KitJobHandlers): JobKind[] {
     },
     {
       ...followUp,
-      handler: h.paymentReconciler,
+      handler: h.paymentFollower,
       // An active order's queries end with the schedule (expiry settles the rest); a channel that cannot be reached is asked again and again.
       retry: {
         schedule: config.PAYMENT_QUERY_SCHEDULE,

@@ -4,7 +4,7 @@
  * answers and notification resources say, read into the channel vocabulary the payment services
  * already speak (`ProtocolAnswer`: `ok`, `errCode`, and fields named as in protocol v2:
  * `trade_state`, `total_fee`, `time_end`, `refund_status_0`…), so that the rules in channel-orders,
- * refund-follower, payment-reconciler and ps-channel hold for both protocols unchanged.
+ * refund-follower, payment-follower and ps-channel hold for both protocols unchanged.
  */
 import { z } from 'zod';
 import type { ProtocolAnswer } from '../../../protocol/client';

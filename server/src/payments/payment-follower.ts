@@ -1,5 +1,6 @@
 /**
- * Payment reconciliation (docs/payments.md), the handler of queue `payment.reconcile`: one job per
+ * The payment follower (docs/payments.md), the handler of queue `payment.reconcile` (a name kept
+ * because it is stored in every job row; "reconciliation" alone is the daily bill's): one job per
  * channel order asks the channel (order query) on `PAYMENT_QUERY_SCHEDULE` after it was placed, so
  * that a payment whose notification was lost still finishes the order, with its callback. When the
  * prepay order has ended while its channel order may still be payable, the job closes it instead,
@@ -21,7 +22,7 @@ export interface ReconcilerOptions {
 }
 
 /** The rules of queue `payment.reconcile`; its frame (lease, metric, retries) is `jobs/follow-up.ts`. */
-export class PaymentReconciler implements FollowUpRules {
+export class PaymentFollower implements FollowUpRules {
   readonly queue = 'payment.reconcile' as const;
   /** At most two channel calls a run (close, then query). */
   readonly channelCalls = 2;
