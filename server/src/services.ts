@@ -32,7 +32,7 @@ import { CallbackStore } from './callbacks/callback-store';
 import { CallbackService } from './callbacks/callback-service';
 import { CallbackDelivery } from './callbacks/callback-delivery';
 import { CallbackOperations } from './callbacks/callback-operations';
-import { CHANNEL_MODULES, Gateways } from './payments/channels';
+import { CHANNEL_MODULES, ChannelEndpoints } from './payments/channels';
 import { Channels } from './payments/channel-gateway';
 import { ChannelOrders } from './payments/channel-orders';
 import { NotificationService } from './payments/notification-service';
@@ -126,8 +126,8 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   // closes the channel order first (the channel orders are its expiry guard).
   const plog = log.child({ part: 'payments' });
   const paymentStore = new PaymentStore(db);
-  const gateways = new Gateways(config, selfUrl);
-  const channels = new Channels(CHANNEL_MODULES, config, gateways, plog);
+  const endpoints = new ChannelEndpoints(config, selfUrl);
+  const channels = new Channels(CHANNEL_MODULES, config, endpoints, plog);
   const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, plog);
   const channelOrders = new ChannelOrders(
     paymentStore,
@@ -150,7 +150,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     notifications: new NotificationService(paymentStore, channels, settlement, plog),
     channelOrders,
     settlement,
-    gateways,
+    endpoints,
     state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
   };
 

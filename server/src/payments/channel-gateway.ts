@@ -13,7 +13,7 @@ import {
   type BillSource,
   type ChannelAdapter,
   type ChannelModule,
-  type Gateways,
+  type ChannelEndpoints,
   type OrderCalls,
   type OrderForChannel,
   type ProfitSharingCalls,
@@ -40,7 +40,7 @@ export class ChannelGateway {
 
   constructor(
     readonly adapter: ChannelAdapter<Realm>,
-    private readonly gateways: Gateways,
+    private readonly endpoints: ChannelEndpoints,
     v2: { profitSharing?: ProfitSharingCalls; bills?: BillSource },
     v3?: (notifyUrl: (kind: 'pay' | 'refund') => string) => V3Side | undefined,
   ) {
@@ -66,7 +66,7 @@ export class ChannelGateway {
 
   /** Where the channel sends this channel's notifications. */
   notifyUrl(kind: 'pay' | 'refund'): string {
-    const base = this.gateways.publicUrl();
+    const base = this.endpoints.publicUrl();
     if (!base) throw new KitError('channel_unavailable', 'the service does not know its public URL yet (PUBLIC_URL)');
     return `${base}/pay-notify/${this.adapter.realm}/${kind}`;
   }
@@ -113,13 +113,13 @@ export class Channels {
   constructor(
     modules: readonly ChannelModule<Realm>[],
     config: Config,
-    readonly gateways: Gateways,
+    readonly endpoints: ChannelEndpoints,
     log?: V3CallLog,
   ) {
     for (const m of modules) {
-      const a = m.adapter(config, gateways);
-      const v3 = m.v3 && ((notifyUrl: (kind: 'pay' | 'refund') => string) => m.v3!(config, () => gateways.urlOf(m), notifyUrl, log));
-      const g = new ChannelGateway(a, gateways, { profitSharing: m.profitSharing?.(a), bills: m.bills?.(a, config) }, v3);
+      const a = m.adapter(config, endpoints);
+      const v3 = m.v3 && ((notifyUrl: (kind: 'pay' | 'refund') => string) => m.v3!(config, () => endpoints.urlOf(m), notifyUrl, log));
+      const g = new ChannelGateway(a, endpoints, { profitSharing: m.profitSharing?.(a), bills: m.bills?.(a, config) }, v3);
       this.byChannel.set(a.channel, g);
       this.byRealm.set(a.realm, g);
     }

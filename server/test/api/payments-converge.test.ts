@@ -207,7 +207,7 @@ describeEachBackend(
 
     test('a channel order half-created by a crash is resumed at once, under the same out_trade_no', async () => {
       const { runtime } = kit;
-      const adapter = socialNative.adapter(runtime.config, runtime.services.payments.gateways);
+      const adapter = socialNative.adapter(runtime.config, runtime.services.payments.endpoints);
       for (const placedBeforeTheCrash of [false, true]) {
         const prepayId = await newOrder(f, '4.56');
         const order = (await runtime.services.prepay.find(prepayId))!;

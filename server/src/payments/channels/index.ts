@@ -13,6 +13,6 @@ export type {
   V3Side,
 } from './types';
 export { v2OrderCalls } from './v2-order-calls';
-export { Gateways } from './gateways';
+export { ChannelEndpoints } from './endpoints';
 export { definedOnly, merchantOf } from './params';
 export { CHANNEL_MODULES, REALMS, isRealm, realmModule, type Realm } from './registry';

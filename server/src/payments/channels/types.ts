@@ -4,7 +4,7 @@ import type { Config } from '../../config';
 import type { ProtocolAnswer, ProtocolEndpoint } from '../protocol/client';
 import type { Fields } from '../protocol/xml';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../db/schema';
-import type { Gateways } from './gateways';
+import type { ChannelEndpoints } from './endpoints';
 import type { V3CallLog } from './social-native/v3/client';
 import type { V3AppArgs, V3MiniProgramArgs } from './social-native/v3/payer-args';
 import type { SignedHeaders } from './social-native/v3/verify';
@@ -134,7 +134,7 @@ export interface ChannelModule<R extends string = string> {
   tradeTypes: readonly TradeType[];
   /** The gateway setting; without it, the service's own sandbox when it runs one. */
   gatewayUrl(config: Config): string | undefined;
-  adapter(config: Config, gateways: Gateways): ChannelAdapter<R>;
+  adapter(config: Config, endpoints: ChannelEndpoints): ChannelAdapter<R>;
   profitSharing?(adapter: ChannelAdapter): ProfitSharingCalls;
   /** The daily trade bill; a channel without one has none (docs/reconciliation.md). */
   bills?(adapter: ChannelAdapter, config: Config): BillSource;

@@ -12,13 +12,13 @@ export const cardNetwork: ChannelModule<'card'> = {
   description: 'the card-network acquirer',
   tradeTypes: ['JSAPI'],
   gatewayUrl: (config) => config.CARD_GATEWAY_URL,
-  adapter(config, gateways) {
+  adapter(config, endpoints) {
     return {
       channel: 'SocialCardNetworkBizSmall',
       realm: 'card',
       tradeTypes: cardNetwork.tradeTypes,
       endpoint() {
-        const baseUrl = gateways.urlOf(cardNetwork);
+        const baseUrl = endpoints.urlOf(cardNetwork);
         if (!baseUrl) unconfigured('CARD_GATEWAY_URL (or SANDBOX_ENABLED=1)');
         if (!config.CARD_KEY) unconfigured('CARD_KEY');
         return { baseUrl, key: config.CARD_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };

@@ -16,13 +16,13 @@ export const socialNative: ChannelModule<'social'> = {
   description: 'the social payment platform',
   tradeTypes: ['NATIVE', 'JSAPI', 'APP'],
   gatewayUrl: (config) => config.PAY_GATEWAY_URL,
-  adapter(config, gateways) {
+  adapter(config, endpoints) {
     return {
       channel: 'SocialNative',
       realm: 'social',
       tradeTypes: socialNative.tradeTypes,
       endpoint() {
-        const baseUrl = gateways.urlOf(socialNative);
+        const baseUrl = endpoints.urlOf(socialNative);
         if (!baseUrl) unconfigured('PAY_GATEWAY_URL (or SANDBOX_ENABLED=1)');
         if (!config.PAY_SP_KEY) unconfigured('PAY_SP_KEY');
         return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
