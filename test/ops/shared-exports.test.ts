@@ -34,7 +34,7 @@ describe('@kit/shared outside the tsconfig paths', () => {
   it("loads the server's modules from a directory without the repository's tsconfig", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-outside-'));
     try {
-      const modules = ['server/src/runtime.ts', 'server/src/app.ts', 'server/src/frontends/pos/pos-gateway.ts', 'server/src/frontends/mp/mp-gateway.ts'];
+      const modules = ['server/src/runtime.ts', 'server/src/app.ts', 'server/src/frontends/pos/pos-backend.ts', 'server/src/frontends/mp/mp-backend.ts'];
       fs.writeFileSync(
         path.join(dir, 'probe.mts'),
         `${modules.map((m) => `import ${JSON.stringify(path.join(ROOT, m))};`).join('\n')}\nconsole.log('loaded');\n`,

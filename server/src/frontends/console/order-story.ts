@@ -1,7 +1,7 @@
 /**
  * An order's story as the console tells it (design 5.3): every state change with its time and
  * cause, its callbacks with their attempts, its refund and its profit-sharing splits, built from
- * what the services and the public API answered. No I/O: `console-gateway.ts` gathers the parts.
+ * what the services and the public API answered. No I/O: `console-backend.ts` gathers the parts.
  */
 import { formatCents, type CallbackItem } from '@kit/shared';
 import type { ConsoleOrderDetail, ConsoleOrderLine, ConsoleSplit, ConsoleTimelineEvent } from '@kit/shared/api/console';

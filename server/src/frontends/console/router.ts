@@ -19,13 +19,13 @@ import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
 import { loginSession, requireSecureLogin, sessionRoutes, setLoginCookie, type CookieScope } from '../login-session';
 import { noStore, ok } from '../answers';
-import { ConsoleGateway } from './console-gateway';
+import { ConsoleBackend } from './console-backend';
 import { ConsoleIdentity, type ConsoleUser } from './console-identity';
 
 export const CONSOLE_COOKIE = 'console_login';
 
 export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
-  const gw = new ConsoleGateway(services, api);
+  const backend = new ConsoleBackend(services, api);
   const identity = new ConsoleIdentity(services);
   const scope: CookieScope = { path: `${config.BASE_PATH}/console`, maxAgeMs: config.CONSOLE_SESSION_MAX_AGE, name: CONSOLE_COOKIE };
   const r = Router();
@@ -48,7 +48,7 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     '/orders',
     user,
     guarded(async (req, res) => {
-      res.json(ok({ orders: await gw.orders(who(res), validate(consoleOrdersQuerySchema, req.query, 'query')) }));
+      res.json(ok({ orders: await backend.orders(who(res), validate(consoleOrdersQuerySchema, req.query, 'query')) }));
     }),
   );
 
@@ -57,7 +57,7 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     user,
     guarded(async (req, res) => {
       const { prepayId } = validate(consoleOrderIdSchema, req.params, 'path');
-      res.json(ok({ order: await gw.order(who(res), prepayId) }));
+      res.json(ok({ order: await backend.order(who(res), prepayId) }));
     }),
   );
 
@@ -66,7 +66,7 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     user,
     guarded(async (req, res) => {
       const { prepayId } = validate(consoleOrderIdSchema, req.params, 'path');
-      res.json(ok({ order: await gw.refund(who(res), prepayId) }));
+      res.json(ok({ order: await backend.refund(who(res), prepayId) }));
     }),
   );
 
@@ -75,7 +75,7 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     user,
     guarded(async (req, res) => {
       const { state } = validate(consoleCallbacksQuerySchema, req.query, 'query');
-      res.json(ok({ callbacks: await gw.callbacks(who(res), state) }));
+      res.json(ok({ callbacks: await backend.callbacks(who(res), state) }));
     }),
   );
 
@@ -84,7 +84,7 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     user,
     guarded(async (req, res) => {
       const { id } = validate(consoleCallbackIdSchema, req.params, 'path');
-      res.json(ok({ resent: await gw.resend(who(res), id) }));
+      res.json(ok({ resent: await backend.resend(who(res), id) }));
     }),
   );
 
@@ -93,7 +93,7 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     user,
     guarded(async (req, res) => {
       const { since, until } = validate(consoleRecoverSchema, req.body);
-      res.json(ok({ resent: await gw.recover(who(res), since, until) }));
+      res.json(ok({ resent: await backend.recover(who(res), since, until) }));
     }),
   );
 
@@ -101,7 +101,7 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     '/reconciliation',
     user,
     guarded(async (_req, res) => {
-      res.json(ok({ days: await gw.reconciliations(who(res)) }));
+      res.json(ok({ days: await backend.reconciliations(who(res)) }));
     }),
   );
 
@@ -110,12 +110,12 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     user,
     guarded(async (req, res) => {
       const { date } = validate(consoleReconciliationDateSchema, req.params, 'path');
-      res.json(ok({ reports: await gw.reconciliation(who(res), date) }));
+      res.json(ok({ reports: await backend.reconciliation(who(res), date) }));
     }),
   );
 
   r.get('/receiver', user, (_req, res) => {
-    res.json(ok({ received: gw.received(who(res)) }));
+    res.json(ok({ received: backend.received(who(res)) }));
   });
 
   return r;

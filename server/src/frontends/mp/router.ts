@@ -10,7 +10,7 @@ import { apiGroup } from '../../http/api-group';
 import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
 import { noStore } from '../answers';
-import { MpGateway } from './mp-gateway';
+import { MpBackend } from './mp-backend';
 import { PayerLogin } from './payer-login';
 
 export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
@@ -19,7 +19,7 @@ export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
     secret: config.MP_SECRET,
     loginUrl: () => config.MP_LOGIN_URL ?? `${services.selfUrl() ?? ''}/sandbox/sns/jscode2session`,
   });
-  const gw = new MpGateway(services, api, login);
+  const backend = new MpBackend(services, api, login);
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '4kb'), noStore);
 
@@ -30,7 +30,7 @@ export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
     try {
-      const detail = await gw.detail(prepayId, { wait: wait === '1', signal: gone.signal });
+      const detail = await backend.detail(prepayId, { wait: wait === '1', signal: gone.signal });
       if (!res.writableEnded && !gone.signal.aborted) res.json(detail);
     } catch (e) {
       if (gone.signal.aborted) return;
@@ -40,7 +40,7 @@ export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
 
   r.post('/pay', async (req, res) => {
     const { prepayId, code } = validate(mpPayRequestSchema, req.body);
-    res.json(await gw.pay(prepayId, code, { address: req.ip }));
+    res.json(await backend.pay(prepayId, code, { address: req.ip }));
   });
 
   return r;

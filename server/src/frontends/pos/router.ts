@@ -20,13 +20,13 @@ import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
 import { loginSession, requireSecureLogin, sessionRoutes, setLoginCookie, type CookieScope } from '../login-session';
 import { noStore, ok } from '../answers';
-import { PosGateway, type Cashier } from './pos-gateway';
+import { PosBackend, type Cashier } from './pos-backend';
 import { developmentHelp } from './development-help';
 
 export const POS_COOKIE = 'pos_login';
 
 export function posApiRoutes({ config, services, api }: RouteDeps): Router {
-  const gw = new PosGateway(services, api, { pointsSessionMs: config.POS_POINTS_SESSION_TTL });
+  const backend = new PosBackend(services, api, { pointsSessionMs: config.POS_POINTS_SESSION_TTL });
   const scope: CookieScope = { path: `${config.BASE_PATH}/pos`, maxAgeMs: config.POS_SESSION_MAX_AGE, name: POS_COOKIE };
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
@@ -38,7 +38,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
   const withHelp = (req: Request, order: PosOrder): PosOrder =>
     development ? { ...order, development: developmentHelp(req, order.miniProgramLink, config.BASE_PATH) } : order;
 
-  const { load: cashier, guarded, who } = loginSession<Cashier>(scope, 'cashier', (token) => gw.identify(token));
+  const { load: cashier, guarded, who } = loginSession<Cashier>(scope, 'cashier', (token) => backend.identify(token));
 
   r.post('/login', async (req, res) => {
     requireSecureLogin(req, config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK);
@@ -47,15 +47,15 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     // payments, and an id of no other shape belongs to nobody (the same answer as a wrong password).
     if (PARENT_MERCHANT_ID.test(body.userId)) throw new KitError('pos_not_sub_merchant');
     if (!POS_LOGIN_ID.test(body.userId)) throw new KitError('login_failed');
-    const { token, session } = await gw.login(body.userId, body.pw, { address: req.ip });
+    const { token, session } = await backend.login(body.userId, body.pw, { address: req.ip });
     setLoginCookie(req, res, token, scope);
     res.json(ok({ session }));
   });
 
   sessionRoutes(r, scope, {
-    logout: (token) => gw.logout(token),
+    logout: (token) => backend.logout(token),
     session: async (token) => {
-      const { merchantId, displayName, parentMerchantId } = await gw.identify(token);
+      const { merchantId, displayName, parentMerchantId } = await backend.identify(token);
       return { merchantId, displayName, parentMerchantId };
     },
   });
@@ -65,7 +65,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const { amount } = validate(posCreateOrderSchema, req.body);
-      res.json(ok({ order: withHelp(req, await gw.createOrder(who(res), amount, linkPrefix(req))) }));
+      res.json(ok({ order: withHelp(req, await backend.createOrder(who(res), amount, linkPrefix(req))) }));
     }),
   );
 
@@ -74,7 +74,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const { since } = validate(posListOrdersSchema, req.query, 'query');
-      res.json(ok({ orders: await gw.listOrders(who(res), since) }));
+      res.json(ok({ orders: await backend.listOrders(who(res), since) }));
     }),
   );
 
@@ -83,7 +83,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
-      res.json(ok({ order: withHelp(req, await gw.getOrder(who(res), prepayId, linkPrefix(req))) }));
+      res.json(ok({ order: withHelp(req, await backend.getOrder(who(res), prepayId, linkPrefix(req))) }));
     }),
   );
 
@@ -96,7 +96,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
       const gone = new AbortController();
       res.on('close', () => gone.abort());
       try {
-        const detail = await gw.waitOrder(who(res), prepayId, gone.signal);
+        const detail = await backend.waitOrder(who(res), prepayId, gone.signal);
         if (!res.writableEnded && !gone.signal.aborted) res.json(detail);
       } catch (e) {
         if (gone.signal.aborted) return;
@@ -110,7 +110,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
-      res.json(ok({ detail: await gw.refund(who(res), prepayId) }));
+      res.json(ok({ detail: await backend.refund(who(res), prepayId) }));
     }),
   );
 
@@ -119,7 +119,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const q = validate(posBalanceQuerySchema, req.query, 'query');
-      res.json(ok(await gw.balance(who(res), q)));
+      res.json(ok(await backend.balance(who(res), q)));
     }),
   );
 
@@ -128,7 +128,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const body = validate(posPointsSessionSchema, req.body);
-      res.json(ok(await gw.startPoints(who(res), body)));
+      res.json(ok(await backend.startPoints(who(res), body)));
     }),
   );
 
@@ -137,7 +137,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const { handle } = validate(posPointsCodeSchema, req.body);
-      res.json(ok({ code: await gw.pointsCode(who(res), handle) }));
+      res.json(ok({ code: await backend.pointsCode(who(res), handle) }));
     }),
   );
 

@@ -1,5 +1,5 @@
 /**
- * What the mini-program router does for a payer, by the front-end gateways' rule
+ * What the mini-program router does for a payer, by the front-end backends' rule
  * (`frontends/README.md`): like a merchant backend it calls this service's public API in-process
  * (`routes/in-process.ts`: 4.2 detail, 4.4 mini-program payment arguments) as the app that owns the
  * order's sub-merchant; it reads from the services what the API has no call for (which app that
@@ -13,7 +13,7 @@ import { prepayDetail } from '../../routes/submerchant-pay';
 import { socialPay } from '../../routes/payments';
 import type { PayerLogin } from './payer-login';
 
-export class MpGateway {
+export class MpBackend {
   constructor(
     private readonly services: Services,
     private readonly api: InProcessApi,

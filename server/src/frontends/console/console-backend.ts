@@ -1,6 +1,6 @@
 /**
  * What the console router does for a logged-in merchant (design 5.3; who that is:
- * `console-identity.ts`; an order's story: `order-story.ts`), by the front-end gateways'
+ * `console-identity.ts`; an order's story: `order-story.ts`), by the front-end backends'
  * rule (`frontends/README.md`). Like the POS router it behaves as a merchant backend: callbacks, resends, recoveries and refunds go to this service's
  * public API in-process (`routes/in-process.ts`), as the app that owns the merchant; only reads the public API has no
  * call for (the day's orders, an order's channel orders, refund and splits, a merchant's own
@@ -16,7 +16,7 @@ import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
 import { refundOrder } from '../../routes/payments';
 import { listCallbacks, recoverCallbacks, resendCallback } from '../../routes/callbacks';
-import { upstream } from '../pos/pos-gateway';
+import { upstream } from '../pos/pos-backend';
 import { orderLine, orderStory } from './order-story';
 import type { ConsoleUser } from './console-identity';
 
@@ -24,7 +24,7 @@ const DAY_MS = 86_400_000;
 /** How many reconciled days (of each channel) the list shows. */
 const RECON_DAYS = 60;
 
-export class ConsoleGateway {
+export class ConsoleBackend {
   constructor(
     private readonly services: Services,
     private readonly api: InProcessApi,

@@ -1,5 +1,5 @@
 /**
- * What the POS router does for a logged-in cashier, by the front-end gateways' rule
+ * What the POS router does for a logged-in cashier, by the front-end backends' rule
  * (`frontends/README.md`): every order, refund and points call goes to this service's public API
  * in-process (`routes/in-process.ts`), as the app that owns the sub-merchant; the cashier's login and
  * the reads the public API has no call for (the day's order list with its profit-sharing lines,
@@ -32,18 +32,18 @@ export interface Cashier extends PosSession {
   loginToken: string;
 }
 
-export interface PosGatewayOptions {
+export interface PosBackendOptions {
   /** How long one points session (one uuid) may keep asking for fresh codes. */
   pointsSessionMs: number;
 }
 
 const DAY_MS = 86_400_000;
 
-export class PosGateway {
+export class PosBackend {
   constructor(
     private readonly services: Services,
     private readonly api: InProcessApi,
-    private readonly opts: PosGatewayOptions,
+    private readonly opts: PosBackendOptions,
   ) {}
 
   /** 4.16 for a sub-merchant. A parent merchant cannot take payments, so it cannot use the display. */
