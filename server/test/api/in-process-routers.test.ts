@@ -8,15 +8,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KitClient } from '@kit/shared';
-import { loadConfig } from '../config';
-import { createLogger } from '../logger';
-import { openServices } from '../runtime';
-import { createApp } from '../app';
-import { createHttpServer } from '../http/server';
-import type { DbHandle } from '../db/connect';
-import type { Services } from '../services';
-import { TEST_ENV, createMerchants } from '../../test/support/kit';
-import { describeEachBackend } from '../../test/support/backends';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { openServices } from '../../src/runtime';
+import { createApp } from '../../src/app';
+import { createHttpServer } from '../../src/http/server';
+import type { DbHandle } from '../../src/db/connect';
+import type { Services } from '../../src/services';
+import { TEST_ENV, createMerchants } from '../support/kit';
+import { describeEachBackend } from '../support/backends';
 
 /** What these tests read of the routers' answers; the rest is matched with `toMatchObject`. */
 interface Answer {
@@ -96,6 +96,7 @@ describeEachBackend('front-end routers in-process', (backend) => {
   it('refuse to act for a disabled app, as the signed API refuses its signature, and change nothing', async () => {
     const pos = new Page(`${url}/pos/api`);
     expect((await pos.call('POST', '/login', { userId: subId, pw })).status).toBe(200);
+    const { prepayId } = (await pos.call('POST', '/orders', { amount: '4.00' })).body.order;
     const before = (await pos.call('GET', '/orders')).body.orders.length;
     await services.apps.setDisabled(appId, true);
     try {
@@ -105,6 +106,8 @@ describeEachBackend('front-end routers in-process', (backend) => {
       const desk = new Page(`${url}/console/api`);
       expect((await desk.call('POST', '/login', { userId: parentId, pw })).status).toBe(200);
       expect(await desk.call('GET', '/callbacks')).toMatchObject({ status: 400, body: { error: 'unknown_app' } });
+      // The payer's page cannot be served an order of a disabled app.
+      expect(await new Page(`${url}/mp/api`).call('GET', `/orders/${prepayId}`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
     } finally {
       await services.apps.setDisabled(appId, false);
     }
