@@ -10,9 +10,9 @@
  * - browser: Debian Chromium through playwright-core (test/browser) and the end-to-end journeys
  *   (test/e2e); they use the builds of `npm run build`.
  *
- * The api and browser groups mostly wait on sockets and timers, so they run in parallel workers
- * (package.json's `--maxWorkers`): every suite takes its own ports (0), data folders and PostgreSQL
- * schema (server/test/support/backends.ts).
+ * unit runs in two workers; api and browser run in band (docs/architecture.md, "Tests", says why):
+ * every suite already takes its own ports (0), data folders and PostgreSQL schema
+ * (server/test/support/backends.ts).
  *
  * Browser-facing unit suites pick jsdom with a docblock. test/repo/test-groups.test.ts checks that
  * every test file belongs to exactly one group.
