@@ -4,6 +4,7 @@ import { ANCHOR_ABI } from '../../src/chain/anchor/anchor-evm';
 import { anchorRoot } from '@kit/shared';
 import { ANCHOR_LEAF_RULE } from '../../src/chain/anchor/anchorer';
 import { ANVIL_CHAIN_ID } from '../support/anvil';
+import { runKit } from '../../src/kit/main';
 
 /** Polls `check` until it returns a value (not undefined) or the time runs out. */
 export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -14,6 +15,18 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Runs a `kit` command in this process with `env`: its exit code and its first output line read as JSON. */
+export async function kitJson(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; result: any }> {
+  const lines: string[] = [];
+  const code = await runKit(
+    args,
+    env,
+    (l) => lines.push(l),
+    () => undefined,
+  );
+  return { code, result: lines.length ? JSON.parse(lines[0]) : undefined };
 }
 
 /** Every `Anchored` event of the contract, in order. */

@@ -11,9 +11,8 @@ import { describeEachBackend } from '../support/backends';
 import { startServiceProcess, type ServiceProcess } from '../support/process';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_KEY, startAnvil, type Anvil } from '../support/anvil';
-import { runKit } from '../../src/kit/main';
 import { i2c, settle, upload } from './chain-helpers';
-import { anchoredEvents, metricValue, until } from './anchor-helpers';
+import { anchoredEvents, metricValue, kitJson, until } from './anchor-helpers';
 
 const SENDER = computeAddress(ANVIL_KEY);
 
@@ -30,16 +29,7 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
     await anvil?.stop();
   });
 
-  const kit = async (...args: string[]) => {
-    const lines: string[] = [];
-    const code = await runKit(
-      args,
-      env,
-      (l) => lines.push(l),
-      () => undefined,
-    );
-    return { code, result: lines.length ? JSON.parse(lines[0]) : undefined };
-  };
+  const kit = (...args: string[]) => kitJson(args, env);
   const pendingTxs = async () => Number((await anvil.rpc<{ pending: string }>('txpool_status')).pending);
   /** The one pending transaction of the anchoring key, as the node holds it. */
   const pendingAnchor = async () => {

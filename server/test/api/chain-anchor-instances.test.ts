@@ -8,9 +8,8 @@ import { KitClient } from '@kit/shared';
 import { backends } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_KEY, startAnvil, type Anvil } from '../support/anvil';
-import { runKit } from '../../src/kit/main';
 import { i2c, settle, upload } from './chain-helpers';
-import { anchoredEvents, expectContiguousAnchors, metricValue, until } from './anchor-helpers';
+import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson, until } from './anchor-helpers';
 
 const pg = backends().find((b) => b.name === 'postgres');
 const describePg = pg ? describe : describe.skip;
@@ -24,16 +23,9 @@ describePg('two instances, one anchorer', () => {
   beforeAll(async () => {
     anvil = await startAnvil();
     const env = { ...pg!.env(), CHAIN_ANCHOR_RPC_URL: anvil.url, CHAIN_ANCHOR_KEY: ANVIL_KEY };
-    const lines: string[] = [];
-    expect(
-      await runKit(
-        ['chain', 'anchor', 'deploy'],
-        env,
-        (l) => lines.push(l),
-        () => undefined,
-      ),
-    ).toBe(0);
-    contract = JSON.parse(lines[0]).contract;
+    const deployed = await kitJson(['chain', 'anchor', 'deploy'], env);
+    expect(deployed.code).toBe(0);
+    contract = deployed.result.contract;
     const settings = { ...env, CHAIN_ANCHOR_CONTRACT: contract, CHAIN_ANCHOR_INTERVAL: '200ms', CHAIN_SEAL_INTERVAL: '100ms' };
     a = await startTestKit(pg!, settings);
     b = await startTestKit(pg!, settings);

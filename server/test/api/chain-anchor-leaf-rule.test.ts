@@ -15,12 +15,11 @@ import { KitClient, anchorRoot, verifyAnchoredProof, type AnchoredProof } from '
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_KEY, startAnvil, type Anvil } from '../support/anvil';
-import { runKit } from '../../src/kit/main';
 import { openDatabase, type DbHandle } from '../../src/db/connect';
 import { KIT_MIGRATIONS } from '../../src/db/migrations';
 import { AnchorChain } from '../../src/chain/anchor/anchor-evm';
 import { i2c, settle, upload } from './chain-helpers';
-import { until } from './anchor-helpers';
+import { kitJson, until } from './anchor-helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -61,16 +60,7 @@ describeEachBackend('anchors recorded before the RFC 6962 leaf', (backend) => {
   test('stay verifiable by the raw rule they name, while new anchors use the RFC 6962 leaf', async () => {
     const db = backend.env();
     let env: NodeJS.ProcessEnv = { ...db, CHAIN_ANCHOR_RPC_URL: anvil.url, CHAIN_ANCHOR_KEY: ANVIL_KEY };
-    const kitCommand = async (...args: string[]) => {
-      const lines: string[] = [];
-      const code = await runKit(
-        args,
-        env,
-        (l) => lines.push(l),
-        () => undefined,
-      );
-      return { code, result: lines.length ? JSON.parse(lines[0]) : undefined };
-    };
+    const kitCommand = (...args: string[]) => kitJson(args, env);
     const { result: deployed } = await kitCommand('chain', 'anchor', 'deploy');
     const contract = (deployed.contract as string).toLowerCase();
     env = { ...env, CHAIN_ANCHOR_CONTRACT: contract };

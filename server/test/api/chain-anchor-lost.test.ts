@@ -10,9 +10,8 @@ import type { AnchoredProof, KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_KEY, startAnvil, startRelay, type Anvil } from '../support/anvil';
-import { runKit } from '../../src/kit/main';
 import { i2c, settle, upload } from './chain-helpers';
-import { anchoredEvents, expectContiguousAnchors, metricValue, until } from './anchor-helpers';
+import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson, until } from './anchor-helpers';
 
 const SENDER = computeAddress(ANVIL_KEY);
 
@@ -29,16 +28,9 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
     // The kit reaches the node through a relay the test can switch off.
     relay = await startRelay(anvil.url);
     const env = { ...backend.env(), CHAIN_ANCHOR_RPC_URL: relay.url, CHAIN_ANCHOR_KEY: ANVIL_KEY };
-    const lines: string[] = [];
-    expect(
-      await runKit(
-        ['chain', 'anchor', 'deploy'],
-        env,
-        (l) => lines.push(l),
-        () => undefined,
-      ),
-    ).toBe(0);
-    contract = JSON.parse(lines[0]).contract;
+    const deployed = await kitJson(['chain', 'anchor', 'deploy'], env);
+    expect(deployed.code).toBe(0);
+    contract = deployed.result.contract;
     kit = await startTestKit(backend, { ...env, CHAIN_ANCHOR_CONTRACT: contract, CHAIN_ANCHOR_INTERVAL: '200ms', CHAIN_SEAL_INTERVAL: '100ms' });
     app = await kit.newApp();
   }, 60_000);

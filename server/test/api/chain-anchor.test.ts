@@ -14,10 +14,9 @@ import { blockHash, verifyAnchoredProof, verifyChainProof, type AnchoredProof, t
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_CHAIN_ID, ANVIL_KEY, startAnvil, startRelay, type Anvil } from '../support/anvil';
-import { runKit } from '../../src/kit/main';
 import { ANCHOR_ABI } from '../../src/chain/anchor/anchor-evm';
 import { i2c, independentAnchorRoot, settle, upload } from './chain-helpers';
-import { anchoredEvents, expectContiguousAnchors, metricValue, until } from './anchor-helpers';
+import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson, until } from './anchor-helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -38,16 +37,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
   let nodeKey: string;
   let round = 0;
 
-  const kitCommand = async (...args: string[]) => {
-    const lines: string[] = [];
-    const code = await runKit(
-      args,
-      env,
-      (l) => lines.push(l),
-      () => undefined,
-    );
-    return { code, result: lines.length ? JSON.parse(lines[0]) : undefined };
-  };
+  const kitCommand = (...args: string[]) => kitJson(args, env);
   const blockHashes = async (from: number, to: number) => (await kit.runtime.services.chain.stores.anchors.blockHashes(from, to)).map((b) => b.hash);
   const latestBlock = async () => (await kit.runtime.services.chain.stores.ledger.latestBlock(kit.runtime.db.db))!.number;
   const held = async () => {
