@@ -7,23 +7,13 @@
 import { startTestKit, type TestKit } from '../support/kit';
 import { describeEachBackend } from '../support/backends';
 import { chinaDate } from '../../src/reconciliation/china-day';
+import { PageClient } from '../support/page-client';
 import { newOrder, payByCode, payFixture, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
 
-/** A tiny browser: keeps the console cookie, sends JSON. */
-class Desk {
-  cookie = '';
-  constructor(private readonly base: string) {}
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(`${this.base}/console/api${path}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(this.cookie ? { cookie: this.cookie } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      this.cookie = pair.slice(pair.indexOf('=') + 1) ? pair : '';
-    }
-    return { status: res.status, body: await res.json() };
+/** A tiny browser of the console: keeps its cookie, sends JSON. */
+class Desk extends PageClient {
+  constructor(base: string) {
+    super(`${base}/console/api`);
   }
 }
 

@@ -17,6 +17,7 @@ import type { DbHandle } from '../../src/db/connect';
 import type { Services } from '../../src/services';
 import { TEST_ENV, createMerchants } from '../support/kit';
 import { describeEachBackend } from '../support/backends';
+import { PageClient } from '../support/page-client';
 
 /** What these tests read of the routers' answers; the rest is matched with `toMatchObject`. */
 interface Answer {
@@ -25,22 +26,7 @@ interface Answer {
 }
 
 /** A browser of one front end: keeps its login cookie, sends JSON. */
-class Page {
-  cookie = '';
-  constructor(private readonly base: string) {}
-  async call(method: string, path: string, body?: unknown): Promise<Answer> {
-    const res = await fetch(`${this.base}${path}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(this.cookie ? { cookie: this.cookie } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      this.cookie = pair.slice(pair.indexOf('=') + 1) ? pair : '';
-    }
-    return { status: res.status, body: await res.json() };
-  }
-}
+const Page = PageClient<Answer['body']>;
 
 describeEachBackend('front-end routers in-process', (backend) => {
   let db: DbHandle;
