@@ -150,7 +150,6 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     notifications: new NotificationService(paymentStore, channels, settlement, plog),
     channelOrders,
     settlement,
-    endpoints,
     state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
   };
 

@@ -1,5 +1,4 @@
 /** What the service offers of the payments (`services.payments`); built in `services.ts`, the composition root. */
-import type { ChannelEndpoints } from './channels';
 import type { ChannelOrders } from './channel-orders';
 import type { NotificationService } from './notification-service';
 import type { PaymentArgs } from './payment-args';
@@ -16,7 +15,6 @@ export interface Payments {
   notifications: NotificationService;
   channelOrders: ChannelOrders;
   settlement: Settlement;
-  endpoints: ChannelEndpoints;
   /** What the service knows of an order's payment: its channel orders and refund (operators and tests). */
   state(
     prepayId: string,

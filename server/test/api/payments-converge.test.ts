@@ -21,6 +21,7 @@ import {
   sandboxPrepayId,
 } from '../support/payments';
 import { socialNative } from '../../src/payments/channels/social-native';
+import { ChannelEndpoints } from '../../src/payments/channels';
 
 const CARD_PARAMS = { cardNetworkBizMchId: '898000000000001', terminalId: 'T0000001' };
 
@@ -207,7 +208,7 @@ describeEachBackend(
 
     test('a channel order half-created by a crash is resumed at once, under the same out_trade_no', async () => {
       const { runtime } = kit;
-      const adapter = socialNative.adapter(runtime.config, runtime.services.payments.endpoints);
+      const adapter = socialNative.adapter(runtime.config, new ChannelEndpoints(runtime.config, () => runtime.url));
       for (const placedBeforeTheCrash of [false, true]) {
         const prepayId = await newOrder(f, '4.56');
         const order = (await runtime.services.prepay.find(prepayId))!;
