@@ -439,6 +439,47 @@ describeEachBackend('sandbox API v3', (backend) => {
     expect(openWithPlugin(got, certKey, dev.settings.PAY_V3_KEY).verified).toBe(true);
   });
 
+  test('a merchant switching to the public key: answers and notifications signed with either key, each verified by the plugin with the key its serial names', async () => {
+    const pubId = dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID;
+    const certSerial = dev.platform.certificateSerial;
+    const certKey = createPublicKey(dev.platform.certificatePem).export({ format: 'pem', type: 'spki' }).toString();
+    // The plugin holds both, by serial, as a merchant in the middle of the switch configures it.
+    const both = client({ [pubId]: dev.settings.PAY_PLATFORM_PUBLIC_KEY, [certSerial]: dev.platform.certificatePem });
+    await sandboxPost(kit.url, '/faults', { v3Serial: 'switching' });
+    const serials: string[] = [];
+    const outTradeNos: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const out = tradeNo('SW');
+      // The request names the public-key id, asking for answers signed with it (the platform's switch guide).
+      const placed = await both.v3.pay.partner.transactions.native.post<any>(
+        {
+          sp_appid: sp.appid,
+          sp_mchid: sp.mchid,
+          sub_mchid: sub,
+          description: 'switching',
+          out_trade_no: out,
+          notify_url: receiver.url,
+          amount: { total: 10, currency: 'CNY' },
+        },
+        { headers: { 'Wechatpay-Serial': pubId } },
+      );
+      serials.push(placed.headers['wechatpay-serial']);
+      outTradeNos.push(out);
+      await sandboxPost(kit.url, '/pay', { codeUrl: placed.data.code_url });
+    }
+    expect(new Set(serials)).toEqual(new Set([pubId, certSerial]));
+    const keyOf = (serial: string) => (serial === pubId ? dev.settings.PAY_PLATFORM_PUBLIC_KEY : certKey);
+    // Each payment's notification, opened with the key its serial names; every one of them verifies.
+    const mine = await waitFor(() => {
+      const opened = receiver.got
+        .map((n) => ({ serial: n.headers['wechatpay-serial'], open: openWithPlugin(n, keyOf(n.headers['wechatpay-serial']), dev.settings.PAY_V3_KEY) }))
+        .filter((x) => outTradeNos.includes(x.open.resource.out_trade_no));
+      return new Set(opened.map((x) => x.open.resource.out_trade_no)).size === outTradeNos.length && opened;
+    });
+    expect(mine.every((x) => x.open.verified)).toBe(true);
+    expect(new Set(mine.map((x) => x.serial))).toEqual(new Set([pubId, certSerial]));
+  });
+
   test('certificate rotation: /v3/certificates lists the old and the new certificate; signatures name the new one', async () => {
     const old = { [dev.platform.certificateSerial]: dev.platform.certificatePem };
     await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate', v3Certificates: 'rotated' });
