@@ -79,6 +79,9 @@ export function post(url: string, body: string, opts: PostOptions): Promise<Post
       res.on('end', end);
       res.on('error', (e) => finish(e));
     });
+    // Listening first: an abort already signalled destroys the request at once, and an 'error'
+    // event with no listener would throw out of the process.
+    req.on('error', (e) => finish(e));
     const timer = setTimeout(() => {
       const e = new PostTimeoutError(`no answer within ${opts.timeoutMs} ms`);
       finish(e);
@@ -92,7 +95,6 @@ export function post(url: string, body: string, opts: PostOptions): Promise<Post
     };
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (e) => finish(e));
     req.end(body);
   });
 }

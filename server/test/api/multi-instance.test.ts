@@ -2,6 +2,7 @@
 import { signRequest, encodeQuery } from '@kit/shared';
 import { backends } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+import { waitFor } from '../support/payments';
 
 const pg = backends().find((b) => b.name === 'postgres');
 const describePg = pg ? describe : describe.skip;
@@ -11,8 +12,11 @@ describePg('two instances sharing PostgreSQL', () => {
   let b: TestKit;
   beforeAll(async () => {
     const env = pg!.env();
-    a = await startTestKit(pg!, env);
-    b = await startTestKit(pg!, env);
+    // Held calls wait longer than the tests take to set up, even on a loaded machine: a hold that
+    // ends first would answer `active` and hide whether the wake-up arrived.
+    const hold = { WAIT_FOR_FINISH_HOLD: '20s' };
+    a = await startTestKit(pg!, { ...env, ...hold });
+    b = await startTestKit(pg!, { ...env, ...hold });
   });
   afterAll(async () => {
     await a?.close();
@@ -25,9 +29,9 @@ describePg('two instances sharing PostgreSQL', () => {
     const { subId } = await createMerchants(app.client, app.appId);
     const { prepayId } = await app.client.createPrepay({ subMerchantId: subId, totalAmount: '9.99' });
     const onB = new (app.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret });
-    const started = Date.now();
     const held = onB.prepayDetail(prepayId, { wait: true });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => b.runtime.services.events.waiting === 1, 10_000, 'the call held on b');
+    const started = Date.now();
     const { prepay } = a.runtime.services;
     await prepay.transition(a.runtime.db.db, prepayId, 'active', 'finish', { payment_time: Date.now() });
     prepay.announce(prepayId, 'finish');
@@ -44,7 +48,7 @@ describePg('two instances sharing PostgreSQL', () => {
     );
     const onB = new (app.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret });
     const held = ids.map((id) => onB.prepayDetail(id, { wait: true }));
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => b.runtime.services.events.waiting === ids.length, 10_000, 'every call held on b');
     const { prepay } = a.runtime.services;
     for (const id of ids) await prepay.transition(a.runtime.db.db, id, 'active', 'finish', { payment_time: Date.now() });
     const started = Date.now();
