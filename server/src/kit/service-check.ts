@@ -16,7 +16,7 @@ export function disagreements(config: Config, env: NodeJS.ProcessEnv, service: R
     out.push(`the service listens on port ${service.port} (${service.url}); this command was given PORT=${config.PORT}`);
   }
   const publicUrl = config.PUBLIC_URL?.replace(/\/+$/, '');
-  if (publicUrl && publicUrl !== service.publicUrl) {
+  if (publicUrl && publicUrl !== (service.publicUrl ?? service.url)) {
     out.push(`the service's PUBLIC_URL is ${service.publicUrl ?? `unset (it is reached at ${service.url})`}; this command was given PUBLIC_URL=${publicUrl}`);
   }
   return out;

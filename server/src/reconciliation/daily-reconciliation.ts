@@ -53,6 +53,18 @@ export class DailyReconciliation implements JobHandler {
     return added;
   }
 
+  /**
+   * A day a run outside the job could not reconcile (`npm run kit -- reconcile`): the daily job takes
+   * it up after the first wait of `RECONCILE_RETRY_SCHEDULE` and keeps trying like any due day, so a
+   * failed day does not stay failed. The time it is due; null when its job is pending already.
+   */
+  async retryLater(date: string, channel: PaymentChannel, now = Date.now()): Promise<number | null> {
+    const at = now + (this.opts.retrySchedule[0] ?? 300_000);
+    const key = `${date}/${channel}`;
+    if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key, ref: date, payload: { date, channel }, at })) return at;
+    return (await this.jobs.store.rearmEndedKey(this.queue, key, at, now)) ? at : null;
+  }
+
   async run(job: JobRow, _signal: AbortSignal, retry: Retry): Promise<JobSettlement> {
     const { date, channel } = JSON.parse(job.payload) as { date: string; channel: PaymentChannel };
     try {
