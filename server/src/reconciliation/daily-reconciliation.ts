@@ -17,6 +17,11 @@ export interface DailyOptions {
   /** `HH:MM` China time, or `off`. */
   at: string;
   retrySchedule: readonly number[];
+  /**
+   * Whether a channel is configured (`payments/channels/setup.ts`): an unconfigured one has no bill
+   * to fetch, and its days are not added (the start's warning says what it lacks).
+   */
+  configured?: (channel: PaymentChannel) => boolean;
 }
 
 const CST_OFFSET_MS = 8 * 3_600_000;
@@ -46,6 +51,7 @@ export class DailyReconciliation implements JobHandler {
     let added = 0;
     for (const date of days) {
       for (const channel of this.service.channelsWithBills()) {
+        if (this.opts.configured && !this.opts.configured(channel)) continue;
         if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key: `${date}/${channel}`, ref: date, payload: { date, channel } })) added++;
       }
     }
