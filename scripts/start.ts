@@ -26,21 +26,9 @@ async function main(): Promise<void> {
 
   // The compiled service, as `npm run server` runs it (server/run.mjs says why).
   const { loadService } = await import('../server/run.mjs');
-  const { runService } = await loadService();
+  const { runService, readyBanner } = await loadService();
   await runService({
-    onReady: ({ addresses: a }) => {
-      const lines = [
-        `kit ready         ${a.service}`,
-        `  POS display     ${a.pos}`,
-        `  mini-program    ${a.mp}`,
-        `  console         ${a.console}`,
-        `  API reference   ${a.docs}  (OpenAPI: ${a.openapi})`,
-        `  metrics         ${a.metrics}`,
-        ...(a.sandbox ? [`  sandbox         ${a.sandbox}  (pay a code: POST ${a.sandbox}pay {"codeUrl": "<QR content>"})`] : []),
-        `  first steps     npm run kit -- demo create --out demo.json   (then the README's tour)`,
-      ];
-      say(lines.join('\n'));
-    },
+    onReady: (runtime, settings) => say(readyBanner({ ...runtime, settingsFile: settings.file }).join('\n')),
   });
 }
 

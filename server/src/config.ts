@@ -112,6 +112,12 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .string()
       .default('development')
       .describe('`production` turns the sandbox off, refuses plain-HTTP logins from loopback and leaves the channel credentials without sandbox defaults.'),
+    KIT_ENV_FILE: z
+      .string()
+      .optional()
+      .describe(
+        'The settings file the service (`npm start`, `npm run server`) and every `npm run kit` command read alike: `NAME=value` lines, under the real environment (a variable set there wins). Unset: `.env` at the checkout root, when it exists; `off`: none. Relative to the working directory (docs/operations.md).',
+      ),
     PORT: z.coerce
       .number({ invalid_type_error: 'must be a port number (0–65535)' })
       .int()
@@ -119,7 +125,12 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .max(65535)
       .default(8080)
       .describe('Listening port (`0`: any free port).'),
-    HOST: z.string().default('0.0.0.0').describe('Listening address.'),
+    HOST: z
+      .string()
+      .default(production ? '0.0.0.0' : '127.0.0.1')
+      .describe(
+        'Listening address. Outside production `127.0.0.1`: only this machine reaches the service, and with it the sandbox, which pays any code; `0.0.0.0` (every address) lets a phone on the network open the payer page, and the start banner then warns that anyone on the network can pay through the sandbox. In production every address.',
+      ),
     BASE_PATH: z
       .string()
       .regex(/^(\/[^/]+)*$/, 'must be empty or start with / and not end with /')

@@ -8,6 +8,9 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config';
 import { createLogger, flushLogs, logSinkOf } from './logger';
 import { ListeningUrl, type SelfUrl } from './self-url';
+import { writeServiceFile } from './service-file';
+import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
+import { channelSetup, noChannelWarning } from './payments/channels/setup';
 import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
 import { SANDBOX_MIGRATIONS } from './sandbox/migrations';
@@ -117,6 +120,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host}:${port}${config.BASE_PATH}`;
   listening.listening(url);
+  // Where the `kit` command finds this service, and which database it must then act on (service-file.ts).
+  const removeServiceFile = writeServiceFile(config, { url, port });
 
   // Workers start once the URL is known: a job calling a channel the sandbox plays, or giving a
   // channel its notify URL without PUBLIC_URL, needs it.
@@ -134,7 +139,12 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     metrics: `${url}/metrics`,
     ...(services.sandbox ? { sandbox: `${url}/sandbox/` } : {}),
   };
-  log.info({ url, database: db.dialect, addresses }, 'kit service ready');
+  log.info({ url, database: db.dialect, addresses, listening: listeningUrls(config.HOST, port, config.BASE_PATH) }, 'kit service ready');
+  const noChannel = noChannelWarning(config);
+  if (noChannel) log.warn({ missing: channelSetup(config).filter((c) => c.missing.length) }, noChannel);
+  if (services.sandbox && listensOnAllAddresses(config.HOST)) {
+    log.warn({ host: config.HOST }, 'the sandbox is on and pays any code, and the service listens on every address of this machine');
+  }
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -170,6 +180,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       await Promise.all(workers.map((w) => w.stop()));
       await bridge?.stop();
       await db.close();
+      removeServiceFile();
       log.info({ logLinesDropped: sink?.droppedTotal ?? 0 }, 'kit service stopped');
       // A reader that stopped reading must not keep the process from ending.
       await flushLogs(log, LOG_FLUSH_ON_STOP_MS);

@@ -6,17 +6,21 @@
  * not answer). A second signal ends it at once.
  */
 import { startRuntime, type Runtime } from './runtime';
+import { readSettings, type Settings } from './settings-file';
 
 /** Beyond SHUTDOWN_DRAIN and SHUTDOWN_GRACE: workers finishing their turn, the database closing, the last log lines. */
 export const STOP_MARGIN_MS = 5_000;
 
 export interface RunOptions {
-  /** Called once the service listens (e.g. to print its addresses for a person). */
-  onReady?: (runtime: Runtime) => void;
+  /** Called once the service listens (e.g. to print its addresses for a person), with the settings file it read. */
+  onReady?: (runtime: Runtime, settings: Settings) => void;
 }
 
 export async function runService(opts: RunOptions = {}): Promise<Runtime> {
-  const runtime = await startRuntime();
+  // The environment over the settings file, which every `kit` command reads alike (settings-file.ts).
+  const settings = readSettings(process.env);
+  const runtime = await startRuntime(settings.env);
+  if (settings.file) runtime.log.info({ file: settings.file, names: settings.fromFile }, 'settings file read');
   let signals = 0;
   const stop = (signal: NodeJS.Signals) => {
     if (++signals > 1) {
@@ -35,6 +39,9 @@ export async function runService(opts: RunOptions = {}): Promise<Runtime> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  opts.onReady?.(runtime);
+  opts.onReady?.(runtime, settings);
   return runtime;
 }
+
+/** `npm start` prints it (scripts/start.ts), from the same bundle. */
+export { readyBanner } from './ready-banner';

@@ -48,6 +48,7 @@ import type { ProfitSharingService } from './profit-sharing/ps-service';
 import { ReconStore } from './reconciliation/recon-store';
 import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
+import { channelSetup } from './payments/channels/setup';
 import { createSandbox, type Sandbox } from './sandbox/sandbox';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
 import type { Loop } from './jobs/loop';
@@ -157,7 +158,13 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, channels, metrics }, log);
   const rlog = log.child({ part: 'reconciliation' });
   const reconciliation = new ReconciliationService(new ReconStore(db), channels, paymentStore, channelOrders, settlement, rlog, metrics);
-  const dailyReconciliation = new DailyReconciliation(reconciliation, jobs, { at: config.RECONCILE_AT, retrySchedule: config.RECONCILE_RETRY_SCHEDULE }, rlog);
+  const ready = new Set(channelSetup(config).flatMap((c) => (c.missing.length ? [] : [c.channel])));
+  const dailyReconciliation = new DailyReconciliation(
+    reconciliation,
+    jobs,
+    { at: config.RECONCILE_AT, retrySchedule: config.RECONCILE_RETRY_SCHEDULE, configured: (channel) => ready.has(channel) },
+    rlog,
+  );
 
   // The sandbox plays the payment platform; only when SANDBOX_ENABLED.
   const sandbox = config.SANDBOX_ENABLED ? createSandbox(config, handle, jobs, (appId) => apps.secretOf(appId)) : undefined;

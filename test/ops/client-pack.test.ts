@@ -13,9 +13,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { backends } from '../../server/test/support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../../server/test/support/kit';
-import { buildTargets } from '../../scripts/frontends';
 
 const ROOT = path.resolve(__dirname, '../..');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+/** The code block of `lang` right after `<!-- tested: NAME -->` in the README. */
+function readmeBlock(name: string, lang: string): string {
+  const m = new RegExp(`<!-- tested: ${name} -->\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(README);
+  if (!m) throw new Error(`README.md has no tested block "${name}"`);
+  return m[1];
+}
 
 const ESM = `import { KitClient, verifyCallback, SIGNING_VECTORS } from '@kit/shared';
 const kit = new KitClient({ baseUrl: process.env.KIT_URL, appId: process.env.KIT_APP_ID, appSecret: process.env.KIT_APP_SECRET });
@@ -44,18 +51,24 @@ describe('the @kit/shared package', () => {
   let kit: TestKit;
   let project: string;
   beforeAll(async () => {
-    const built = await buildTargets(['shared'], { say: () => undefined });
-    expect(built[0].status).not.toBe('failed');
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-backend-'));
-    fs.mkdirSync(path.join(project, 'vendor'));
-    const out = execFileSync('npm', ['pack', '-w', 'shared', '--pack-destination', path.join(project, 'vendor'), '--json'], {
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'merchant-backend', version: '1.0.0', private: true }));
+    // The README's recipe, as written: build, pack into the backend's vendor/, install from there.
+    execFileSync('bash', ['-euo', 'pipefail', '-c', readmeBlock('readme-kit-client-install', 'sh')], {
       cwd: ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, BACKEND: project },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 240_000,
     });
-    const [{ filename, files }] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const packed = execFileSync('tar', ['-tzf', path.join(project, 'vendor/kit-shared-0.1.0.tgz')], { encoding: 'utf8' });
     // Only the build and the package's own README travel: no sources, tests or stamps.
-    expect(files.map((f) => f.path).sort()).toEqual([
+    expect(
+      packed
+        .trim()
+        .split('\n')
+        .map((f) => f.replace(/^package\//, ''))
+        .sort(),
+    ).toEqual([
       'README.md',
       'dist/index.d.mts',
       'dist/index.d.ts',
@@ -65,12 +78,6 @@ describe('the @kit/shared package', () => {
       'dist/index.mjs.map',
       'package.json',
     ]);
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'merchant-backend', version: '1.0.0', private: true }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `./vendor/${filename}`], {
-      cwd: project,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 180_000,
-    });
     const sqlite = backends()[0];
     kit = await startTestKit(sqlite, sqlite.env());
   }, 240_000);
@@ -98,6 +105,19 @@ describe('the @kit/shared package', () => {
     // The orders exist in the service, made by that app.
     expect((await client.prepayDetail(esm.prepayId)).totalAmount).toBe('12.34');
     expect((await client.prepayDetail(cjs.prepayId)).totalAmount).toBe('5.00');
+  });
+
+  it("runs the README's backend recipe as written", async () => {
+    const { client, appId, appSecret } = await kit.newApp();
+    const { subId } = await createMerchants(client, appId);
+    const out = await run('readme.mjs', readmeBlock('readme-kit-client', 'js'), {
+      KIT_URL: kit.url,
+      KIT_APP_ID: appId,
+      KIT_APP_SECRET: appSecret,
+      KIT_SUB_ID: subId,
+    });
+    expect(out).toMatchObject({ prepayId: expect.any(String), status: 'active' });
+    expect((await client.prepayDetail(out.prepayId)).totalAmount).toBe('12.34');
   });
 
   it('is recorded as a path inside the project, so a fresh clone installs it again with npm ci', () => {

@@ -64,7 +64,7 @@ async function npmStart(args: string[], env: NodeJS.ProcessEnv): Promise<Started
   // Its own process group, as a process manager starts it, so the test can see that nothing is left behind.
   const child = spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, KIT_ENV_FILE: 'off', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -118,6 +118,10 @@ describe('npm start', () => {
     ]);
     const banner = lines.slice(ready).join('\n');
     for (const address of ['/pos/', '/console/', '/mp/', '/docs/', '/openapi.json', '/metrics', '/sandbox/']) expect(banner).toContain(`${s.url}${address}`);
+    // The addresses it really listens on, and no warning on loopback in development.
+    expect(banner).toContain(`listening on    ${s.url} only (HOST=127.0.0.1; HOST=0.0.0.0 lets a phone on the network reach it)`);
+    expect(banner).not.toContain('WARNING');
+    expect(banner).toContain('settings        ');
     // The first steps are the README's, and the first two addresses it prints are pages, not JSON 404s.
     expect(banner).toContain('npm run kit -- demo create --out demo.json');
     for (const page of ['/', '/sandbox/']) expect((await fetch(`${s.url}${page}`)).headers.get('content-type')).toMatch(/^text\/html/);

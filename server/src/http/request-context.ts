@@ -61,6 +61,8 @@ export function requestContext(log: Logger, observe?: RequestObserver): RequestH
         // Path only: queries carry signatures and login tokens, which never go into a log.
         const fields = { method: req.method, path: req.originalUrl.split('?', 1)[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 };
         if (res.statusCode >= 500) res.locals.log.error(fields, 'request');
+        // A 4xx a route marked as the expected answer (the sandbox's "no bill for this day") is no event for a person.
+        else if (res.locals.expectedAnswer) res.locals.log.debug(fields, 'request');
         else res.locals.log.info(fields, 'request');
       });
     }

@@ -192,6 +192,18 @@ export class JobStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
+  /** Like `rearmEnded`, for the job of a key, due at `at`: a pending one (or one being run) is left alone. */
+  async rearmEndedKey(queue: QueueName, key: string, at: number, now = Date.now()): Promise<boolean> {
+    const res = await this.db
+      .updateTable('jobs')
+      .set({ ...freshSeries(now), next_at: at })
+      .where('queue', '=', queue)
+      .where('key', '=', key)
+      .where('state', '!=', 'pending')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
   /**
    * Rearms, in one statement, every given-up job of a queue created in `[since, until)` whose `ref`
    * is among `refs` (a subquery of the caller's feature); how many.

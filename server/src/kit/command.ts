@@ -1,8 +1,19 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config';
 import type { openServices } from '../runtime';
+import type { RunningService } from '../service-file';
 
-export type KitContext = Awaited<ReturnType<typeof openServices>> & { config: Config };
+export type KitContext = Awaited<ReturnType<typeof openServices>> & {
+  config: Config;
+  /** The service running on this DATA_DIR (`DATA_DIR/service.json`), whose settings agree with this command's; null when none runs. */
+  service: RunningService | null;
+};
+
+/** Where a person on this machine, and the service itself, reach the service the command works with. */
+export function serviceUrl(ctx: Pick<KitContext, 'config' | 'service'>): string {
+  const { PUBLIC_URL, PORT, BASE_PATH } = ctx.config;
+  return (ctx.service ? (ctx.service.publicUrl ?? ctx.service.url) : (PUBLIC_URL ?? `http://127.0.0.1:${PORT}${BASE_PATH}`)).replace(/\/+$/, '');
+}
 
 /** One `kit` sub-command: `npm run kit -- <group> <name> [args…]`. */
 export interface KitCommand {

@@ -118,7 +118,7 @@ export class Channels {
   ) {
     for (const m of modules) {
       const a = m.adapter(config, endpoints);
-      const v3 = m.v3 && ((notifyUrl: (kind: 'pay' | 'refund') => string) => m.v3!(config, () => endpoints.urlOf(m), notifyUrl, log));
+      const v3 = m.v3 && ((notifyUrl: (kind: 'pay' | 'refund') => string) => m.v3!(config, () => endpoints.gatewayOf(m), notifyUrl, log));
       const g = new ChannelGateway(a, endpoints, { profitSharing: m.profitSharing?.(a), bills: m.bills?.(a, config) }, v3);
       this.byChannel.set(a.channel, g);
       this.byRealm.set(a.realm, g);

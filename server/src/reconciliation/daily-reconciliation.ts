@@ -17,6 +17,11 @@ export interface DailyOptions {
   /** `HH:MM` China time, or `off`. */
   at: string;
   retrySchedule: readonly number[];
+  /**
+   * Whether a channel is configured (`payments/channels/setup.ts`): an unconfigured one has no bill
+   * to fetch, and its days are not added (the start's warning says what it lacks).
+   */
+  configured?: (channel: PaymentChannel) => boolean;
 }
 
 const CST_OFFSET_MS = 8 * 3_600_000;
@@ -46,11 +51,24 @@ export class DailyReconciliation implements JobHandler {
     let added = 0;
     for (const date of days) {
       for (const channel of this.service.channelsWithBills()) {
+        if (this.opts.configured && !this.opts.configured(channel)) continue;
         if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key: `${date}/${channel}`, ref: date, payload: { date, channel } })) added++;
       }
     }
     if (added) this.jobs.wake(this.queue);
     return added;
+  }
+
+  /**
+   * A day a run outside the job could not reconcile (`npm run kit -- reconcile`): the daily job takes
+   * it up after the first wait of `RECONCILE_RETRY_SCHEDULE` and keeps trying like any due day, so a
+   * failed day does not stay failed. The time it is due; null when its job is pending already.
+   */
+  async retryLater(date: string, channel: PaymentChannel, now = Date.now()): Promise<number | null> {
+    const at = now + (this.opts.retrySchedule[0] ?? 300_000);
+    const key = `${date}/${channel}`;
+    if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key, ref: date, payload: { date, channel }, at })) return at;
+    return (await this.jobs.store.rearmEndedKey(this.queue, key, at, now)) ? at : null;
   }
 
   async run(job: JobRow, _signal: AbortSignal, retry: Retry): Promise<JobSettlement> {

@@ -12,11 +12,9 @@ describeEachBackend('kit demo create', (backend) => {
     const env = backend.env();
     const kit = await startTestKit(backend, env);
     try {
-      // As an operator runs it: its own process next to the running service (one SQLite connection per process).
-      const run = await runKitCommand(['demo', 'create', '--password', 'demo-password-1', '--callback', 'https://merchant.example/cb'], {
-        ...env,
-        PORT: '18080',
-      });
+      // As an operator runs it: its own process next to the running service (one SQLite connection per process),
+      // with no PORT: it finds the service's real port (a free one here) in DATA_DIR/service.json.
+      const run = await runKitCommand(['demo', 'create', '--password', 'demo-password-1'], env);
       expect(run.code).toBe(0);
       // Scripts read stdout: exactly one JSON line.
       const lines = run.stdout.trim().split('\n');
@@ -30,19 +28,22 @@ describeEachBackend('kit demo create', (backend) => {
       });
 
       // People read stderr: where to log in, with what, how to pay and what to try on the points screen.
+      expect(kit.url).not.toContain(':8080');
       expect(run.stderr).toContain('Next steps');
-      expect(run.stderr).toContain(`http://127.0.0.1:18080/pos/ and log in as ${demo.subMerchantId} with the password demo-password-1`);
-      expect(run.stderr).toContain('http://127.0.0.1:18080/sandbox/pay');
+      expect(run.stderr).not.toContain('No service is running');
+      expect(run.stderr).toContain(`${kit.url}/pos/ and log in as ${demo.subMerchantId} with the password demo-password-1`);
+      expect(run.stderr).toContain(`${kit.url}/sandbox/pay`);
       expect(run.stderr).toContain('customer demo-user (typed or scanned) and point type DEMO: a balance of 100 points');
       expect(run.stderr).toContain(`log in as ${demo.parentMerchantId} with the same password`);
+      // The shop's callbacks go to the development receiver of the service that runs, on its real port.
+      expect(await kit.runtime.services.merchants.effectivePaymentParams(demo.subMerchantId, 'SocialNative')).toMatchObject({
+        notifyCallbackUrl: `${kit.url}/sandbox/receiver`,
+      });
 
       const client = new KitClient({ baseUrl: kit.url, appId: demo.appId, appSecret: demo.appSecret });
       expect(await client.login(demo.subMerchantId, demo.password)).toMatchObject({ displayName: 'Demo Shop', parentMerchantId: demo.parentMerchantId });
       const order = await client.createPrepay({ subMerchantId: demo.subMerchantId, totalAmount: '9.90' });
       expect((await client.socialPayNative(order.prepayId)).args.code_url).toBeTruthy();
-      expect(await kit.runtime.services.merchants.effectivePaymentParams(demo.subMerchantId, 'SocialNative')).toMatchObject({
-        notifyCallbackUrl: 'https://merchant.example/cb',
-      });
       // The balance is on the chain already: the command sealed its block.
       const { tokenId, tokenAppId, userAppId, userId } = demo.points;
       expect((await client.pointsBalance({ tokenId, tokenAppId, userAppId, userId })).data.balance).toBe('100.00000');
@@ -54,13 +55,23 @@ describeEachBackend('kit demo create', (backend) => {
   it('writes its result to --out FILE (readable only by its owner), so the README tour needs no npm -s', async () => {
     const env = backend.env();
     const file = path.join(env.DATA_DIR!, 'demo.json');
-    const run = await runKitCommand(['demo', 'create', '--out', file], env, { silent: false });
+    const run = await runKitCommand(['demo', 'create', '--out', file, '--callback', 'https://merchant.example/cb'], env, { silent: false });
     expect(run.code).toBe(0);
+    // No service runs on this DATA_DIR: the command says where the callbacks will go, and to start it there.
+    expect(run.stderr).toContain(`No service is running on ${env.DATA_DIR} yet`);
     expect(run.stdout).not.toContain('appSecret');
     expect(run.stderr).toContain(`Wrote the ids, the app secret and the password to ${file}.`);
     const demo = JSON.parse(fs.readFileSync(file, 'utf8'));
     expect(demo).toMatchObject({ appId: expect.any(String), appSecret: expect.any(String), subMerchantId: expect.stringMatching(/^SM/) });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const kit = await startTestKit(backend, env);
+    try {
+      expect(await kit.runtime.services.merchants.effectivePaymentParams(demo.subMerchantId, 'SocialNative')).toMatchObject({
+        notifyCallbackUrl: 'https://merchant.example/cb',
+      });
+    } finally {
+      await kit.close();
+    }
   });
 
   it('refuses an unknown flag with its usage line and creates nothing', async () => {

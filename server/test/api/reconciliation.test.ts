@@ -60,7 +60,8 @@ describeEachBackend(
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
       return prepayId;
     };
-    const kitCommand = (date: string) => runKitCommand(['reconcile', '--date', date], { ...env, PUBLIC_URL: kit.url, PORT: '18080' });
+    // As an operator runs it next to the service: the same settings, and nothing saying where the service is (it finds it).
+    const kitCommand = (date: string) => runKitCommand(['reconcile', '--date', date], env);
 
     test('a day with every kind of difference: found, settled once, reported, and a second run changes nothing', async () => {
       const today = chinaDate(Date.now());
@@ -224,11 +225,28 @@ describeEachBackend(
       await setFaults(kit, { bills: 'creating' });
       const notReady = await kitCommand(day);
       expect(notReady.code).toBe(1);
-      expect(notReady.stdout).toBe('');
       // The platform's own words for a bill being made: `STATEMENT_CREATING` on v3, `Bill Creating` on v2.
       const creating = backend.protocol === 'v3' ? 'STATEMENT_CREATING' : 'Bill Creating';
-      expect(notReady.stderr).toContain(`channel_unavailable: the SocialNative bill of ${day} is not ready yet (${creating})`);
+      // A report for scripts on stdout, the explanation for a person on stderr.
+      expect(JSON.parse(notReady.stdout)).toEqual({
+        date: day,
+        channel: 'SocialNative',
+        state: 'failed',
+        error: `channel_unavailable: the SocialNative bill of ${day} is not ready yet (${creating})`,
+      });
+      expect(notReady.stderr).toContain(
+        `${day} could not be reconciled with the SocialNative bill: the SocialNative bill of ${day} is not ready yet (${creating})`,
+      );
       expect(await kit.runtime.services.reconciliation.report(day, 'SocialNative')).toBeNull();
+      // The failed day is the daily job's now: it is tried again on RECONCILE_RETRY_SCHEDULE, not left failed.
+      expect(notReady.stderr).toContain("the service's daily job tries it again");
+      const retry = await kit.runtime.db.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('queue', '=', 'reconcile.daily')
+        .where('key', '=', `${day}/SocialNative`)
+        .execute();
+      expect(retry).toEqual([expect.objectContaining({ state: 'pending' })]);
 
       // Today's bill, cut in the middle of its lines.
       const today = chinaDate(Date.now());

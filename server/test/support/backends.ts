@@ -48,7 +48,8 @@ export function backends(protocol: PayProtocol = 'v3'): Backend[] {
 }
 
 function withProtocol(b: Omit<Backend, 'protocol'>, protocol: PayProtocol): Backend {
-  return { ...b, protocol, env: () => ({ ...b.env(), PAY_PROTOCOL: protocol }) };
+  // No settings file: a developer's own `.env` at the checkout root must not reach a test's processes.
+  return { ...b, protocol, env: () => ({ KIT_ENV_FILE: 'off', ...b.env(), PAY_PROTOCOL: protocol }) };
 }
 
 function sqliteBackend(): Omit<Backend, 'protocol'> {

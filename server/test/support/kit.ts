@@ -20,6 +20,8 @@ export interface TestKit {
 /** Quiet, loopback, fast timers; anything can be overridden per test. */
 export const TEST_ENV: NodeJS.ProcessEnv = {
   NODE_ENV: 'test',
+  // No settings file unless a test names one (a developer's `.env` must not reach the processes a test starts).
+  KIT_ENV_FILE: 'off',
   PORT: '0',
   HOST: '127.0.0.1',
   LOG_LEVEL: 'silent',

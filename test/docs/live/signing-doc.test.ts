@@ -61,9 +61,19 @@ describe('docs/signing.md', () => {
       const { appId, appSecret } = await kit.newApp();
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-readme-'));
       fs.writeFileSync(path.join(dir, 'demo.json'), `${JSON.stringify({ appId, appSecret, subMerchantId: 'SM1', password: 'x' })}\n`);
-      const answer = JSON.parse(await bash(recipe('readme-signed-call', readme), { KIT_URL: kit.url }, dir));
+      // Run twice in a row (the same body both times): two calls, not a replay.
+      const answers = [];
+      for (let i = 0; i < 2; i++) answers.push(JSON.parse(await bash(recipe('readme-signed-call', readme), { KIT_URL: kit.url }, dir)));
       fs.rmSync(dir, { recursive: true, force: true });
-      expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
+      for (const answer of answers) expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
+      expect(answers[0].data.id).not.toBe(answers[1].data.id);
+      // The recipe's `_t`, taken twice at once, differs: milliseconds, not whole seconds (which a second run in the same second would repeat).
+      const tLine = recipe('readme-signed-call', readme)
+        .split('\n')
+        .find((l) => l.startsWith('T='))!;
+      const [t1, t2] = (await bash(`${tLine}\nT1=$T\n${tLine}\necho "$T1 $T"`)).split(' ');
+      expect(t1).toMatch(/^\d{13}$/);
+      expect(t2).not.toBe(t1);
     });
 
     it('is refused when signed with another secret', async () => {

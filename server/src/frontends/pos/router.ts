@@ -22,6 +22,7 @@ import { loginSession, requireSecureLogin, sessionRoutes, setLoginCookie, type C
 import { noStore, ok } from '../answers';
 import { PosBackend, type Cashier } from './pos-backend';
 import { developmentHelp } from './development-help';
+import { listensOnAllAddresses } from '../../listen-addresses';
 
 export const POS_COOKIE = 'pos_login';
 
@@ -35,8 +36,10 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
   const linkPrefix = (req: Request) => config.POS_MP_LINK_PREFIX ?? `${req.protocol}://${req.get('host')}${config.BASE_PATH}/mp/#/pages/pay/index?scene=`;
 
   const development = config.NODE_ENV !== 'production';
+  // The network addresses are worth naming only when the service listens on them (HOST 0.0.0.0 or ::).
+  const lan = listensOnAllAddresses(config.HOST) ? undefined : [];
   const withHelp = (req: Request, order: PosOrder): PosOrder =>
-    development ? { ...order, development: developmentHelp(req, order.miniProgramLink, config.BASE_PATH) } : order;
+    development ? { ...order, development: developmentHelp(req, order.miniProgramLink, config.BASE_PATH, lan) } : order;
 
   const { load: cashier, guarded, who } = loginSession<Cashier>(scope, 'cashier', (token) => backend.identify(token));
 

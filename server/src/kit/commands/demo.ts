@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import type { KitCommand, KitContext } from '../command';
-import { parseCommandArgs } from '../command';
+import type { KitCommand } from '../command';
+import { parseCommandArgs, serviceUrl } from '../command';
 
 /** The demo's point type and the user holding a balance of it, for the POS points screen. */
 export const DEMO_POINTS = { tokenId: 'DEMO', name: 'Demo points', userId: 'demo-user', balance: '100.00000' } as const;
-
-/** Where a person on this machine reaches the service the command works with. */
-function serviceUrl(ctx: KitContext): string {
-  const { PUBLIC_URL, PORT, BASE_PATH } = ctx.config;
-  return (PUBLIC_URL ?? `http://127.0.0.1:${PORT}${BASE_PATH}`).replace(/\/+$/, '');
-}
 
 /**
  * A ready-to-use setup for trying the kit on `npm start`: an app, a parent merchant and a
@@ -65,6 +59,11 @@ export const demoCommands: KitCommand[] = [
       say(
         [
           ...(values.out ? [`Wrote the ids, the app secret and the password to ${values.out}.`] : []),
+          ...(ctx.service
+            ? []
+            : [
+                `No service is running on ${ctx.config.DATA_DIR} yet: the shop's callbacks go to ${url}, so start it there (npm start, with the same settings file).`,
+              ]),
           '',
           `Next steps (with the service running: npm start)`,
           `  1. Open ${url}/pos/ and log in as ${sub.id} with the password ${pw}.`,

@@ -134,6 +134,13 @@ export interface ChannelModule<R extends string = string> {
   tradeTypes: readonly TradeType[];
   /** The gateway setting; without it, the service's own sandbox when it runs one. */
   gatewayUrl(config: Config): string | undefined;
+  /** The name of that setting. */
+  gatewaySetting: string;
+  /**
+   * The settings this channel still needs before it can take a payment (empty: ready); the production
+   * start warns naming them (`payments/channels/setup.ts`).
+   */
+  missingSettings(config: Config): string[];
   adapter(config: Config, endpoints: ChannelEndpoints): ChannelAdapter<R>;
   profitSharing?(adapter: ChannelAdapter): ProfitSharingCalls;
   /** The daily trade bill; a channel without one has none (docs/reconciliation.md). */

@@ -17,6 +17,7 @@ type Handler = (mchid: string, body: string, req: Request) => Promise<V3Result>;
 
 export function sandboxV3Routes(v3: SandboxV3): Router {
   const r = Router();
+  const ANSWER_CODES = new Set(['NO_STATEMENT_EXIST', 'STATEMENT_CREATING']);
   const raw = express.raw({ type: () => true, limit: '64kb' });
   const rotated = () => v3.faults.current.v3Certificates === 'rotated';
   // Who signs the answer to this request (a merchant mid-switch asks for the public key by naming its id).
@@ -28,6 +29,8 @@ export function sandboxV3Routes(v3: SandboxV3): Router {
 
   const refuse = (req: Request, res: Response, e: unknown) => {
     if (!(e instanceof V3Fail)) throw e;
+    // A day without a bill is the platform's answer, not a fault: its request line is not logged as one.
+    if (ANSWER_CODES.has(e.code)) res.locals.expectedAnswer = true;
     sendSigned(res, signing(req), e.status, { code: e.code, message: e.message });
   };
 

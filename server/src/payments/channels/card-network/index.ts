@@ -12,14 +12,18 @@ export const cardNetwork: ChannelModule<'card'> = {
   description: 'the card-network acquirer',
   tradeTypes: ['JSAPI'],
   gatewayUrl: (config) => config.CARD_GATEWAY_URL,
+  gatewaySetting: 'CARD_GATEWAY_URL',
+  missingSettings: (config) =>
+    [!config.CARD_GATEWAY_URL && !config.SANDBOX_ENABLED && 'CARD_GATEWAY_URL', !config.CARD_KEY && 'CARD_KEY', !config.MP_APPID && 'MP_APPID'].filter(
+      (s): s is string => !!s,
+    ),
   adapter(config, endpoints) {
     return {
       channel: 'SocialCardNetworkBizSmall',
       realm: 'card',
       tradeTypes: cardNetwork.tradeTypes,
       endpoint() {
-        const baseUrl = endpoints.urlOf(cardNetwork);
-        if (!baseUrl) unconfigured('CARD_GATEWAY_URL (or SANDBOX_ENABLED=1)');
+        const baseUrl = endpoints.gatewayOf(cardNetwork);
         if (!config.CARD_KEY) unconfigured('CARD_KEY');
         return { baseUrl, key: config.CARD_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
       },

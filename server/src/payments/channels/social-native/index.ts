@@ -9,6 +9,7 @@ import { definedOnly, missing, unconfigured } from '../params';
 import { profitSharingV2 } from './profit-sharing-v2';
 import { billsV2 } from './bill-v2';
 import { SocialV3 } from './v3/v3-channel';
+import { V3_KEY_SETTINGS } from './v3/credentials';
 
 export const socialNative: ChannelModule<'social'> = {
   channel: 'SocialNative',
@@ -16,14 +17,26 @@ export const socialNative: ChannelModule<'social'> = {
   description: 'the social payment platform',
   tradeTypes: ['NATIVE', 'JSAPI', 'APP'],
   gatewayUrl: (config) => config.PAY_GATEWAY_URL,
+  gatewaySetting: 'PAY_GATEWAY_URL',
+  missingSettings(config) {
+    const real = !!config.PAY_GATEWAY_URL || !config.SANDBOX_ENABLED;
+    // v3 outside production uses generated development keys when none is set (docs/payments.md).
+    const v3Keys = config.PAY_PROTOCOL === 'v3' && config.production && !V3_KEY_SETTINGS.some((k) => config[k] !== undefined);
+    return [
+      real && !config.PAY_GATEWAY_URL && 'PAY_GATEWAY_URL',
+      !config.PAY_SP_APPID && 'PAY_SP_APPID',
+      !config.PAY_SP_MCH_ID && 'PAY_SP_MCH_ID',
+      ...(v3Keys ? ['PAY_SP_PRIVATE_KEY', 'PAY_SP_CERT_SERIAL', 'PAY_V3_KEY'] : []),
+      config.PAY_PROTOCOL === 'v2' && !config.PAY_SP_KEY && 'PAY_SP_KEY',
+    ].filter((s): s is string => !!s);
+  },
   adapter(config, endpoints) {
     return {
       channel: 'SocialNative',
       realm: 'social',
       tradeTypes: socialNative.tradeTypes,
       endpoint() {
-        const baseUrl = endpoints.urlOf(socialNative);
-        if (!baseUrl) unconfigured('PAY_GATEWAY_URL (or SANDBOX_ENABLED=1)');
+        const baseUrl = endpoints.gatewayOf(socialNative);
         if (!config.PAY_SP_KEY) unconfigured('PAY_SP_KEY');
         return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
       },

@@ -14,6 +14,7 @@ import type { V3Client } from './client';
 /** The platform's codes for a day without a bill, and for one still being made. */
 const NO_STATEMENT = new Set(['NO_STATEMENT_EXIST']);
 const NOT_READY = new Set(['STATEMENT_CREATING', 'BILL_CREATING']);
+const ANSWERS: ReadonlySet<string> = new Set([...NO_STATEMENT, ...NOT_READY]);
 
 const tradeBillAnswer = z.object({
   hash_type: z.literal('SHA1'),
@@ -25,7 +26,7 @@ export function billsV3(client: () => V3Client): BillSource {
   return {
     async download(date: string): Promise<BillDownload> {
       const query = new URLSearchParams({ bill_date: date, bill_type: 'ALL', tar_type: 'GZIP' });
-      const a = await client().call({ method: 'GET', path: `/v3/bill/tradebill?${query}`, repeatable: true });
+      const a = await client().call({ method: 'GET', path: `/v3/bill/tradebill?${query}`, repeatable: true, answers: ANSWERS });
       const rid = a.requestId ? ` (Request-ID ${a.requestId})` : '';
       if (a.status !== 200) {
         const code = typeof a.body?.code === 'string' ? a.body.code : '';

@@ -46,6 +46,12 @@ export interface V3Request {
   repeatable: boolean;
   /** `Wechatpay-Serial`: the id of the platform key personal data in the body is encrypted to; otherwise the verifier's `acceptSerial`. */
   platformSerial?: string;
+  /**
+   * Error codes that are the platform's documented answer here, not a failure (a day without a
+   * bill: `NO_STATEMENT_EXIST`): such an answer is logged as an answer (info, with its code), not
+   * as an error.
+   */
+  answers?: ReadonlySet<string>;
 }
 
 export interface V3Answer {
@@ -118,6 +124,7 @@ export class V3Client {
    */
   private errorAnswer(req: V3Request, answer: V3Answer): V3Answer {
     const { code, message } = errorBody(answer.body);
+    if (req.answers?.has(code)) return answer;
     const retryable = RETRYABLE_CODES.has(code) || answer.status === 429 || answer.status >= 500;
     this.options.log?.warn(
       {
@@ -240,7 +247,6 @@ export class V3Client {
       throw e;
     }
     const requestId = res.headers.get('request-id') ?? undefined;
-    this.options.log?.info({ ...log, status: res.status, requestId, ms: Date.now() - started }, 'payment platform call');
     let parsed: Record<string, unknown> | null = null;
     if (text) {
       try {
@@ -250,6 +256,10 @@ export class V3Client {
         parsed = null;
       }
     }
+    const code = res.status >= 400 ? errorBody(parsed).code : '';
+    // An expected answer says its code in the message, so that a 400 that is no error does not read as one.
+    if (code && req.answers?.has(code)) this.options.log?.info({ ...log, code, requestId, ms: Date.now() - started }, `payment platform answer ${code}`);
+    else this.options.log?.info({ ...log, status: res.status, requestId, ms: Date.now() - started }, 'payment platform call');
     const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
     return {
       status: res.status,

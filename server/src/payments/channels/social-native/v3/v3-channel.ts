@@ -89,7 +89,7 @@ export class SocialV3 implements V3Side {
 
   v3Client(): V3Client {
     const baseUrl = this.baseUrl();
-    if (!baseUrl) unconfigured('PAY_GATEWAY_URL (or SANDBOX_ENABLED=1)');
+    if (!baseUrl) unconfigured('PAY_GATEWAY_URL');
     if (this.client?.baseUrl !== baseUrl) {
       const client = new V3Client(
         {
