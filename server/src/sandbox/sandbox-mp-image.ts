@@ -3,8 +3,8 @@
  * reads) of the payer page's link with the same `scene`, so that a phone's camera or browser opens
  * it, with "SANDBOX CODE" written under it so that nobody takes it for the platform's.
  */
+import { deflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
-import { PNG } from 'pngjs';
 
 /** 5×7 glyphs of the label, one string of 0/1 per row. */
 const GLYPHS: Record<string, string[]> = {
@@ -30,16 +30,14 @@ export function sandboxCodePng(content: string, width: number): Buffer {
   const side = (size + 2 * QUIET_MODULES) * scale;
   const dot = Math.max(1, Math.floor(side / (SANDBOX_CODE_LABEL.length * 6 * 1.6)));
   const labelHeight = 7 * dot + 2 * QUIET_MODULES * scale;
-  const png = new PNG({ width: side, height: side + labelHeight });
-  png.data.fill(255);
+  const png = { width: side, height: side + labelHeight, data: Buffer.alloc(side * (side + labelHeight) * 3, 255) };
   const paint = (x: number, y: number, w: number, h: number, rgb: [number, number, number]) => {
     for (let yy = y; yy < y + h; yy++)
       for (let xx = x; xx < x + w; xx++) {
-        const i = (yy * png.width + xx) * 4;
+        const i = (yy * png.width + xx) * 3;
         png.data[i] = rgb[0];
         png.data[i + 1] = rgb[1];
         png.data[i + 2] = rgb[2];
-        png.data[i + 3] = 255;
       }
   };
   for (let r = 0; r < size; r++)
@@ -53,5 +51,43 @@ export function sandboxCodePng(content: string, width: number): Buffer {
     for (let gy = 0; gy < 7; gy++) for (let gx = 0; gx < 5; gx++) if (glyph[gy][gx] === '1') paint(x + gx * dot, y + gy * dot, dot, dot, [200, 40, 40]);
     x += 6 * dot;
   }
-  return PNG.sync.write(png);
+  return encodePng(png.width, png.height, png.data);
+}
+
+/** A truecolour PNG of `rgb` (3 bytes a pixel), every row unfiltered: small enough for a code of two colours. */
+function encodePng(width: number, height: number, rgb: Buffer): Buffer {
+  const raw = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) rgb.copy(raw, y * (width * 3 + 1) + 1, y * width * 3, (y + 1) * width * 3);
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bits per sample
+  header[9] = 2; // truecolour
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'ascii');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
 }
