@@ -333,6 +333,11 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       'Sandbox: time from accepting a refund to its completion and notification (the refund query says `PROCESSING` until then).',
     ),
     SANDBOX_PROFIT_SHARING_DELAY: duration('1s').describe("Sandbox: time after a split before its receivers' results are decided."),
+    SANDBOX_MP_TOKEN_TTL: duration('2h')
+      .refine((ms) => ms >= 1_000, 'must be at least 1s')
+      .describe(
+        "Sandbox: lifetime of the mini-program access tokens its `stable_token` hands out (the platform's 2 hours); in the last 5 minutes of a token's life a call gets the next one (docs/sandbox.md).",
+      ),
     PROFIT_SHARING_QUERY_SCHEDULE: durationList('1s,2s,5s,10s,30s,1m,5m,10m,30m,60m').describe(
       "Waits between queries of a split's results until every receiver's result is final (then the last wait repeats).",
     ),
@@ -378,7 +383,15 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .min(1)
       .max(512)
       .optional()
-      .describe('Prefix of the mini-program link in the POS payment code. Unset: `<scheme>://<host the display used><BASE_PATH>/mp/#/pages/pay/index?scene=`.'),
+      .describe(
+        'Prefix of the payer link: the plain code of the mini-program tab with `POS_MP_CODE=link`, and the link shown as text under the code outside production. Unset: `<scheme>://<host the display used><BASE_PATH>/mp/#/pages/pay/index?scene=`.',
+      ),
+    POS_MP_CODE: z
+      .enum(['platform', 'link'])
+      .default('platform')
+      .describe(
+        "What the display's mini-program tab shows: `platform`, the mini-program code the platform makes for the order's scene (`getwxacodeunlimit`, through `MP_API_URL`); `link`, a plain QR code of the payer link (`POS_MP_LINK_PREFIX`), for merchants who registered the link's prefix for plain codes instead (docs/screens.md).",
+      ),
     POS_DIST_DIR: z.string().optional().describe('The built POS display served at `/pos/`. Unset: `pos-display/dist` of this checkout.'),
     POS_SESSION_MAX_AGE: duration('12h').describe("Lifetime of the cashier's login cookie on the POS display."),
     POS_POINTS_SESSION_TTL: duration('10m').describe('How long one points session (one uuid) on the POS display can keep getting fresh deduction codes.'),
@@ -388,6 +401,20 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .url()
       .optional()
       .describe("The platform's `jscode2session` endpoint for the login-code exchange. Unset: `<service URL>/sandbox/sns/jscode2session`."),
+    MP_API_URL: (production ? z.string().url().default('https://api.weixin.qq.com') : z.string().url().optional()).describe(
+      "Base URL of the platform's server API for the mini-program: `/cgi-bin/stable_token` (the access token, one per deployment, kept in the database) and `/wxa/getwxacodeunlimit` (the POS display's mini-program code) (docs/operations.md). Unset outside production: the sandbox (`<service URL>/sandbox`) when SANDBOX_ENABLED, else `https://api.weixin.qq.com`.",
+    ),
+    MP_CODE_PAGE: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'must be a page path of the mini-program without a leading /, such as pages/pay/index')
+      .default('pages/pay/index')
+      .describe("The mini-program page the POS display's code opens (`page` of `getwxacodeunlimit`); it reads the order from `scene`."),
+    MP_CODE_ENV_VERSION: z
+      .enum(['release', 'trial', 'develop'])
+      .default('release')
+      .describe(
+        'Which version of the mini-program the code opens (`env_version`): `release`, or `trial` / `develop` while testing; only `release` asks the platform to check that `MP_CODE_PAGE` exists (`check_path`).',
+      ),
     MP_H5_DIR: z.string().optional().describe("The mini-program's H5 build served at `/mp/`. Unset: `miniprogram/dist/h5` of this checkout."),
     // Merchant console
     CONSOLE_DIST_DIR: z.string().optional().describe('The built merchant console served at `/console/`. Unset: `console/dist` of this checkout.'),

@@ -50,6 +50,7 @@ import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
 import { channelSetup } from './payments/channels/setup';
 import { createSandbox, type Sandbox } from './sandbox/sandbox';
+import { createMiniProgram, type MiniProgramServices } from './mini-program/mp-services';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
 import type { Loop } from './jobs/loop';
 import { startExpiryWorker } from './jobs/expiry';
@@ -85,6 +86,8 @@ export interface Services {
   reconciliation: ReconciliationService;
   /** Its daily run: the scheduler adds the due days' jobs. */
   dailyReconciliation: DailyReconciliation;
+  /** The mini-program code the platform makes for an order, and the access token it takes (docs/operations.md). */
+  miniProgram: MiniProgramServices;
   /** Present when SANDBOX_ENABLED. */
   sandbox?: Sandbox;
   /** This service's own URL (`self-url.ts`): where the sandbox plays the platform, the payer login's too. */
@@ -166,6 +169,9 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     rlog,
   );
 
+  // The mini-program's server side: the platform's codes for the POS display, one access token per deployment.
+  const miniProgram = createMiniProgram(config, handle, masterKey, selfUrl, metrics, log);
+
   // The sandbox plays the payment platform; only when SANDBOX_ENABLED.
   const sandbox = config.SANDBOX_ENABLED ? createSandbox(config, handle, jobs, (appId) => apps.secretOf(appId)) : undefined;
 
@@ -211,6 +217,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     callbackOps: new CallbackOperations(callbackStore, merchants, jobs),
     reconciliation,
     dailyReconciliation,
+    miniProgram,
     sandbox,
     selfUrl,
     jobKinds,
@@ -233,7 +240,14 @@ export function backgroundWork(config: Config, handle: DbHandle, services: Servi
   const { metrics } = services;
   return [
     { name: 'expiry', start: () => startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log) },
-    { name: 'housekeeping', start: () => startHousekeeping(services.apps, services.logins, services.jobs.store, services.jobKinds, log) },
+    {
+      name: 'housekeeping',
+      start: () =>
+        startHousekeeping(services.apps, services.logins, services.jobs.store, services.jobKinds, log, [
+          // A code is kept while its order can be paid; an hour more for a display still showing it.
+          () => services.miniProgram.codes.purge(Date.now() - config.ORDER_TTL - 3_600_000),
+        ]),
+    },
     { name: 'reconcile.schedule', start: () => startReconcileScheduler(services.dailyReconciliation, log) },
     ...services.jobKinds.map((k) => ({
       name: k.handler.queue,

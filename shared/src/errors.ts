@@ -69,6 +69,10 @@ export const ERROR_CATALOGUE = {
   mp_not_configured: { code: 'E0082', http: 503, msg: 'The mini-program appid and secret are not configured' },
   mp_upstream_failed: { code: 'E0083', http: 502, msg: 'The service refused a call made for the mini-program' },
   mp_upstream_unreachable: { code: 'E0084', http: 503, msg: 'The service could not be reached from the mini-program router' },
+  // The mini-program code the platform makes (POS display, docs/screens.md)
+  mp_code_failed: { code: 'E0085', http: 502, msg: 'The platform refused to make the mini-program code' },
+  mp_code_unavailable: { code: 'E0086', http: 503, msg: 'The platform that makes mini-program codes cannot be reached' },
+  mp_scene_invalid: { code: 'E0087', http: 500, msg: "The order's scene does not fit in a mini-program code" },
   // Server side
   shutting_down: { code: 'E0090', http: 503, msg: 'The service is shutting down' },
   unavailable: { code: 'E0091', http: 503, msg: 'The database cannot be reached right now; retry after Retry-After seconds' },

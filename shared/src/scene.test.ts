@@ -1,4 +1,4 @@
-import { buildScene, MAX_SCENE_LENGTH, parseScene } from './scene';
+import { buildScene, MAX_SCENE_LENGTH, parseScene, sceneProblem } from './scene';
 
 describe('parseScene (specification 1.3)', () => {
   it.each([
@@ -54,5 +54,22 @@ describe('buildScene', () => {
   });
   it('a 12-character id with &f=2 fits the 32-character limit', () => {
     expect(buildScene('x'.repeat(12), { f: '2' }).length).toBeLessThanOrEqual(MAX_SCENE_LENGTH);
+  });
+});
+
+describe("sceneProblem (the platform's rule for a mini-program code's scene)", () => {
+  it('accepts a scene of up to 32 characters from the allowed set', () => {
+    expect(sceneProblem(buildScene('Ab3dE6gH9jK1'))).toBeNull();
+    expect(sceneProblem(buildScene('x'.repeat(16)))).toBeNull();
+    expect(sceneProblem("sm.pay?prepayid=!#$&'()*+,/:;=@-")).toBeNull();
+    expect(sceneProblem('a~b._-c')).toBeNull();
+  });
+  it('refuses 33 characters: an id longer than 16 no longer fits', () => {
+    expect(sceneProblem(buildScene('x'.repeat(17)))).toMatch(/has 33 characters; the platform accepts at most 32/);
+  });
+  it('refuses characters outside the set, naming the first', () => {
+    expect(sceneProblem('sm.pay?prepayid=a%20b')).toMatch(/holds "%"/);
+    expect(sceneProblem('sm.pay?prepayid=a b')).toMatch(/holds " "/);
+    expect(sceneProblem('sm.pay?prepayid=é')).toMatch(/holds "é"/);
   });
 });

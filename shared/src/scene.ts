@@ -53,3 +53,22 @@ export function buildScene(prepayId: string, extra: Record<string, string> = {})
 
 /** The mini-program code's `scene` may hold at most 32 visible characters. */
 export const MAX_SCENE_LENGTH = 32;
+
+/** The characters the platform accepts in a `scene`: digits, letters and ``!#$&'()*+,/:;=?@-._~``. */
+const SCENE_CHARACTERS = /^[0-9A-Za-z!#$&'()*+,/:;=?@\-._~]*$/;
+
+/**
+ * Why the platform would refuse to draw a code for this scene, or null when it would not: more than
+ * `MAX_SCENE_LENGTH` characters, or a character outside its set. The prepay id's length may change
+ * (specification 2.1): `sm.pay?prepayid=` takes 16 characters, so an id of more than 16 no longer fits.
+ */
+export function sceneProblem(scene: string): string | null {
+  if (!SCENE_CHARACTERS.test(scene)) {
+    const bad = [...scene].find((c) => !SCENE_CHARACTERS.test(c));
+    return `the scene "${scene}" holds "${bad}", which the platform does not accept (digits, letters and !#$&'()*+,/:;=?@-._~ only)`;
+  }
+  if (scene.length > MAX_SCENE_LENGTH) {
+    return `the scene "${scene}" has ${scene.length} characters; the platform accepts at most ${MAX_SCENE_LENGTH}`;
+  }
+  return null;
+}

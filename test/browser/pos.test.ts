@@ -10,6 +10,7 @@ import { startTestKit, type TestKit } from '../../server/test/support/kit';
 import { payFixture, sandboxPost, type PayFixture } from '../../server/test/support/payments';
 import { decodeQr, launchChromium, watchConsole } from './chromium';
 import { counterContext, ensurePosBuilt, login, typeAmount } from './pos-support';
+import { ensureMpBuilt } from './mp-support';
 
 jest.setTimeout(120_000);
 
@@ -18,6 +19,8 @@ const backend = backends()[0];
 
 beforeAll(async () => {
   ensurePosBuilt();
+  // The payer page the mini-program code leads to.
+  ensureMpBuilt();
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -93,6 +96,8 @@ describe('POS display in Chromium (1280×800)', () => {
     await expectText(page, 'pay-merchant', 'Corner Shop');
     await expectText(page, 'order-status', 'Waiting for payment');
 
+    // The code the platform drew (here the sandbox's, `npm start` with no setting) for sm.pay?prepayid=<id>.
+    expect(await page.getByTestId('pay-qr').getAttribute('data-code')).toBe('platform');
     const link = await decodeQr(page.getByTestId('pay-qr'));
     expect(link).toBe(`${kit.url}/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${prepayId}`)}`);
     expect(parseScene(new URL(link.replace('#', '')).searchParams.get('scene'))).toBe(prepayId);
@@ -123,6 +128,37 @@ describe('POS display in Chromium (1280×800)', () => {
     process.stdout.write(`POS payment→"paid" on screen: ${latency} ms\n`);
     await expectText(page, 'order-status', /^Paid at \d\d:\d\d:\d\d$/);
     expect(await page.getByTestId('pay-qr').count()).toBe(0);
+  });
+
+  it("pays an order through the platform's code: the phone opens the payer page it leads to and pays at the sandbox", async () => {
+    await page.getByTestId('new-sale').click();
+    await typeAmount(page, '6.78');
+    await page.getByTestId('charge-submit').click();
+    await page.getByTestId('view-miniprogram').click();
+    await page.locator('[data-testid="pay-qr"][data-code="platform"]').waitFor();
+    const id = /#\/pay\/([0-9A-Za-z]+)$/.exec(page.url())![1];
+    const link = await decodeQr(page.getByTestId('pay-qr'));
+    expect(parseScene(new URL(link.replace('#', '')).searchParams.get('scene'))).toBe(id);
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    try {
+      const payer = await phone.newPage();
+      await payer.goto(link);
+      await payer.locator('[data-testid="mp-status"][data-state="ready"]').waitFor({ timeout: 15_000 });
+      await payer.getByTestId('mp-pay').click();
+      await payer.waitForURL(/\/sandbox\/cashier\?/);
+      await payer.locator('#sandbox-pay').click();
+      await payer.waitForURL(/sandboxResult=paid/);
+    } finally {
+      await phone.close();
+    }
+    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'finish', null, {
+      timeout: 10_000,
+    });
+    // Back to the scan-code view the next tests use.
+    await page.getByTestId('new-sale').click();
+    await typeAmount(page, '1');
+    await page.getByTestId('charge-submit').click();
+    await page.getByTestId('view-scancode').click();
   });
 
   it('measures sandbox payment → "paid" on screen over several orders (target < 1 s)', async () => {
@@ -172,8 +208,8 @@ describe('POS display in Chromium (1280×800)', () => {
     await page.getByTestId(`order-${prepayId}`).waitFor();
     await expectText(page, `order-status-${prepayId}`, /^Paid$/);
     await expectText(page, `order-paid-${prepayId}`, /^at \d\d:\d\d:\d\d$/);
-    // The day's total of paid orders: 23.45 + 1.00 + 2.01 + 3.02 + 4.03 + 5.04 + 4.44.
-    await expectText(page, 'orders-total', 'Paid today ¥42.99');
+    // The day's total of paid orders: 23.45 + 6.78 + 1.00 + 2.01 + 3.02 + 4.03 + 5.04 + 4.44.
+    await expectText(page, 'orders-total', 'Paid today ¥49.77');
     // Refund on a line is a quiet outlined button, not a solid red one on every row.
     expect(await page.getByTestId(`refund-${prepayId}`).evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(255, 255, 255)');
     await page.getByTestId(`refund-${prepayId}`).click();
@@ -186,7 +222,7 @@ describe('POS display in Chromium (1280×800)', () => {
       timeout: 15_000,
     });
     await expectText(page, `order-status-${prepayId}`, 'Refunded');
-    await expectText(page, 'orders-total', 'Paid today ¥19.54');
+    await expectText(page, 'orders-total', 'Paid today ¥26.32');
     expect(await page.getByTestId(`refund-${prepayId}`).count()).toBe(0);
     // The service agrees.
     expect((await f.client.prepayDetail(prepayId)).status).toBe('refunded');

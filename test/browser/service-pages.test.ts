@@ -100,6 +100,7 @@ describe.each(LANGS)('in %s', (lang) => {
             bills: 'ready',
             v3Serial: 'public-key',
             v3Certificates: 'current',
+            mpTokens: 'valid',
             v3SignProbes: 0,
           }),
       );
@@ -122,6 +123,7 @@ describe.each(LANGS)('in %s', (lang) => {
             bills: 'ready',
             v3Serial: 'public-key',
             v3Certificates: 'current',
+            mpTokens: 'valid',
             v3SignProbes: 0,
           }),
       );

@@ -32,6 +32,8 @@ export interface PosApi {
   balance(q: PosBalanceQuery): Promise<PosBalanceResponse>;
   startPoints(req: PosPointsSessionRequest): Promise<PosPointsSessionResponse>;
   pointsCode(handle: string, signal?: AbortSignal): Promise<PosPointsCodeResponse>;
+  /** The order's mini-program code as the platform drew it, as a `data:` URL (the page's CSP allows those). */
+  miniProgramCode(prepayId: string, signal?: AbortSignal): Promise<string>;
 }
 
 export interface HttpApiOptions {
@@ -80,6 +82,33 @@ export function createHttpApi(opts: HttpApiOptions = {}): PosApi {
     return parsed as T;
   }
 
+  /** An image, or the router's JSON failure. */
+  async function image(path: string, signal?: AbortSignal): Promise<string> {
+    const timeout = AbortSignal.timeout(CALL_TIMEOUT_MS);
+    let res: Response;
+    let bytes: Blob;
+    try {
+      res = await doFetch(base + path, {
+        credentials: 'same-origin',
+        headers: { accept: 'image/*, application/json' },
+        signal: signal ? anySignal([signal, timeout]) : timeout,
+      });
+      bytes = await res.blob();
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      throw new KitNetworkError(timeout.aborted ? 'the server did not answer in time' : 'the network is unreachable', e);
+    }
+    if (res.ok && /^image\//.test(bytes.type || res.headers.get('content-type') || '')) return dataUrl(bytes);
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(await bytes.text()) as Record<string, unknown>;
+    } catch (e) {
+      throw new KitNetworkError(`the server answered ${res.status} without an image or a readable body`, e);
+    }
+    if (res.status === 401) opts.onUnauthorized?.();
+    throw new KitApiError(res.status, parsed);
+  }
+
   const id = encodeURIComponent;
   return {
     login: (userId, pw) => call('POST', 'login', { userId, pw }, { isLogin: true }),
@@ -95,7 +124,17 @@ export function createHttpApi(opts: HttpApiOptions = {}): PosApi {
     balance: (q) => call('GET', `points/balance?${new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined) as [string, string][])}`),
     startPoints: (req) => call('POST', 'points/sessions', req),
     pointsCode: (handle, signal) => call('POST', 'points/code', { handle }, { signal }),
+    miniProgramCode: (prepayId, signal) => image(`orders/${id(prepayId)}/mini-program-code`, signal),
   };
+}
+
+function dataUrl(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(new KitNetworkError('the image could not be read', reader.error));
+    reader.readAsDataURL(blob);
+  });
 }
 
 /** `AbortSignal.any` where available, a small stand-in elsewhere (older jsdom, older browsers). */

@@ -112,6 +112,33 @@ describe('POS display', () => {
     expect(screen.getByTestId('pay-qr')).toBeTruthy();
   });
 
+  it("shows the platform's mini-program code, and when the platform cannot be reached says so and offers the scan-code QR", async () => {
+    const api = fakeApi();
+    api.createOrder.mockResolvedValue({ version: 1, status: 'success', order: order({ miniProgramCode: 'platform' }) });
+    api.miniProgramCode.mockRejectedValueOnce(
+      new KitApiError(503, { status: 'fail', error: 'mp_code_unavailable', msg: 'getwxacodeunlimit: the platform cannot be reached' }),
+    );
+    await start(api);
+    await typeKeys('5');
+    await click(screen.getByTestId('charge-submit'));
+    expect(api.miniProgramCode).toHaveBeenCalledWith('P1abc', expect.any(AbortSignal));
+    expect(screen.queryByTestId('pay-qr')).toBeNull();
+    expect(screen.getByTestId('mp-code-error').textContent).toContain(
+      'The mini-program code is not available. The social platform cannot be reached right now. Use the scan-code QR.',
+    );
+    await click(screen.getByTestId('mp-code-retry'));
+    expect((screen.getByTestId('pay-qr') as HTMLImageElement).src).toMatch(/^data:image\/png;base64,/);
+    expect(screen.getByTestId('pay-qr').getAttribute('data-code')).toBe('platform');
+
+    api.miniProgramCode.mockRejectedValueOnce(new KitApiError(502, { status: 'fail', error: 'mp_code_failed', msg: 'errcode 41030' }));
+    await click(screen.getByTestId('new-sale'));
+    await typeKeys('6');
+    await click(screen.getByTestId('charge-submit'));
+    await click(screen.getByTestId('mp-code-to-scan'));
+    expect(screen.getByTestId('view-scancode').getAttribute('aria-selected')).toBe('true');
+    expect(screen.getByTestId('pay-qr').getAttribute('data-code')).toBeNull();
+  });
+
   it('shows "paid" with the payment time the moment the held call answers finish', async () => {
     const api = fakeApi();
     const held = deferred<PrepayDetail>();

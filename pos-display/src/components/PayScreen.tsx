@@ -11,6 +11,7 @@ import { useT } from '../i18n/use-t';
 import { serviceError } from '../i18n/failure';
 import { Money } from '@kit/web-common/Money';
 import { QrCode } from './QrCode';
+import { PlatformCode } from './PlatformCode';
 
 export function PayScreen({ prepayId }: { prepayId: string }) {
   const { sale, route } = usePosApp();
@@ -90,7 +91,11 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
               </button>
             </div>
             {view === 'miniProgram' ? (
-              <QrCode content={order.miniProgramLink} testId="pay-qr" label={t('pay.qrMini', { amount })} />
+              order.miniProgramCode === 'platform' ? (
+                <PlatformCode prepayId={order.prepayId} label={t('pay.qrMini', { amount })} onScanCode={() => sale.getState().setView('scanCode')} />
+              ) : (
+                <QrCode content={order.miniProgramLink} testId="pay-qr" label={t('pay.qrMini', { amount })} />
+              )
             ) : order.codeUrl ? (
               <QrCode content={order.codeUrl} testId="pay-qr" label={t('pay.qrScan', { amount })} />
             ) : (

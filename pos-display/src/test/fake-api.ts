@@ -18,6 +18,7 @@ export function order(over: Partial<PosOrder> = {}): PosOrder {
     status: 'active',
     createTime: '2024-05-01T10:00:00.000Z',
     scene: `sm.pay?prepayid=${prepayId}`,
+    miniProgramCode: 'link',
     miniProgramLink: `https://kit.example/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${prepayId}`)}`,
     codeUrl: 'weixin://wxpay/bizpayurl?pr=abc123',
     ...over,
@@ -66,6 +67,10 @@ export function fakeApi(): FakeApi {
       (_id: string, signal?: AbortSignal) => new Promise<PrepayDetail>((_r, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))),
     ),
     listOrders: jest.fn(async () => ({ ...ok, orders: [] })),
+    // A 1×1 PNG: the platform's drawing is not the display's business.
+    miniProgramCode: jest.fn(
+      async () => 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+    ),
     refund: jest.fn(async () => ({ ...ok, detail: detail({ status: 'refunded' }) })),
     balance: jest.fn(async (q) => ({
       ...ok,

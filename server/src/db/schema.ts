@@ -7,6 +7,7 @@ import type { ChainTables } from '../chain/tables';
 import type { JobTables } from '../jobs/job-tables';
 import type { ProfitSharingTables } from '../profit-sharing/ps-tables';
 import type { ReconciliationTables } from '../reconciliation/recon-tables';
+import type { MiniProgramTables } from '../mini-program/mp-tables';
 
 /** What a store method runs on: the database, or the caller's open transaction. */
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -170,4 +171,4 @@ export interface PaymentTables {
 }
 
 /** The whole database: feature folders add their table interfaces here. */
-export interface Database extends CoreTables, ChainTables, PaymentTables, JobTables, ProfitSharingTables, ReconciliationTables {}
+export interface Database extends CoreTables, ChainTables, PaymentTables, JobTables, ProfitSharingTables, ReconciliationTables, MiniProgramTables {}

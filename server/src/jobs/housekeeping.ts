@@ -1,7 +1,8 @@
 /**
  * Once a minute: forgets replay-guard entries once their signatures are outside the time window
  * anyway, login failures once their window is over, and ended jobs once their queue's retention
- * (`jobs/registry.ts`) has passed.
+ * (`jobs/registry.ts`) has passed; and whatever else the composition root gives it (the mini-program
+ * codes of orders that can no longer be paid).
  */
 import type { Logger } from 'pino';
 import type { AppService } from '../apps/app-service';
@@ -15,7 +16,14 @@ export const PURGE_BATCH = 1_000;
 /** Statements per queue and turn at most: a backlog larger than this is worked off over the next turns. */
 const PURGE_ROUNDS = 20;
 
-export function startHousekeeping(apps: AppService, logins: LoginThrottle, jobs: JobStore, kinds: readonly JobKind[], log: Logger): Loop {
+export function startHousekeeping(
+  apps: AppService,
+  logins: LoginThrottle,
+  jobs: JobStore,
+  kinds: readonly JobKind[],
+  log: Logger,
+  more: ReadonlyArray<() => Promise<unknown>> = [],
+): Loop {
   return startLoop(
     'housekeeping',
     60_000,
@@ -24,6 +32,7 @@ export function startHousekeeping(apps: AppService, logins: LoginThrottle, jobs:
       await logins.purge();
       const purged = await purgeEndedJobs(jobs, kinds);
       if (purged) log.info({ purged }, 'ended jobs past their retention deleted');
+      for (const purge of more) await purge();
     },
     log,
   );

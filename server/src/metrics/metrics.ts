@@ -163,6 +163,18 @@ export class Metrics {
     help: 'Ledger blocks anchored by this instance.',
     registers: [this.registry],
   });
+  private readonly mpTokenRefreshes = new Counter({
+    name: 'kit_mp_token_refreshes_total',
+    help: "Calls of the platform's stable_token made by this instance that got a new mini-program access token, by kind: normal (before it expires, or the first), forced (force_refresh after the platform refused the token as invalid).",
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly mpPlatformErrors = new Counter({
+    name: 'kit_mp_platform_errors_total',
+    help: "Failed calls of the platform's mini-program server API (stable_token, getwxacodeunlimit) by api and errcode: the platform's errcode (40001 invalid token, 45009 quota…), or unreachable (no answer, HTTP 5xx, an unreadable answer).",
+    labelNames: ['api', 'errcode'] as const,
+    registers: [this.registry],
+  });
   /** Seal time of the oldest block not anchored yet (Unix ms); undefined: none, or anchoring is off. */
   private oldestUnanchored?: number;
 
@@ -312,6 +324,16 @@ export class Metrics {
 
   chainAnchored(blocks: number): void {
     this.anchoredBlocks.inc(blocks);
+  }
+
+  // ---- the mini-program's server API ----------------------------------------------------------
+
+  mpTokenRefresh(kind: 'normal' | 'forced'): void {
+    this.mpTokenRefreshes.inc({ kind });
+  }
+
+  mpPlatformError(api: 'stable_token' | 'getwxacodeunlimit', errcode: string): void {
+    this.mpPlatformErrors.inc({ api, errcode });
   }
 
   // ---- sources read when scraped ------------------------------------------------------------

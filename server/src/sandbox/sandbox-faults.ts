@@ -43,6 +43,12 @@ export const faultsSchema = z
      * the new one. `none`: a merchant who never had certificates: `/v3/certificates` answers 404 `RESOURCE_NOT_EXISTS`.
      */
     v3Certificates: z.enum(['current', 'rotated', 'none']).default('current'),
+    // The mini-program's server API (sandbox-mp.ts):
+    /**
+     * `revoked`: every access token `stable_token` handed out before these faults were set is refused with errcode 40001, as
+     * when someone else forced a refresh; tokens handed out afterwards work. Each post naming it revokes again.
+     */
+    mpTokens: z.enum(['valid', 'revoked']).default('valid'),
     /** The chance (0 to 1) that a v3 notification is preceded by a `WECHATPAY/SIGNTEST/` probe the service must refuse; 0.02 by default, 0 under NODE_ENV=test. */
     v3SignProbes: z.number().min(0).max(1).optional(),
   })
@@ -58,6 +64,9 @@ export class SandboxFaults {
     this.faults = faultsSchema.parse({ ...defaults });
   }
 
+  /** When `mpTokens: "revoked"` was last set (tokens issued until then are refused); undefined while it is not set. */
+  mpTokensRevokedAt?: number;
+
   get current(): Faults {
     return { ...this.faults };
   }
@@ -66,6 +75,7 @@ export class SandboxFaults {
   set(input: unknown): Faults {
     const given = faultsSchema.parse(input ?? {});
     this.faults = { ...given, v3SignProbes: given.v3SignProbes ?? this.defaults.v3SignProbes };
+    this.mpTokensRevokedAt = given.mpTokens === 'revoked' ? Date.now() : undefined;
     return this.current;
   }
 }

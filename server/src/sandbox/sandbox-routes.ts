@@ -37,6 +37,29 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   // The social platform's API v3, beside protocol v2 (the kit appends `/v3/…` to its gateway).
   r.use('/v3', sandboxV3Routes(sandbox.v3));
 
+  // The mini-program's server API (sandbox-mp.ts): errors as `{errcode, errmsg}` with HTTP 200, as the platform answers them.
+  const platformJson = (req: Request): Record<string, unknown> | null => {
+    try {
+      const v: unknown = JSON.parse((Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)).toString('utf8'));
+      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  };
+  const dataFormatError = { errcode: 47001, errmsg: 'data format error' };
+  r.post('/cgi-bin/stable_token', raw, async (req, res) => {
+    const body = platformJson(req);
+    res.json(body ? await sandbox.miniProgram.stableToken(body) : dataFormatError);
+  });
+  r.post('/wxa/getwxacodeunlimit', raw, async (req, res) => {
+    const body = platformJson(req);
+    if (!body) return void res.json(dataFormatError);
+    const calledAt = { origin: `${req.protocol}://${req.get('host')}`, basePath: req.baseUrl.replace(/\/sandbox$/, '') };
+    const answer = await sandbox.miniProgram.unlimitedCode(req.query.access_token, body, calledAt);
+    if ('png' in answer) res.type('image/png').send(answer.png);
+    else res.json(answer);
+  });
+
   // Trade bills of the channels that publish them (docs/reconciliation.md).
   for (const m of CHANNEL_MODULES) {
     if (!('bills' in m)) continue;
@@ -153,7 +176,7 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   // Known paths asked with another method: 405 with `Allow`.
   const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
-  r.all(['/pay', '/login', '/renotify'], methodNotAllowed(['POST']));
+  r.all(['/pay', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'], methodNotAllowed(['POST']));
   r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
   r.all(['/faults', '/receiver'], methodNotAllowed(['GET', 'POST']));
   return r;

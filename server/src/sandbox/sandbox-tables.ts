@@ -93,7 +93,18 @@ export interface SandboxPsOrdersTable {
 }
 
 // A type, not an interface: Kysely's `withTables` wants an index-signature-compatible record.
+/** An access token the mini-program's `stable_token` handed out. */
+export interface SandboxMpTokensTable {
+  token: string;
+  appid: string;
+  /** 1: handed out by a forced refresh (`force_refresh: true`). */
+  forced: number;
+  issued_at: number;
+  expires_at: number;
+}
+
 export type SandboxTables = {
+  sandbox_mp_tokens: SandboxMpTokensTable;
   sandbox_orders: SandboxOrdersTable;
   sandbox_refunds: SandboxRefundsTable;
   sandbox_login_codes: SandboxLoginCodesTable;

@@ -11,6 +11,8 @@ import { SandboxPlatform } from './sandbox-platform';
 import { SandboxProfitSharing } from './sandbox-profit-sharing';
 import { SandboxReceiver } from './sandbox-receiver';
 import { SandboxStore } from './sandbox-store';
+import { SandboxMiniProgram } from './sandbox-mp';
+import { SandboxMpStore } from './sandbox-mp-store';
 import type { SandboxTables } from './sandbox-tables';
 import { createSandboxV3, type SandboxV3 } from './v3/sandbox-v3';
 import { sandboxV3Keys } from './v3/sandbox-v3-keys';
@@ -29,6 +31,8 @@ export interface Sandbox {
   jobs: JobKind[];
   /** The platform's API v3 side (`/sandbox/v3/…`), beside protocol v2. */
   v3: SandboxV3;
+  /** The mini-program's server API: `stable_token` and `getwxacodeunlimit`. */
+  miniProgram: SandboxMiniProgram;
 }
 
 export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secretOf: (appId: string) => Promise<string | undefined | null>): Sandbox {
@@ -52,6 +56,7 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
     receiver: new SandboxReceiver(secretOf),
     bills,
     v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
+    miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config),
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.
     jobs: [
       {

@@ -87,6 +87,7 @@ describeEachBackend(
         v3Certificates: 'current',
         // No signature probes under NODE_ENV=test (docs/sandbox.md).
         v3SignProbes: 0,
+        mpTokens: 'valid',
       };
       const get = async () => (await (await fetch(`${kit.url}/sandbox/faults`)).json()) as any;
       expect(await get()).toEqual({ status: 'success', faults: defaults });

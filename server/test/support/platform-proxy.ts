@@ -14,6 +14,8 @@ export interface ProxiedCall {
   url: string;
   /** The request's `Wechatpay-Serial`, if any. */
   serial?: string;
+  /** The request body as text (the mini-program API's JSON). */
+  body: string;
 }
 
 /** The test's own answer to a call: status, JSON body, and whether (and how) it is signed. */
@@ -58,7 +60,12 @@ export async function startPlatformProxy(): Promise<PlatformProxy> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
-        const call: ProxiedCall = { method: req.method!, url: req.url!, serial: req.headers['wechatpay-serial'] as string | undefined };
+        const call: ProxiedCall = {
+          method: req.method!,
+          url: req.url!,
+          serial: req.headers['wechatpay-serial'] as string | undefined,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         proxy.calls.push(call);
         const own = proxy.intercept(call);
         if (own) {

@@ -27,7 +27,13 @@ export interface PosOrder {
   paymentTime?: string;
   /** `sm.pay?prepayid=<id>` */
   scene: string;
-  /** What the mini-program code encodes: `<prefix><encodeURIComponent(scene)>`. */
+  /**
+   * What the mini-program tab shows (`POS_MP_CODE`): `platform`, the image of
+   * `GET /pos/api/orders/<prepayId>/mini-program-code` (the code the platform draws for `scene`);
+   * `link`, a plain QR code of `miniProgramLink`.
+   */
+  miniProgramCode: 'platform' | 'link';
+  /** The payer link: `<prefix><encodeURIComponent(scene)>` (the plain code with `link`, text to copy outside production). */
   miniProgramLink: string;
   /** The scan-code QR content (4.3), or null when the channel could not give one (see `codeUrlError`). */
   codeUrl: string | null;

@@ -92,6 +92,25 @@ describe('helpers', () => {
 });
 
 describe('opening an order', () => {
+  // What the page's onLoad receives (docs/screens.md): the platform's code (`getwxacodeunlimit`) gives
+  // its scene URL-encoded once; a plain link code gives the whole link, URL-encoded, in `q`.
+  it.each([
+    ['the mini-program code the platform drew', { scene: encodeURIComponent(`sm.pay?prepayid=${ID}`) }],
+    [
+      'a plain link code',
+      {
+        q: encodeURIComponent(`https://pay.example.com/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${ID}`)}`),
+        scancode_time: '1700000000',
+      },
+    ],
+  ])('opens the order of %s, ready to pay', async (_what, launch) => {
+    control.setRoute(server({ order: activeOrder({ prepayId: ID }) }));
+    const { f, views } = flow();
+    await f.start(launch);
+    expect(control.calls[0].url).toBe(`https://pay.example.com/mp/api/orders/${ID}?wait=0`);
+    expect(views.at(-1)).toMatchObject({ kind: 'ready', order: { prepayId: ID } });
+  });
+
   it('shows "missing" with no request when the code holds no id', async () => {
     const { f, views } = flow();
     await f.start({ scene: 'something-else' });

@@ -18,6 +18,7 @@ import { reconciliation } from './0009_reconciliation';
 import { receiverCustomRelation } from './0010_receiver_custom_relation';
 import { chainAnchorLeafRule } from './0011_chain_anchor_leaf_rule';
 import { chainAnchorPending } from './0012_chain_anchor_pending';
+import { miniProgram } from './0013_mini_program';
 
 /**
  * A set of migrations recorded in a table of its own: the service's (always applied) and the
@@ -47,5 +48,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0010_receiver_custom_relation': receiverCustomRelation(dialect),
     '0011_chain_anchor_leaf_rule': chainAnchorLeafRule(dialect),
     '0012_chain_anchor_pending': chainAnchorPending(dialect),
+    '0013_mini_program': miniProgram(dialect),
   };
 }

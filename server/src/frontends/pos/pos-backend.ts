@@ -25,6 +25,7 @@ import { deductionCode, pointsBalance } from '../../routes/points';
 import { randomAlnum } from '../../security/ids';
 import { openHandle, sealHandle } from './points-handle';
 import { shownStatus } from '../../orders/order-expiry';
+import type { MiniProgramCode } from '../../mini-program/mini-program-codes';
 
 /** The cashier behind a request: the sub-merchant, its owning app and the login token. */
 export interface Cashier extends PosSession {
@@ -35,6 +36,8 @@ export interface Cashier extends PosSession {
 export interface PosBackendOptions {
   /** How long one points session (one uuid) may keep asking for fresh codes. */
   pointsSessionMs: number;
+  /** What the mini-program tab shows (`POS_MP_CODE`). */
+  miniProgramCode: 'platform' | 'link';
 }
 
 const DAY_MS = 86_400_000;
@@ -195,6 +198,20 @@ export class PosBackend {
     return { chainLink, spent: false, balance, ...timing };
   }
 
+  /**
+   * The order's mini-program code as the platform drew it: the one kept for the order, or drawn now
+   * while the order can still be paid (a code for an order that cannot is of no use to anyone).
+   */
+  async miniProgramCode(cashier: Cashier, prepayId: string): Promise<MiniProgramCode> {
+    await this.requireOwnOrder(cashier, prepayId);
+    const codes = this.services.miniProgram.codes;
+    const kept = await codes.stored(prepayId);
+    if (kept) return kept;
+    const detail = await this.detail(cashier, prepayId);
+    if (detail.status !== 'active') throw new KitError('order_not_active', `the order is ${detail.status}: it can no longer be paid`);
+    return codes.draw(prepayId);
+  }
+
   /** 4.2 without waiting. */
   private detail(cashier: Cashier, prepayId: string): Promise<PrepayDetail> {
     return upstream('reading the order', () => this.api.call(prepayDetail, cashier, { params: { prepayId }, query: {} }));
@@ -209,6 +226,7 @@ export class PosBackend {
       status: detail.status,
       createTime: detail.createTime,
       scene,
+      miniProgramCode: this.opts.miniProgramCode,
       miniProgramLink: `${linkPrefix}${encodeURIComponent(scene)}`,
       codeUrl: null,
     };

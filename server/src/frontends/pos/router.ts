@@ -27,7 +27,7 @@ import { listensOnAllAddresses } from '../../listen-addresses';
 export const POS_COOKIE = 'pos_login';
 
 export function posApiRoutes({ config, services, api }: RouteDeps): Router {
-  const backend = new PosBackend(services, api, { pointsSessionMs: config.POS_POINTS_SESSION_TTL });
+  const backend = new PosBackend(services, api, { pointsSessionMs: config.POS_POINTS_SESSION_TTL, miniProgramCode: config.POS_MP_CODE });
   const scope: CookieScope = { path: `${config.BASE_PATH}/pos`, maxAgeMs: config.POS_SESSION_MAX_AGE, name: POS_COOKIE };
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
@@ -87,6 +87,16 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     guarded(async (req, res) => {
       const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
       res.json(ok({ order: withHelp(req, await backend.getOrder(who(res), prepayId, linkPrefix(req))) }));
+    }),
+  );
+
+  r.get(
+    '/orders/:prepayId/mini-program-code',
+    cashier,
+    guarded(async (req, res) => {
+      const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
+      const code = await backend.miniProgramCode(who(res), prepayId);
+      res.type(code.contentType).send(code.image);
     }),
   );
 

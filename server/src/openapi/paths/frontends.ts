@@ -15,7 +15,7 @@ import {
   posPointsCodeSchema,
   posPointsSessionSchema,
 } from '@kit/shared/api/pos-schemas';
-import { html, success, type RouteDoc } from '../describe';
+import { html, success, text, type RouteDoc } from '../describe';
 
 const session = z.object({ merchantId: z.string(), displayName: z.string(), parentMerchantId: z.string().nullable() });
 const order = z.object({
@@ -26,6 +26,10 @@ const order = z.object({
   createTime: z.string(),
   paymentTime: z.string().optional(),
   scene: z.string().openapi({ description: '`sm.pay?prepayid=<id>`' }),
+  miniProgramCode: z.enum(['platform', 'link']).openapi({
+    description:
+      "What the mini-program tab shows (`POS_MP_CODE`): the platform's code (`/pos/api/orders/{prepayId}/mini-program-code`) or a plain QR code of `miniProgramLink`",
+  }),
   miniProgramLink: z.string(),
   codeUrl: z.string().nullable(),
   codeUrlError: z.string().optional(),
@@ -107,6 +111,16 @@ export const frontendRoutes: RouteDoc[] = [
     params: posOrderIdSchema,
     answer: success(1, { order }),
     errors: ['login_invalid', 'not_found'],
+  }),
+  pos({
+    method: 'get',
+    path: '/pos/api/orders/:prepayId/mini-program-code',
+    summary: "The order's mini-program code, as the platform drew it for `sm.pay?prepayid=<prepayId>`",
+    description:
+      "The image the platform's `getwxacodeunlimit` answered (through `MP_API_URL`; the sandbox's in development), with its content type; drawn once per order and kept, so a redraw does not call the platform again. Only the cashier's own orders; an order no longer `active` gets a code only if one was drawn while it was.",
+    params: posOrderIdSchema,
+    answer: text('image/jpeg', 'The code as the platform drew it (`image/jpeg` from the platform, `image/png` from the sandbox)'),
+    errors: ['login_invalid', 'not_found', 'order_not_active', 'mp_code_failed', 'mp_code_unavailable', 'mp_not_configured', 'mp_scene_invalid'],
   }),
   pos({
     method: 'get',

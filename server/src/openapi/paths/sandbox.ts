@@ -67,6 +67,27 @@ export const sandboxRoutes: RouteDoc[] = [
     answer: z.object({ openid: z.string().optional(), session_key: z.string().optional(), errcode: z.number().optional(), errmsg: z.string().optional() }),
   }),
   sandbox({
+    method: 'post',
+    path: '/sandbox/cgi-bin/stable_token',
+    summary: "The mini-program's access token (what MP_API_URL points at outside production; docs/sandbox.md)",
+    body: z.object({ grant_type: z.literal('client_credential'), appid: z.string(), secret: z.string(), force_refresh: z.boolean().optional() }),
+    answer: z.object({ access_token: z.string().optional(), expires_in: z.number().optional(), errcode: z.number().optional(), errmsg: z.string().optional() }),
+  }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/wxa/getwxacodeunlimit',
+    summary: "A mini-program code for a scene: a PNG labelled as the sandbox's, of the payer page's link with the same scene",
+    query: z.object({ access_token: z.string() }),
+    body: z.object({
+      scene: z.string(),
+      page: z.string().optional(),
+      check_path: z.boolean().optional(),
+      env_version: z.enum(['release', 'trial', 'develop']).optional(),
+      width: z.number().optional(),
+    }),
+    answer: text('image/png', 'The code, or `{errcode, errmsg}` as JSON (HTTP 200, as the platform answers)'),
+  }),
+  sandbox({
     method: 'get',
     path: '/sandbox/cashier',
     summary: 'The sandbox cashier page where a person pays a mini-program payment',

@@ -7,6 +7,7 @@
 import type { MigrationSet } from '../../db/migrations';
 import { sandboxTables } from './0001_sandbox';
 import { psCustomRelation } from './0002_ps_custom_relation';
+import { mpTokens } from './0003_mp_tokens';
 
 export const SANDBOX_MIGRATIONS: MigrationSet = {
   name: 'sandbox',
@@ -14,5 +15,6 @@ export const SANDBOX_MIGRATIONS: MigrationSet = {
   migrations: (dialect) => ({
     '0001_sandbox': sandboxTables(dialect),
     '0002_ps_custom_relation': psCustomRelation(dialect),
+    '0003_mp_tokens': mpTokens(dialect),
   }),
 };
