@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PLAN } from '../../scripts/test-plan';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SKIP = new Set(['node_modules', 'dist', '.git', '.cache', '.swc', 'coverage', 'data']);
@@ -38,15 +39,22 @@ function listed(group: string): string[] {
 const groups = ['unit', 'api', 'browser'];
 
 describe('the test groups', () => {
-  it('are the three npm scripts run', () => {
+  it('are all run by `npm test`, the browser group after the builds', () => {
     const scripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
     for (const g of groups) expect(scripts[`test:${g}`]).toContain(`--selectProjects ${g}`);
-    // `npm test` runs each group's script (after the checks and builds the browser group needs), whatever else it does.
-    const steps = scripts.test.split('&&').map((s) => s.trim());
-    const at = (step: string) => steps.indexOf(step);
-    for (const g of groups) expect(steps).toContain(`npm run test:${g}`);
-    expect(at('npm run build')).toBeGreaterThanOrEqual(0);
-    expect(at('npm run build')).toBeLessThan(at('npm run test:browser'));
+    expect(scripts.test).toContain('scripts/test.ts');
+    // The Jest projects each phase of `npm test` selects, read off the npm scripts its steps run.
+    const phaseOf = new Map<string, number>();
+    PLAN.forEach((phase, i) =>
+      phase.forEach((step) => {
+        const script = scripts[step.script];
+        expect(script).toBeDefined();
+        for (const m of script.matchAll(/--selectProjects((?:\s+[a-z]+)+)/g)) for (const g of m[1].trim().split(/\s+/)) phaseOf.set(g, i);
+        if (step.script === 'build') phaseOf.set('build', i);
+      }),
+    );
+    for (const g of groups) expect(phaseOf.has(g)).toBe(true);
+    expect(phaseOf.get('build')!).toBeLessThan(phaseOf.get('browser')!);
   });
 
   it('hold every test file, each in exactly one group', () => {
