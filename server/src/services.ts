@@ -48,6 +48,7 @@ import type { ProfitSharingService } from './profit-sharing/ps-service';
 import { ReconStore } from './reconciliation/recon-store';
 import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
+import { ReconcileNow } from './reconciliation/reconcile-now';
 import { createSandbox, type Sandbox } from './sandbox/sandbox';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
 import type { Loop } from './jobs/loop';
@@ -84,6 +85,8 @@ export interface Services {
   reconciliation: ReconciliationService;
   /** Its daily run: the scheduler adds the due days' jobs. */
   dailyReconciliation: DailyReconciliation;
+  /** The same run for one day on request (the console's "Reconcile now"). */
+  reconcileNow: ReconcileNow;
   /** Present when SANDBOX_ENABLED. */
   sandbox?: Sandbox;
   /** This service's own URL (`self-url.ts`): where the sandbox plays the platform, the payer login's too. */
@@ -204,6 +207,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     callbackOps: new CallbackOperations(callbackStore, merchants, jobs),
     reconciliation,
     dailyReconciliation,
+    reconcileNow: new ReconcileNow(reconciliation, rlog),
     sandbox,
     selfUrl,
     jobKinds,
