@@ -154,6 +154,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     channelOrders,
     settlement,
     state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
+    refundsCompleted: (prepayIds) => paymentStore.refundsCompleted(prepayIds),
   };
 
   // Profit sharing and reconciliation, on top of the payments.
