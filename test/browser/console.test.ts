@@ -160,6 +160,7 @@ describe('merchant console in Chromium', () => {
       15_000,
       'resend outcome',
     );
+    expect(await look(page, 'console-callbacks-resent-en-1280x800', CONSOLE_LOOK)).toEqual([]);
     // The view reloads after the resend; refresh until the new attempt shows.
     await waitFor(
       async () => {
@@ -375,6 +376,9 @@ describe('console screens in both languages at every size', () => {
           await page.getByTestId('console-attempt').first().waitFor();
           found.push(...(await look(page, name('order'), CONSOLE_LOOK)));
           if (lang === 'zh-CN') expect(await page.locator('[data-testid="console-event"][data-kind="paid"]').textContent()).toContain('由支付通知得知');
+          // The channel's words are translated too (the trade type NATIVE is a scan code).
+          if (lang === 'zh-CN')
+            expect(await page.locator('[data-testid="console-event"][data-kind="channelOrder"]').textContent()).toContain('渠道下单：扫码支付');
           await page.getByTestId('console-tab-callbacks').click();
           await page.getByTestId('console-attempt').first().waitFor();
           found.push(...(await look(page, name('callbacks'), CONSOLE_LOOK)));

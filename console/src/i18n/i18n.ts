@@ -36,7 +36,7 @@ export interface Translator {
 /** The keys that come in `.one` / `.other` forms. */
 export type CountedKey = MessageKey extends infer K ? (K extends `${infer B}.one` ? B : never) : never;
 /** The groups of wire words the catalogue names (`<group>.<word>`). */
-export type WordGroup = 'refund' | 'split' | 'share' | 'paidVia' | 'channel' | 'billStatus' | 'billRefund' | 'status';
+export type WordGroup = 'refund' | 'split' | 'share' | 'paidVia' | 'channel' | 'billStatus' | 'billRefund' | 'status' | 'tradeType' | 'coState';
 
 /**
  * A counted text as a message: English says "1 order", "0 orders", "2 orders"; Chinese has no plural
