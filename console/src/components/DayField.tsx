@@ -1,8 +1,9 @@
 /**
  * A day, shown the language's way (`Fri, Nov 27, 2026`, `2026年11月27日周五`) with a step back and
- * forward, and chosen on the browser's own calendar. Chromium writes a date input in the browser's
- * locale whatever the page's `lang` (mm/dd/yyyy on an English browser, also under `?lang=zh-CN`),
- * so the input itself stays out of sight and only opens its calendar (`showPicker`).
+ * forward, and chosen on the browser's own calendar. Chromium writes a date input in the language
+ * of its own interface whatever the page's `lang` (an English Chromium writes 11/27/2026 in an
+ * `<input lang="zh-CN" type="date">`), so the input stays out of sight and only lends its
+ * calendar (`showPicker`).
  */
 import { useRef } from 'react';
 import { useT } from '../i18n/use-t';
