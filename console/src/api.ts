@@ -11,6 +11,7 @@ import type {
   ConsoleReceived,
   ConsoleReconciliationDay,
   ConsoleReconciliationReport,
+  ConsoleReconcileRun,
   ConsoleSession,
 } from '@kit/shared/api/console';
 
@@ -28,12 +29,13 @@ export interface ConsoleApi {
   orders(f: OrdersFilter): Promise<{ orders: ConsoleOrderLine[] }>;
   order(prepayId: string): Promise<{ order: ConsoleOrderDetail }>;
   refund(prepayId: string): Promise<{ order: ConsoleOrderDetail }>;
-  callbacks(state?: CallbackItem['state']): Promise<{ callbacks: CallbackItem[] }>;
+  callbacks(q?: { state?: CallbackItem['state']; prepayId?: string }): Promise<{ callbacks: CallbackItem[] }>;
   resend(id: string): Promise<{ resent: boolean }>;
   recover(since: string, until: string): Promise<{ resent: number }>;
   received(): Promise<{ received: ConsoleReceived[] }>;
   reconciliations(): Promise<{ days: ConsoleReconciliationDay[] }>;
   reconciliation(date: string): Promise<{ reports: ConsoleReconciliationReport[] }>;
+  reconcileNow(date: string): Promise<{ runs: ConsoleReconcileRun[] }>;
 }
 
 const CALL_TIMEOUT_MS = 15_000;
@@ -79,11 +81,12 @@ export function createHttpApi(opts: { base?: string; onUnauthorized?: () => void
     orders: (f) => call('GET', `orders?${query({ ...f, tz: String(-new Date(`${f.day}T12:00:00`).getTimezoneOffset()) })}`),
     order: (prepayId) => call('GET', `orders/${id(prepayId)}`),
     refund: (prepayId) => call('POST', `orders/${id(prepayId)}/refund`),
-    callbacks: (state) => call('GET', `callbacks${state ? `?state=${state}` : ''}`),
+    callbacks: (q = {}) => call('GET', `callbacks?${query(q)}`),
     resend: (cb) => call('POST', `callbacks/${id(cb)}/resend`),
     recover: (since, until) => call('POST', 'callbacks/recover', { since, until }),
     received: () => call('GET', 'receiver'),
     reconciliations: () => call('GET', 'reconciliation'),
     reconciliation: (date) => call('GET', `reconciliation/${id(date)}`),
+    reconcileNow: (date) => call('POST', `reconciliation/${id(date)}/run`),
   };
 }

@@ -49,6 +49,7 @@ import { ReconStore } from './reconciliation/recon-store';
 import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
 import { channelSetup } from './payments/channels/setup';
+import { ReconcileNow } from './reconciliation/reconcile-now';
 import { createSandbox, type Sandbox } from './sandbox/sandbox';
 import { createMiniProgram, type MiniProgramServices } from './mini-program/mp-services';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
@@ -88,6 +89,8 @@ export interface Services {
   dailyReconciliation: DailyReconciliation;
   /** The mini-program code the platform makes for an order, and the access token it takes (docs/operations.md). */
   miniProgram: MiniProgramServices;
+  /** The same run for one day on request (the console's "Reconcile now"). */
+  reconcileNow: ReconcileNow;
   /** Present when SANDBOX_ENABLED. */
   sandbox?: Sandbox;
   /** This service's own URL (`self-url.ts`): where the sandbox plays the platform, the payer login's too. */
@@ -155,6 +158,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     channelOrders,
     settlement,
     state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
+    refundsCompleted: (prepayIds) => paymentStore.refundsCompleted(prepayIds),
   };
 
   // Profit sharing and reconciliation, on top of the payments.
@@ -218,6 +222,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     reconciliation,
     dailyReconciliation,
     miniProgram,
+    reconcileNow: new ReconcileNow(reconciliation, rlog),
     sandbox,
     selfUrl,
     jobKinds,

@@ -1,10 +1,17 @@
-/** `/docs/` in Chromium: the reference of `/openapi.json` renders from the service's own files, without errors. */
-import type { Browser } from 'playwright-core';
+/**
+ * `/docs/` in Chromium: the reference of `/openapi.json` renders from the service's own files,
+ * without errors; "Try it" signs a call in the page with an app kept only in its memory (never
+ * stored, never sent: only the signature travels); the language switch shows the prose in Chinese.
+ */
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
 import { launchChromium, watchConsole } from './chromium';
+import { look, screenshotDir } from './look';
+import fs from 'node:fs';
 
 const backend = backends()[0];
+const DOCS_LOOK = { oneLine: '.langs button, .try-fields button', primary: '.nothing-primary' };
 
 describe('API reference page', () => {
   let kit: TestKit;
@@ -12,27 +19,116 @@ describe('API reference page', () => {
   beforeAll(async () => {
     kit = await startTestKit(backend, backend.env());
     browser = await launchChromium();
+    fs.mkdirSync(screenshotDir(), { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
     await kit?.close();
   });
 
-  it('lists the endpoints with their specification sections, fetching nothing from elsewhere', async () => {
-    const page = await browser.newPage();
+  async function open(path = '/docs/'): Promise<{ context: BrowserContext; page: Page; problems: string[]; requests: Request[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const page = await context.newPage();
     const problems = watchConsole(page);
-    const elsewhere: string[] = [];
-    page.on('request', (r) => {
-      if (!r.url().startsWith(kit.url) && !r.url().startsWith('data:')) elsewhere.push(r.url());
-    });
-    await page.goto(`${kit.url}/docs/`);
-    await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
-    await page.getByText('4.15 Look up uploaded items', { exact: false }).waitFor();
-    expect(await page.locator('.opblock').count()).toBeGreaterThan(30);
-    // Opening an endpoint shows its schema.
-    await page.getByText('4.2 Read a prepay order, optionally held until it is paid').click();
-    await page.getByText('waitForFinish', { exact: true }).first().waitFor();
-    expect(problems).toEqual([]);
-    expect(elsewhere).toEqual([]);
+    const requests: Request[] = [];
+    page.on('request', (r) => void requests.push(r));
+    await page.goto(`${kit.url}${path}`);
+    return { context, page, problems, requests };
+  }
+
+  it('lists the endpoints with their specification sections, fetching nothing from elsewhere', async () => {
+    const { context, page, problems, requests } = await open();
+    try {
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      await page.getByText('4.15 Look up uploaded items', { exact: false }).waitFor();
+      expect(await page.locator('.opblock').count()).toBeGreaterThan(30);
+      // Opening an endpoint shows its schema.
+      await page.getByText('4.2 Read a prepay order, optionally held until it is paid').click();
+      await page.getByText('waitForFinish', { exact: true }).first().waitFor();
+      expect(problems).toEqual([]);
+      expect(requests.map((r) => r.url()).filter((u) => !u.startsWith(kit.url) && !u.startsWith('data:'))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Try it: signs a GET and a POST in the page with the app entered, which is never stored or sent', async () => {
+    const { appId, appSecret } = await kit.newApp();
+    const { context, page, problems, requests } = await open();
+    try {
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      expect(await page.getByTestId('docs-try-status').textContent()).toMatch(/^No app entered/);
+      await page.getByTestId('docs-app-id').fill(appId);
+      await page.getByTestId('docs-app-secret').fill(appSecret);
+      expect(await page.getByTestId('docs-try-status').textContent()).toBe(`Signed calls are signed as ${appId}.`);
+      expect(await page.locator('.auth-wrapper').isVisible()).toBe(false);
+      fs.writeFileSync(`${screenshotDir()}/docs-try-it-en-1280x800.png`, await page.screenshot());
+
+      // GET /reconciliation: no parameter needed, signed here, answered 200 "success".
+      const list = page.locator('#operations-Reconciliation-getReconciliation');
+      await list.locator('.opblock-summary').click();
+      await list.getByRole('button', { name: 'Try it out' }).click();
+      await list.getByRole('button', { name: 'Execute' }).click();
+      const listAnswer = list.locator('.live-responses-table .response').first();
+      await listAnswer.waitFor();
+      expect(await listAnswer.locator('.response-col_status').textContent()).toContain('200');
+      expect(await listAnswer.textContent()).toContain('"status": "success"');
+
+      // POST /merchant (4.17) with a body: the signature covers the bytes sent.
+      const create = page.locator('#operations-Merchants-postMerchant');
+      await create.locator('.opblock-summary').click();
+      await create.getByRole('button', { name: 'Try it out' }).click();
+      const body = JSON.stringify({ type: 'merchant', parameters: { displayName: 'Tried Co', pw: 'correct horse battery', appId } });
+      await create.locator('textarea.body-param__text').fill(body);
+      await create.getByRole('button', { name: 'Execute' }).click();
+      const createAnswer = create.locator('.live-responses-table .response').first();
+      await createAnswer.waitFor();
+      expect(await createAnswer.textContent()).toContain('"status": "success"');
+      expect(await createAnswer.locator('.response-col_status').textContent()).toContain('200');
+
+      // The calls carried the app id and a signature, never the secret; the page kept it nowhere.
+      const calls = requests.filter((r) => /\/(reconciliation|merchant)\?/.test(r.url()));
+      expect(calls).toHaveLength(2);
+      for (const r of requests) {
+        expect(r.url()).not.toContain(appSecret);
+        expect(r.postData() ?? '').not.toContain(appSecret);
+        expect(JSON.stringify(await r.allHeaders())).not.toContain(appSecret);
+      }
+      for (const r of calls) expect(new URL(r.url()).searchParams.get('_s')).toMatch(/^[0-9a-f]{64}$/);
+      const kept = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+      expect(kept).not.toContain(appSecret);
+      expect((await context.cookies()).map((c) => c.value).join()).not.toContain(appSecret);
+      expect(problems).toEqual([]);
+
+      // Forget clears it: a signed call then goes unsigned and is refused.
+      await page.getByTestId('docs-forget').click();
+      expect(await page.getByTestId('docs-app-secret').inputValue()).toBe('');
+      expect(await page.getByTestId('docs-try-status').textContent()).toMatch(/^No app entered/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('switches its prose to Chinese and back, keeping the address', async () => {
+    const { context, page, problems } = await open();
+    try {
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      await page.getByTestId('docs-lang-zh').click();
+      await page.getByText('4.1 创建预支付订单').waitFor({ timeout: 20_000 });
+      expect(await page.evaluate(() => [document.documentElement.lang, new URL(location.href).searchParams.get('lang')])).toEqual(['zh-CN', 'zh-CN']);
+      expect(await page.getByTestId('docs-try-it').locator('h2').textContent()).toBe('在线调用');
+      expect(await page.locator('.info .description').first().textContent()).toContain('面向在社交应用中销售的商户');
+      await page.getByText('4.6 全额退款一笔已支付订单').click();
+      await page.getByText('规范第 4.6 节。', { exact: false }).first().waitFor();
+      expect(await look(page, 'docs-zh-CN-1280x800', DOCS_LOOK)).toEqual([]);
+      await page.getByTestId('docs-lang-en').click();
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      // Opened with ?lang=zh-CN, the page is Chinese from the start.
+      await page.goto(`${kit.url}/docs/?lang=zh-CN`);
+      await page.getByText('4.1 创建预支付订单').waitFor({ timeout: 20_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 });

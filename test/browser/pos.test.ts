@@ -218,10 +218,15 @@ describe('POS display in Chromium (1280×800)', () => {
     expect(await page.getByTestId('refund-dialog').count()).toBe(0);
     await page.getByTestId(`refund-${prepayId}`).click();
     await page.getByTestId('refund-confirm').click();
+    // No faded button while the refund runs: its progress, then the result.
+    expect(await page.getByTestId(`refund-${prepayId}`).count()).toBe(0);
     await page.waitForFunction((id) => document.querySelector(`[data-testid="order-status-${id}"]`)?.getAttribute('data-status') === 'refunded', prepayId, {
       timeout: 15_000,
     });
     await expectText(page, `order-status-${prepayId}`, 'Refunded');
+    // The line says when it was refunded, not when it was paid.
+    await expectText(page, `order-refunded-${prepayId}`, /^refunded at \d\d:\d\d:\d\d$/);
+    expect(await page.getByTestId(`order-paid-${prepayId}`).count()).toBe(0);
     await expectText(page, 'orders-total', 'Paid today ¥26.32');
     expect(await page.getByTestId(`refund-${prepayId}`).count()).toBe(0);
     // The service agrees.

@@ -82,6 +82,8 @@ describe('the compiled service', () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('init.js');
       expect((await fetch(`${svc.url}/docs/init.js`)).status).toBe(200);
+      // "Try it", bundled on first request from its source (the compiled service leaves esbuild outside its bundle).
+      expect(await (await fetch(`${svc.url}/docs/try-it.js`)).text()).toContain('KitTryIt');
     });
 
     it('finds the front ends where the build put them', async () => {

@@ -33,7 +33,7 @@ export function CallbackHead({ item }: { item: CallbackItem }) {
         {t(`cb.state.${item.state}`)}
       </span>
       <span className="cb-event">{t(`cb.event.${item.event}`)}</span>
-      <span className="muted">{t('cb.attempts', { count: item.attempts.length })}</span>
+      <span className="muted">{t.count('cb.attempts', item.attempts.length)}</span>
       {item.nextAttemptAt && <span className="muted">{t('cb.next', { time: t.time(item.nextAttemptAt) })}</span>}
       {item.url && (
         <span className="cb-url muted" title={item.url}>
@@ -73,7 +73,7 @@ export function CallbackCard({
         </button>
       </div>
       {resent && (
-        <p className="message" role="status">
+        <p className="message" role="status" data-testid="console-resend-outcome">
           {resent}
         </p>
       )}

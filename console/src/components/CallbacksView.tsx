@@ -3,27 +3,33 @@ import { useEffect, useState } from 'react';
 import { useConsoleApp } from '../state/app';
 import { useStore } from '@kit/web-common/use-store';
 import { useT } from '../i18n/use-t';
-import { localTime } from '../i18n/i18n';
 import { CallbackCard } from './Attempts';
+import { DayField } from './DayField';
 
-/** `datetime-local` wants `YYYY-MM-DDTHH:mm` in the browser's zone. */
-const localInput = (ms: number) => localTime(new Date(ms).toISOString()).replace(' ', 'T').slice(0, 16);
+const pad = (n: number) => String(n).padStart(2, '0');
+/** A moment in this browser's zone as a day and a whole hour (the recovery window's steps). */
+const dayHour = (ms: number) => {
+  const d = new Date(ms);
+  return { day: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`, hour: d.getHours() };
+};
+const HOURS = Array.from({ length: 24 }, (_, h) => h);
+const GROUPS = ['given_up', 'pending', 'delivered'] as const;
 
 export function CallbacksView() {
   const { callbacks, route, session } = useConsoleApp();
   const s = useStore(callbacks, (x) => x);
   const withReceiver = useStore(session, (x) => x.session?.receiver ?? false);
   const t = useT();
-  const [since, setSince] = useState(() => localInput(Date.now() - 86_400_000));
-  const [until, setUntil] = useState(() => localInput(Date.now() + 60_000));
+  const [since, setSince] = useState(() => dayHour(Date.now() - 86_400_000));
+  const [until, setUntil] = useState(() => dayHour(Date.now() + 3_600_000));
 
   useEffect(() => {
     void callbacks.getState().load(withReceiver);
   }, [callbacks, withReceiver]);
 
   const recover = () => {
-    const a = new Date(since);
-    const b = new Date(until);
+    const a = new Date(`${since.day}T${pad(since.hour)}:00`);
+    const b = new Date(`${until.day}T${pad(until.hour)}:00`);
     if (Number.isNaN(a.getTime()) || Number.isNaN(b.getTime())) return;
     void callbacks.getState().recover(a.toISOString(), b.toISOString(), withReceiver);
   };
@@ -37,17 +43,14 @@ export function CallbacksView() {
             {t('order.refreshing')}
           </button>
         </div>
-        <p className="muted">{t('cb.lead')}</p>
+        <p className="muted" data-testid="console-callbacks-lead">
+          {t('cb.lead')}
+        </p>
+        <p className="muted">{t('cb.leadResend')}</p>
         <div className="recover">
           <span>{t('cb.recoverLead')}</span>
-          <label>
-            {t('cb.from')}
-            <input type="datetime-local" data-testid="console-recover-since" value={since} onChange={(e) => setSince(e.target.value)} />
-          </label>
-          <label>
-            {t('cb.until')}
-            <input type="datetime-local" data-testid="console-recover-until" value={until} onChange={(e) => setUntil(e.target.value)} />
-          </label>
+          <MomentField label={t('cb.from')} value={since} onChange={setSince} testId="console-recover-since" />
+          <MomentField label={t('cb.until')} value={until} onChange={setUntil} testId="console-recover-until" />
           <button type="button" data-testid="console-recover" onClick={recover}>
             {t('cb.recover')}
           </button>
@@ -59,20 +62,31 @@ export function CallbacksView() {
         )}
       </div>
       {s.items && s.items.length === 0 && <p className="muted">{t('cb.none')}</p>}
-      {s.items?.map((c) => (
-        <CallbackCard
-          key={c.id}
-          item={c}
-          className="card callback"
-          lead={
-            <button type="button" className="link id" onClick={() => route.getState().go({ name: 'order', prepayId: c.prepayId })}>
-              {c.prepayId}
-            </button>
-          }
-          resent={s.resent[c.id] && t(s.resent[c.id])}
-          onResend={() => void callbacks.getState().resend(c.id, withReceiver)}
-        />
-      ))}
+      {GROUPS.map((state) => {
+        const items = s.items?.filter((c) => c.state === state) ?? [];
+        if (!items.length) return null;
+        return (
+          <section key={state} className="cb-group" data-testid="console-callback-group" data-state={state}>
+            <h2 className="group-title">
+              {t(`cb.group.${state}`)} <span className="muted">({items.length})</span>
+            </h2>
+            {items.map((c) => (
+              <CallbackCard
+                key={c.id}
+                item={c}
+                className="card callback"
+                lead={
+                  <button type="button" className="link id" onClick={() => route.getState().go({ name: 'order', prepayId: c.prepayId })}>
+                    {c.prepayId}
+                  </button>
+                }
+                resent={s.resent[c.id] && t(s.resent[c.id])}
+                onResend={() => void callbacks.getState().resend(c.id, withReceiver)}
+              />
+            ))}
+          </section>
+        );
+      })}
       {withReceiver && (
         <div className="card receiver" data-testid="console-receiver">
           <h2>{t('cb.receiver')}</h2>
@@ -91,5 +105,34 @@ export function CallbacksView() {
         </div>
       )}
     </section>
+  );
+}
+
+/** A day and a whole hour in this browser's zone, written the language's way (24-hour clock). */
+function MomentField({
+  label,
+  value,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: { day: string; hour: number };
+  onChange(v: { day: string; hour: number }): void;
+  testId: string;
+}) {
+  return (
+    <div className="field">
+      <span className="field-label">{label}</span>
+      <span className="moment">
+        <DayField value={value.day} label={label} testId={`${testId}-day`} onChange={(day) => onChange({ ...value, day })} />
+        <select aria-label={label} data-testid={`${testId}-hour`} value={value.hour} onChange={(e) => onChange({ ...value, hour: Number(e.target.value) })}>
+          {HOURS.map((h) => (
+            <option key={h} value={h}>
+              {pad(h)}:00
+            </option>
+          ))}
+        </select>
+      </span>
+    </div>
   );
 }

@@ -42,8 +42,8 @@ export function OrderView({ prepayId }: { prepayId: string }) {
                 {t(`status.${o.status}`)}
               </span>
               <Money value={o.amount} lang={t.lang} />
-              <span className="muted">
-                {t('order.shop')}: {o.merchantName} ({o.subMerchantId})
+              <span className="muted" title={o.subMerchantId}>
+                {t('order.shopIs', { name: o.merchantName })}
               </span>
               {o.refund && <span className="muted">{t('order.refundState', { state: known(t, 'refund', o.refund.state) })}</span>}
             </div>
@@ -140,6 +140,8 @@ function eventText(t: Translator, e: ConsoleTimelineEvent): string {
   if (e.kind === 'sharingRequested') d.cause = known(t, 'split', e.cause);
   if (e.kind === 'sharingResult') d.cause = known(t, 'share', e.cause);
   if (e.kind === 'paid') d.cause = known(t, 'paidVia', e.cause);
+  if (e.kind === 'channelOrder') d.cause = t.word('tradeType', e.cause);
+  if (e.kind === 'channelOrderClosed') d.cause = t.word('coState', e.cause);
   if (d.amount) d.amount = t.money(d.amount);
   return t(`event.${e.kind}`, d);
 }

@@ -4,6 +4,9 @@ import { useConsoleApp } from '../state/app';
 import { useStore } from '@kit/web-common/use-store';
 import { useT } from '../i18n/use-t';
 import { Money } from '@kit/web-common/Money';
+import { formatCents, parseCents } from '@kit/shared/money';
+import type { ConsoleOrderLine } from '@kit/shared/api/console';
+import { DayField } from './DayField';
 
 const STATUSES = ['active', 'finish', 'cancel', 'refunded'] as const;
 
@@ -24,20 +27,18 @@ export function OrdersView() {
   };
   const f = state.filter;
   const searching = !!f.prepayId;
+  // A parent's orders are its shops' (named, not numbered); a shop's own login needs no shop column.
+  const shopName = new Map(merchants.map((m) => [m.id, m.displayName]));
+  const showShop = merchants.length > 1;
+  const paid = paidTotal(state.orders ?? []);
 
   return (
     <section className="orders">
       <form className="filters card" onSubmit={find}>
-        <label>
-          {t('orders.day')}
-          <input
-            type="date"
-            data-testid="console-day"
-            value={f.day}
-            disabled={searching}
-            onChange={(e) => e.target.value && void orders.getState().set({ day: e.target.value })}
-          />
-        </label>
+        <div className="field">
+          <span className="field-label">{t('orders.day')}</span>
+          <DayField value={f.day} label={t('orders.day')} testId="console-day" disabled={searching} onChange={(day) => void orders.getState().set({ day })} />
+        </div>
         <label>
           {t('orders.status')}
           <select
@@ -66,7 +67,7 @@ export function OrdersView() {
               <option value="">{t('orders.all')}</option>
               {merchants.slice(1).map((m) => (
                 <option key={m.id} value={m.id}>
-                  {m.displayName} ({m.id})
+                  {m.displayName}
                 </option>
               ))}
             </select>
@@ -101,28 +102,79 @@ export function OrdersView() {
       )}
       {state.orders && (
         <div className="card list">
-          <p className="muted count">{t('orders.count', { count: state.orders.length })}</p>
-          {state.orders.length === 0 && <p className="muted">{t(searching ? 'orders.noneFound' : 'orders.none')}</p>}
-          <ul className="order-rows">
-            {state.orders.map((o) => (
-              <li key={o.prepayId}>
-                <button
-                  type="button"
-                  className="order-row"
-                  data-testid="console-order-row"
-                  onClick={() => route.getState().go({ name: 'order', prepayId: o.prepayId })}
-                >
-                  <span className="id">{o.prepayId}</span>
-                  <span className={`chip ${o.status}`}>{t(`status.${o.status}`)}</span>
-                  <Money value={o.amount} lang={t.lang} />
-                  <span className="muted sub">{o.subMerchantId}</span>
-                  <span className="muted at">{t.time(o.createTime)}</span>
-                </button>
-              </li>
-            ))}
-          </ul>
+          <p className="muted count" data-testid="console-order-count">
+            {t.count('orders.count', state.orders.length)}
+          </p>
+          {state.orders.length === 0 ? (
+            <p className="muted">{t(searching ? 'orders.noneFound' : 'orders.none')}</p>
+          ) : (
+            <table className="report orders-table">
+              <thead>
+                <tr>
+                  <th scope="col" className="at">
+                    {t('orders.created')}
+                  </th>
+                  <th scope="col">{t('orders.prepayId')}</th>
+                  {showShop && <th scope="col">{t('orders.shop')}</th>}
+                  <th scope="col">{t('orders.state')}</th>
+                  <th scope="col" className="num">
+                    {t('orders.amount')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {state.orders.map((o) => {
+                  const go = () => route.getState().go({ name: 'order', prepayId: o.prepayId });
+                  return (
+                    <tr key={o.prepayId} className="order-row" data-testid="console-order-row" onClick={go}>
+                      <td className="at">{t.time(o.createTime)}</td>
+                      <td className="id-cell">
+                        <button
+                          type="button"
+                          className="link id"
+                          aria-label={t('orders.open', { id: o.prepayId })}
+                          onClick={(e) => {
+                            e.stopPropagation();
+                            go();
+                          }}
+                        >
+                          {o.prepayId}
+                        </button>
+                      </td>
+                      {showShop && (
+                        <td className="shop" title={o.subMerchantId}>
+                          {shopName.get(o.subMerchantId) ?? o.subMerchantId}
+                        </td>
+                      )}
+                      <td className="state">
+                        <span className={`chip ${o.status}`}>{t(`status.${o.status}`)}</span>
+                      </td>
+                      <td className="num">
+                        <Money value={o.amount} lang={t.lang} />
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+              {paid.count > 0 && (
+                <tfoot>
+                  <tr>
+                    <td colSpan={showShop ? 5 : 4} className="num" data-testid="console-paid-total">
+                      {t.count('orders.paidTotal', paid.count, { amount: t.money(paid.amount) })}
+                    </td>
+                  </tr>
+                </tfoot>
+              )}
+            </table>
+          )}
         </div>
       )}
     </section>
   );
+}
+
+/** The paid orders of the list and their sum (in cents: money is never a float). */
+function paidTotal(orders: readonly ConsoleOrderLine[]): { count: number; amount: string } {
+  const paid = orders.filter((o) => o.status === 'finish');
+  return { count: paid.length, amount: formatCents(paid.reduce((n, o) => n + parseCents(o.amount), 0)) };
 }

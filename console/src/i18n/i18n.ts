@@ -25,6 +25,31 @@ export interface Translator {
   money(text: string): string;
   /** A time from the wire in this browser's zone: `2026-01-31 09:05:07`. */
   time(iso: string | null | undefined): string;
+  /** A calendar day (`YYYY-MM-DD`) the language's way: `Fri, Nov 27, 2026`, `2026年11月27日周五`. */
+  date(day: string): string;
+  /** A counted text: the key's `.one` or `.other` form by the language's plural rule (Chinese has one form). */
+  count(key: CountedKey, count: number, params?: Msg['params']): string;
+  /** A word from the wire (a state, a channel, a bill's status) in this language; one the catalogue does not know as it came. */
+  word(group: WordGroup, word: string): string;
+}
+
+/** The keys that come in `.one` / `.other` forms. */
+export type CountedKey = MessageKey extends infer K ? (K extends `${infer B}.one` ? B : never) : never;
+/** The groups of wire words the catalogue names (`<group>.<word>`). */
+export type WordGroup = 'refund' | 'split' | 'share' | 'paidVia' | 'channel' | 'billStatus' | 'billRefund' | 'status' | 'tradeType' | 'coState';
+
+/**
+ * A counted text as a message: English says "1 order", "0 orders", "2 orders"; Chinese has no plural
+ * (its `.one` and `.other` texts are the same), so the English rule picks the form for both.
+ */
+export const counted = (key: CountedKey, count: number, params?: Msg['params']): Msg =>
+  msg(`${key}.${count === 1 ? 'one' : 'other'}` as MessageKey, { count, ...params });
+
+export function formatDay(lang: Lang, day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(d.getTime())) return day;
+  const opts: Intl.DateTimeFormatOptions = { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric', weekday: 'short' };
+  return new Intl.DateTimeFormat(lang === 'zh-CN' ? 'zh-CN' : 'en-US', opts).format(d);
 }
 
 export function translator(lang: Lang): Translator {
@@ -32,6 +57,12 @@ export function translator(lang: Lang): Translator {
   t.lang = lang;
   t.money = (text) => formatMoneyText(text);
   t.time = (iso) => localTime(iso);
+  t.date = (day) => formatDay(lang, day);
+  t.count = (key, count, params) => t(counted(key, count, params));
+  t.word = (group, word) => {
+    const key = `${group}.${word}`;
+    return isMessageKey(key) ? t(key) : word;
+  };
   return t;
 }
 

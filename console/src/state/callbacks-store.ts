@@ -1,9 +1,10 @@
-/** The callbacks view: given up first, then pending, then delivered; resend, recover a window, and the development receiver. */
+/** The callbacks view: given up first, then pending, then delivered; resend (and what became of it), recover a window, and the development receiver. */
 import { createStore } from 'zustand/vanilla';
 import type { CallbackItem } from '@kit/shared/api/callbacks';
 import type { ConsoleReceived } from '@kit/shared/api/console';
 import type { ConsoleApi } from '../api';
-import { describeFailure, msg, type Msg } from '../i18n/i18n';
+import { counted, describeFailure, msg, type Msg } from '../i18n/i18n';
+import { followResend, type FollowOptions } from './follow-resend';
 
 export interface CallbacksState {
   items: CallbackItem[] | null;
@@ -18,7 +19,7 @@ export interface CallbacksState {
 
 const ORDER: Record<CallbackItem['state'], number> = { given_up: 0, pending: 1, delivered: 2 };
 
-export function createCallbacksStore(api: ConsoleApi) {
+export function createCallbacksStore(api: ConsoleApi, follow?: FollowOptions) {
   return createStore<CallbacksState>()((set, get) => ({
     items: null,
     received: [],
@@ -30,7 +31,7 @@ export function createCallbacksStore(api: ConsoleApi) {
       try {
         // Given-up callbacks come in full even when many others were delivered since.
         const [givenUp, all, received] = await Promise.all([
-          api.callbacks('given_up'),
+          api.callbacks({ state: 'given_up' }),
           api.callbacks(),
           withReceiver ? api.received() : Promise.resolve({ received: [] }),
         ]);
@@ -44,9 +45,12 @@ export function createCallbacksStore(api: ConsoleApi) {
       }
     },
     async resend(id, withReceiver) {
+      const item = get().items?.find((c) => c.id === id);
+      set({ resent: { ...get().resent, [id]: msg('cb.resent') } });
       try {
         const { resent } = await api.resend(id);
-        set({ resent: { ...get().resent, [id]: msg(resent ? 'cb.resent' : 'cb.alreadyPending') } });
+        if (!resent) set({ resent: { ...get().resent, [id]: msg('cb.alreadyPending') } });
+        else if (item) set({ resent: { ...get().resent, [id]: await followResend(api, item, follow) } });
       } catch (e) {
         set({ resent: { ...get().resent, [id]: describeFailure(e) } });
       }
@@ -56,7 +60,7 @@ export function createCallbacksStore(api: ConsoleApi) {
       set({ message: null });
       try {
         const { resent } = await api.recover(since, until);
-        set({ message: msg('cb.recovered', { count: resent }) });
+        set({ message: counted('cb.recovered', resent) });
       } catch (e) {
         set({ message: describeFailure(e) });
       }

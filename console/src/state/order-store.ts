@@ -3,6 +3,7 @@ import { createStore } from 'zustand/vanilla';
 import type { ConsoleOrderDetail } from '@kit/shared/api/console';
 import type { ConsoleApi } from '../api';
 import { describeFailure, msg, type Msg } from '../i18n/i18n';
+import { followResend, type FollowOptions } from './follow-resend';
 
 export interface OrderState {
   prepayId: string | null;
@@ -20,7 +21,7 @@ export interface OrderState {
   resend(id: string): Promise<void>;
 }
 
-export function createOrderStore(api: ConsoleApi) {
+export function createOrderStore(api: ConsoleApi, follow?: FollowOptions) {
   return createStore<OrderState>()((set, get) => ({
     prepayId: null,
     order: null,
@@ -59,9 +60,12 @@ export function createOrderStore(api: ConsoleApi) {
       }
     },
     async resend(id) {
+      const item = get().order?.callbacks.find((c) => c.id === id);
+      set({ resent: { ...get().resent, [id]: msg('cb.resent') } });
       try {
         const { resent } = await api.resend(id);
-        set({ resent: { ...get().resent, [id]: msg(resent ? 'cb.resent' : 'cb.alreadyPending') } });
+        if (!resent) set({ resent: { ...get().resent, [id]: msg('cb.alreadyPending') } });
+        else if (item) set({ resent: { ...get().resent, [id]: await followResend(api, item, follow) } });
       } catch (e) {
         set({ resent: { ...get().resent, [id]: describeFailure(e) } });
       }

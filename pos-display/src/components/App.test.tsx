@@ -211,11 +211,20 @@ describe('POS display', () => {
       version: 1,
       status: 'success',
       orders: [
-        { prepayId: 'Ppaid', amount: '8.00', status: paidStatus, createTime: '2024-05-01T10:00:00.000Z', paymentTime: '2024-05-01T10:00:30.000Z' },
+        {
+          prepayId: 'Ppaid',
+          amount: '8.00',
+          status: paidStatus,
+          createTime: '2024-05-01T10:00:00.000Z',
+          paymentTime: '2024-05-01T10:00:30.000Z',
+          ...(paidStatus === 'refunded' ? { refundTime: '2024-05-01T11:22:33.000Z' } : {}),
+        },
         { prepayId: 'Pexp', amount: '2.00', status: 'cancel', createTime: '2024-05-01T09:00:00.000Z' },
       ],
     }));
+    let channelDone: () => void = () => {};
     api.refund.mockImplementation(async () => {
+      await new Promise<void>((resolve) => (channelDone = resolve));
       paidStatus = 'refunded';
       return { version: 1, status: 'success', detail: detail({ status: 'refunded' }) };
     });
@@ -232,8 +241,20 @@ describe('POS display', () => {
     await click(screen.getByTestId('refund-Ppaid'));
     await click(screen.getByTestId('refund-confirm'));
     expect(api.refund).toHaveBeenCalledWith('Ppaid');
+    // While the channel works, progress stands where the button was (no faded button left behind).
+    expect(screen.queryByTestId('refund-Ppaid')).toBeNull();
+    expect(screen.getByTestId('refund-progress-Ppaid').getAttribute('aria-label')).toBe('Waiting for the channel…');
+    expect(screen.getByTestId('order-status-Ppaid').textContent).toBe('Refunding…');
+    await act(async () => {
+      channelDone();
+      await flush();
+    });
     expect(screen.getByTestId('order-status-Ppaid').dataset.status).toBe('refunded');
     expect(screen.getByTestId('order-status-Ppaid').textContent).toBe('Refunded');
+    expect(screen.queryByTestId('refund-progress-Ppaid')).toBeNull();
+    // When it was refunded, not when it was paid.
+    expect(screen.queryByTestId('order-paid-Ppaid')).toBeNull();
+    expect(screen.getByTestId('order-refunded-Ppaid').textContent).toMatch(/^refunded at \d\d:22:33$/);
   });
 
   it('says in words why a parent merchant cannot log in, in the language chosen with the header switch', async () => {
@@ -300,17 +321,18 @@ describe('POS display', () => {
     await click(screen.getByTestId('points-start'));
     expect(screen.getByTestId('points-balance').textContent).toBe('100\u00a0points');
     const countdown = () => screen.getByTestId('points-countdown');
-    expect(countdown().textContent).toBe('Valid for 20 s');
+    // It counts down what the screen says happens every 5 s: the next code.
+    expect(countdown().textContent).toBe('New code in 5 s');
     const first = (screen.getByTestId('points-qr') as HTMLImageElement).src;
     await act(async () => {
       await jest.advanceTimersByTimeAsync(3_000);
     });
-    expect(countdown().textContent).toBe('Valid for 17 s');
+    expect(countdown().textContent).toBe('New code in 2 s');
     await act(async () => {
       await jest.advanceTimersByTimeAsync(2_000);
     });
     await flush();
-    expect(countdown().textContent).toBe('Valid for 20 s');
+    expect(countdown().textContent).toBe('New code in 5 s');
     expect(countdown().dataset.serial).toBe('2');
     expect((screen.getByTestId('points-qr') as HTMLImageElement).src).not.toBe(first);
     await click(screen.getByTestId('tab-charge'));

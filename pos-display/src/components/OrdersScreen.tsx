@@ -78,7 +78,9 @@ export function OrdersScreen() {
         {list.map((o) => {
           const busy = refunding.includes(o.prepayId);
           const status = busy ? 'refunding' : o.status;
-          const paid = (o.status === 'finish' || o.status === 'refunded' || busy) && o.paymentTime;
+          const paid = (o.status === 'finish' || busy) && o.paymentTime;
+          // A refunded order says when it was refunded (its payment is in its past).
+          const refundedAt = o.status === 'refunded' && !busy ? (o.refundTime ?? null) : null;
           return (
             <li key={o.prepayId} className="order-line" data-status={status} data-testid={`order-${o.prepayId}`}>
               <span className="when">
@@ -108,6 +110,11 @@ export function OrdersScreen() {
                     {t(status === 'finish' ? 'orders.paidAtShort' : 'orders.paidAt', { time: clockTime(o.paymentTime) })}
                   </span>
                 )}
+                {refundedAt && (
+                  <span className="paid-at" data-testid={`order-refunded-${o.prepayId}`}>
+                    {t('orders.refundedAt', { time: clockTime(refundedAt) })}
+                  </span>
+                )}
               </span>
               <span className="actions">
                 {o.status === 'active' && (
@@ -115,16 +122,23 @@ export function OrdersScreen() {
                     {t('orders.showCode')}
                   </button>
                 )}
-                {o.status === 'finish' && (
-                  <button
-                    type="button"
-                    className="quiet-danger"
-                    data-testid={`refund-${o.prepayId}`}
-                    disabled={busy}
-                    onClick={() => orders.getState().askRefund(o.prepayId)}
+                {/* While the refund runs, its progress replaces the button; the line then reads Refunded, with the time. */}
+                {busy ? (
+                  <span
+                    className="refund-progress"
+                    role="status"
+                    aria-label={t('orders.refundProgress')}
+                    title={t('orders.refundProgress')}
+                    data-testid={`refund-progress-${o.prepayId}`}
                   >
-                    {t('orders.refund')}
-                  </button>
+                    <span className="spinner" aria-hidden="true" />
+                  </span>
+                ) : (
+                  o.status === 'finish' && (
+                    <button type="button" className="quiet-danger" data-testid={`refund-${o.prepayId}`} onClick={() => orders.getState().askRefund(o.prepayId)}>
+                      {t('orders.refund')}
+                    </button>
+                  )
                 )}
               </span>
             </li>

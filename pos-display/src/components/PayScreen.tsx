@@ -120,11 +120,21 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
           <Money value={order.amount} lang={t.lang} className="pay-amount" testId="pay-amount" fit />
         </div>
         <div className={`order-status chip-big status-${status}`} data-testid="order-status" data-status={status} role="status" aria-live="assertive">
-          {status === 'finish' ? t('pay.paidAt', { time: clockTime(order.paymentTime) }) : t(`status.${status}`)}
+          {status === 'finish'
+            ? t('pay.paidAt', { time: clockTime(order.paymentTime) })
+            : status === 'refunded' && order.refundTime
+              ? t('pay.refundedAt', { time: clockTime(order.refundTime) })
+              : t(`status.${status}`)}
           {status === 'active' && <span className="dots" aria-hidden="true" />}
         </div>
         {status === 'cancel' && <p className="message warn">{t('pay.expiredNote')}</p>}
-        {status === 'refunded' && order.paymentTime && <p className="message hint">{t('pay.refundedNote', { time: clockTime(order.paymentTime) })}</p>}
+        {status === 'refunded' && order.paymentTime && (
+          <p className="message hint" data-testid="pay-refunded-note">
+            {order.refundTime
+              ? t('pay.refundedNote', { time: clockTime(order.paymentTime), refunded: clockTime(order.refundTime) })
+              : t('pay.refundedSince', { time: clockTime(order.paymentTime) })}
+          </p>
+        )}
         {network && (
           <p className="message warn" role="alert" data-testid="pay-network">
             {t('pay.offline', { problem: network })}

@@ -1,12 +1,13 @@
 /**
- * Points mode: balance and the deduction code, refreshed every 5 s with a visible 20 s countdown.
+ * Points mode: balance and the deduction code, replaced every 5 s, counting down to the next one
+ * (each stays valid 20 s; when a refresh fails, the code on screen's own validity is counted down).
  * The cashier scans the customer's member code (a scanner fills the customer field and ends with
  * Enter, which reads the balance) and enters the points; the shop's point type is remembered.
  */
 import { useEffect, useRef, type FormEvent } from 'react';
 import { usePosApp } from '../state/app';
 import { useStore } from '@kit/web-common/use-store';
-import { maxAboveBalance, secondsLeft } from '../state/points-store';
+import { maxAboveBalance, secondsLeft, secondsToNext } from '../state/points-store';
 import { useT } from '../i18n/use-t';
 import { Money } from '@kit/web-common/Money';
 import { QrCode } from './QrCode';
@@ -36,6 +37,9 @@ export function PointsScreen() {
 
   if (phase === 'running' || (phase === 'starting' && session)) {
     const left = secondsLeft(code, now);
+    // What the screen says happens every 5 s is what it counts down; without fresh codes, how long this one still works.
+    const stale = network !== null;
+    const shown = stale ? left : secondsToNext(code, now);
     const over = session !== null && maxAboveBalance(session.maxAmount, balance);
     return (
       <main className="points points-running">
@@ -47,8 +51,15 @@ export function PointsScreen() {
               {code ? t('points.codeExpired') : t('points.gettingCode')}
             </div>
           )}
-          <div className={`countdown${left <= 5 ? ' low' : ''}`} data-testid="points-countdown" data-seconds={left} data-serial={code?.serial ?? 0}>
-            {code ? t('points.validFor', { seconds: left }) : ''}
+          <div
+            className={`countdown${stale && left <= 5 ? ' low' : ''}`}
+            data-testid="points-countdown"
+            data-seconds={shown}
+            data-valid={left}
+            data-kind={stale ? 'valid' : 'next'}
+            data-serial={code?.serial ?? 0}
+          >
+            {code ? t(stale ? 'points.validFor' : 'points.nextIn', { seconds: shown }) : ''}
           </div>
         </section>
         <section className="pay-info">

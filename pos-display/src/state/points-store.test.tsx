@@ -1,5 +1,5 @@
 /** @jest-environment jsdom */
-import { createPointsStore, secondsLeft } from './points-store';
+import { createPointsStore, secondsLeft, secondsToNext } from './points-store';
 import { fakeApi, offline } from '../test/fake-api';
 import { KitApiError } from '@kit/shared/errors';
 import { translator } from '../i18n/i18n';
@@ -40,22 +40,25 @@ describe('points store', () => {
     expect(api.startPoints).not.toHaveBeenCalled();
   });
 
-  it('shows a fresh code every 5 s for the same session, each counted down from 20 s', async () => {
+  it('shows a fresh code every 5 s for the same session, counting down to the next; each stays valid 20 s', async () => {
     const { api, points } = running();
     await points.getState().start();
     expect(api.startPoints).toHaveBeenCalledWith({ userId: 'alice', tokenId: 'PTS', tokenAppId: undefined, maxAmount: '5' });
     expect(points.getState().phase).toBe('running');
     expect(points.getState().code?.content).toBe('KP1.code-1');
     expect(secondsLeft(points.getState().code, points.getState().now)).toBe(20);
+    expect(secondsToNext(points.getState().code, points.getState().now)).toBe(5);
 
     await jest.advanceTimersByTimeAsync(3_000);
     expect(secondsLeft(points.getState().code, points.getState().now)).toBe(17);
+    expect(secondsToNext(points.getState().code, points.getState().now)).toBe(2);
     expect(api.pointsCode).toHaveBeenCalledTimes(1);
 
     await jest.advanceTimersByTimeAsync(2_000);
     expect(api.pointsCode).toHaveBeenCalledTimes(2);
     expect(points.getState().code?.content).toBe('KP1.code-2');
     expect(secondsLeft(points.getState().code, points.getState().now)).toBe(20);
+    expect(secondsToNext(points.getState().code, points.getState().now)).toBe(5);
 
     await jest.advanceTimersByTimeAsync(10_000);
     expect(api.pointsCode).toHaveBeenCalledTimes(4);

@@ -1,7 +1,9 @@
 /**
  * Points mode: the balance and a deduction code (4.13) for one user and point type. A fresh code
- * is fetched every 5 s for the same session uuid; each is valid 20 s from when it arrived, and
- * the screen counts that down. Leaving the screen stops every timer and request.
+ * is fetched every 5 s for the same session uuid; each is valid 20 s from when it arrived. The
+ * screen counts down to the next code (what it says happens every 5 s); only when a refresh fails
+ * does it count down the code on screen's own validity instead. Leaving the screen stops every
+ * timer and request.
  */
 import { createStore } from 'zustand/vanilla';
 import { AmountError, MAX_POINT_UNITS, POINT_SCALE, parseDecimal, parsePoints } from '@kit/shared/money';
@@ -24,6 +26,8 @@ export interface PointsCodeShown {
   /** Local time the code arrived; it is valid until `receivedAt + validForMs`. */
   receivedAt: number;
   validForMs: number;
+  /** When the next code is due: `receivedAt` + the refresh interval. */
+  nextAt: number;
   /** Counts codes, so a test or the screen can tell a new one arrived. */
   serial: number;
 }
@@ -90,6 +94,12 @@ export function secondsLeft(code: PointsCodeShown | null, now: number): number {
   return Math.max(0, Math.ceil((code.receivedAt + code.validForMs - now) / 1000));
 }
 
+/** Seconds until the next code, rounded up, at least 1 (while the next one is on its way, it is "in 1 s"). */
+export function secondsToNext(code: PointsCodeShown | null, now: number): number {
+  if (!code) return 0;
+  return Math.max(1, Math.ceil((code.nextAt - now) / 1000));
+}
+
 const SAVED_TYPE = 'pos-display-point-type';
 
 function savedPointType(storage: PointsOptions['storage']): Pick<PointsForm, 'tokenId' | 'tokenAppId'> {
@@ -134,7 +144,13 @@ export function createPointsStore(api: PosApi, opts: PointsOptions = {}) {
         serial += 1;
         const received = Date.now();
         set({
-          code: { content: code.chainLink, receivedAt: received, validForMs: Math.min(validMs, code.validForMs || validMs), serial },
+          code: {
+            content: code.chainLink,
+            receivedAt: received,
+            validForMs: Math.min(validMs, code.validForMs || validMs),
+            nextAt: received + refreshMs,
+            serial,
+          },
           balance: code.balance ?? get().balance,
           network: null,
           now: received,

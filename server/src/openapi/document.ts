@@ -14,6 +14,7 @@ import { consoleRoutes } from './paths/console';
 import { sandboxRoutes } from './paths/sandbox';
 import { sandboxV3Routes } from './paths/sandbox-v3';
 import { operationRoutes } from './paths/operations';
+import { ZH_INFO, ZH_OPERATIONS, ZH_SECURITY, ZH_TAGS, zhSection } from './zh-cn';
 
 /**
  * Every described route: the JSON API's from their definitions (`routes/`), the others from the
@@ -33,7 +34,13 @@ export interface DocumentOptions {
   sandbox: boolean;
   /** Public base URL of the service, for `servers` (e.g. `http://127.0.0.1:8080`). */
   serverUrl?: string;
+  /** The prose's language (`zh-cn.ts`); English by default. */
+  lang?: 'en' | 'zh-CN';
 }
+
+/** The id of an operation, as the document names it. */
+export const operationIdOf = (doc: Pick<RouteDoc, 'method' | 'path'>) =>
+  `${doc.method}${openApiPath(doc.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
 
 /** The routes the service serves with these options. */
 export function servedRouteDocs(opts: Pick<DocumentOptions, 'sandbox'>): RouteDoc[] {
@@ -110,6 +117,7 @@ function security(auth: RouteDoc['auth']): RouteConfig['security'] {
 }
 
 export function buildOpenApiDocument(opts: DocumentOptions) {
+  const zh = opts.lang === 'zh-CN';
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'appId', { type: 'apiKey', in: 'query', name: '_appid', description: SIGNING });
   registry.registerComponent('securitySchemes', 'timestamp', {
@@ -141,14 +149,19 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
   for (const doc of servedRouteDocs(opts)) {
     const answer = bodyOf(doc.answer);
     const bodies = doc.body ? (Array.isArray(doc.body) ? (doc.body as readonly Body[]) : [bodyOf(doc.body as ZodTypeAny | Body)]) : [];
-    const section = doc.section ? `Specification section ${doc.section}. ` : '';
+    const operationId = operationIdOf(doc);
+    // In Chinese, an operation's own text when it has one; otherwise its English, whole.
+    const prose = zh && ZH_OPERATIONS[operationId];
+    const section = doc.section ? (prose ? zhSection(doc.section) : `Specification section ${doc.section}. `) : '';
+    const summary = prose ? prose.summary : doc.summary;
+    const description = prose ? (prose.description ?? '') : (doc.description ?? '');
     registry.registerPath({
       method: doc.method,
       path: openApiPath(doc.path),
-      operationId: `${doc.method}${openApiPath(doc.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId,
       tags: [doc.tag],
-      summary: doc.section ? `${doc.section} ${doc.summary}` : doc.summary,
-      description: `${section}${doc.description ?? ''}`.trim() || undefined,
+      summary: doc.section ? `${doc.section} ${summary}` : summary,
+      description: `${section}${description}`.trim() || undefined,
       security: security(doc.auth),
       request: {
         params: doc.params,
@@ -165,7 +178,7 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
     });
   }
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Merchant kit API',
@@ -193,4 +206,15 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
       ...(opts.sandbox ? [{ name: 'Sandbox (development only)', description: 'The payment sandbox (SANDBOX_ENABLED)' }] : []),
     ],
   });
+  return zh ? inChinese(document) : document;
+}
+
+/** The document's own prose in Chinese (`zh-cn.ts`): its introduction, groups and signing schemes. */
+function inChinese<D extends ReturnType<OpenApiGeneratorV31['generateDocument']>>(document: D): D {
+  document.info.description = ZH_INFO;
+  document.info.title = '商户工具包 API';
+  for (const tag of document.tags ?? []) tag.description = ZH_TAGS[tag.name] ?? tag.description;
+  const schemes = document.components?.securitySchemes ?? {};
+  for (const [name, scheme] of Object.entries(schemes)) if (ZH_SECURITY[name] && 'description' in scheme) scheme.description = ZH_SECURITY[name];
+  return document;
 }

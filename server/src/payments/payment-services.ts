@@ -19,4 +19,6 @@ export interface Payments {
   state(
     prepayId: string,
   ): Promise<{ channelOrders: Awaited<ReturnType<PaymentStore['channelOrdersOf']>>; refund: Awaited<ReturnType<PaymentStore['refund']>> | null }>;
+  /** When the given orders' refunds completed (Unix ms), for those whose refund did (the POS's list says when each was refunded). */
+  refundsCompleted(prepayIds: readonly string[]): Promise<Map<string, number>>;
 }

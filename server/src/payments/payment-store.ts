@@ -133,6 +133,18 @@ export class PaymentStore {
     return on.selectFrom('pay_refunds').selectAll().where('prepay_id', '=', prepayId).executeTakeFirst();
   }
 
+  /** When the given orders' refunds completed, for those whose refund did. */
+  async refundsCompleted(prepayIds: readonly string[]): Promise<Map<string, number>> {
+    if (!prepayIds.length) return new Map();
+    const rows = await this.db
+      .selectFrom('pay_refunds')
+      .select(['prepay_id', 'completed_at'])
+      .where('prepay_id', 'in', [...prepayIds])
+      .where('completed_at', 'is not', null)
+      .execute();
+    return new Map(rows.map((r) => [r.prepay_id, r.completed_at!]));
+  }
+
   refundByNumber(outRefundNo: string) {
     return this.db.selectFrom('pay_refunds').selectAll().where('out_refund_no', '=', outRefundNo).executeTakeFirst();
   }

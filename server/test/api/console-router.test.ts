@@ -83,6 +83,9 @@ describeEachBackend('console router', (backend) => {
     up = true;
     expect((await parent.call('POST', `/callbacks/${cbs[0].id}/resend`)).body.resent).toBe(true);
     await waitFor(async () => (await f.client.callbacks({ prepayId: mine })).data.items[0]?.state === 'delivered', 10_000, 'delivered');
+    // The console follows a resend by the order's callbacks.
+    const followed = (await parent.call('GET', `/callbacks?prepayId=${mine}`)).body.callbacks;
+    expect(followed.map((c: { id: string; state: string }) => [c.id, c.state])).toEqual([[cbs[0].id, 'delivered']]);
     const now = Date.now();
     const window = { since: new Date(now - 3_600_000).toISOString(), until: new Date(now + 60_000).toISOString() };
     expect((await parent.call('POST', '/callbacks/recover', window)).body.resent).toBe(0);
@@ -102,6 +105,7 @@ describeEachBackend('console router', (backend) => {
     expect((await other.call('GET', `/orders/${mine}`)).status).toBe(404);
     expect((await other.call('POST', `/callbacks/${cbs[0].id}/resend`)).body.error).toBe('not_found');
     expect((await other.call('GET', '/callbacks')).body.callbacks).toEqual([]);
+    expect((await other.call('GET', `/callbacks?prepayId=${mine}`)).body.error).toBe('not_found');
 
     // The refund goes through 4.6 with the parent's own login token.
     const refunded = await parent.call('POST', `/orders/${mine}/refund`);
@@ -248,5 +252,63 @@ describeEachBackend('console router', (backend) => {
     const bad = await parent.call('GET', '/reconciliation/2026-02-30');
     expect([bad.status, bad.body.error]).toEqual([400, 'invalid_request']);
     expect((await new Desk(kit.url).call('GET', '/reconciliation')).status).toBe(401);
+  });
+
+  test('Reconcile now runs a day as the daily job does: a report at once, nothing new the second time, "not ready" while the channel makes its bill', async () => {
+    const setFaults = async (faults: object) => {
+      const res = await fetch(`${kit.url}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+      expect(res.status).toBe(200);
+    };
+    up = true;
+    const today = chinaDate(Date.now());
+    const prepayId = (await f.client.createPrepay({ subMerchantId: f.subId, totalAmount: '6.00' })).prepayId;
+    await payByCode(kit, f, prepayId);
+    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+    const tradeNo = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no;
+
+    const desk = new Desk(kit.url);
+    await desk.call('POST', '/login', { userId: f.parentId, pw: f.pw });
+    await setFaults({ billAmountChanged: [tradeNo] });
+    let first;
+    try {
+      first = await desk.call('POST', `/reconciliation/${today}/run`);
+    } finally {
+      await setFaults({});
+    }
+    expect(first.status).toBe(200);
+    expect(first.body.runs).toEqual([{ channel: 'SocialNative', outcome: 'done' }]);
+    const mine = async () =>
+      (
+        (await desk.call('GET', `/reconciliation/${today}`)).body.reports[0].differences as Array<{ outTradeNo: string; kind: string; resolution: string }>
+      ).filter((d) => d.outTradeNo === tradeNo);
+    expect(await mine()).toEqual([expect.objectContaining({ kind: 'amount_mismatch', resolution: 'open' })]);
+    const days = (await desk.call('GET', '/reconciliation')).body.days;
+    expect(days.find((d: { date: string }) => d.date === today)).toMatchObject({ state: 'done' });
+
+    // Again, now that the bill agrees: what the first run found stays as it was found (the daily job's idempotence).
+    const before = (await desk.call('GET', `/reconciliation/${today}`)).body.reports;
+    expect((await desk.call('POST', `/reconciliation/${today}/run`)).body.runs).toEqual([{ channel: 'SocialNative', outcome: 'done' }]);
+    expect((await desk.call('GET', `/reconciliation/${today}`)).body.reports).toEqual(before);
+
+    // A bill the channel is still making is "not ready", not a failure; a done day stays done.
+    await setFaults({ bills: 'creating' });
+    try {
+      const notReady = await desk.call('POST', `/reconciliation/${today}/run`);
+      expect(notReady.status).toBe(200);
+      expect(notReady.body.runs).toEqual([{ channel: 'SocialNative', outcome: 'not_ready', error: expect.stringContaining('not ready') }]);
+    } finally {
+      await setFaults({});
+    }
+    expect((await desk.call('GET', '/reconciliation')).body.days.find((d: { date: string }) => d.date === today)).toMatchObject({ state: 'done' });
+
+    // A sub-merchant's login may ask too; a day that has not begun, a date that is none, no login: refused.
+    const sub = new Desk(kit.url);
+    await sub.call('POST', '/login', { userId: f.subId, pw: f.pw });
+    expect((await sub.call('POST', `/reconciliation/${today}/run`)).body.runs).toEqual([{ channel: 'SocialNative', outcome: 'done' }]);
+    const tomorrow = chinaDate(Date.now() + 86_400_000);
+    const future = await desk.call('POST', `/reconciliation/${tomorrow}/run`);
+    expect([future.status, future.body.error]).toEqual([400, 'invalid_request']);
+    expect((await desk.call('POST', '/reconciliation/2026-02-30/run')).status).toBe(400);
+    expect((await new Desk(kit.url).call('POST', `/reconciliation/${today}/run`)).status).toBe(401);
   });
 });

@@ -99,6 +99,15 @@ describe.each([
     expect(result.valid).toBe(true);
   });
 
+  it('is valid OpenAPI 3.1 in Chinese too (?lang=zh-CN), describing the same operations', async () => {
+    const zh = (await (await fetch(`${kit.url}/openapi.json?lang=zh-CN`)).json()) as typeof doc;
+    const result = validateOpenApi(zh);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(zh.paths)).toEqual(Object.keys(doc.paths));
+    expect((zh.paths['/submerchant-pay/'].post as { summary: string }).summary).toBe('4.1 创建预支付订单');
+  });
+
   it('describes every route the service answers, and only those', () => {
     // The Express application among the server's listeners (the runtime also tracks calls in flight).
     const app = kit.runtime.server.listeners('request').find((l) => 'router' in l) as Express;
@@ -171,6 +180,11 @@ describe('API reference page', () => {
     const init = await (await fetch(`${kit.url}/docs/init.js`)).text();
     expect(init).toContain("'../openapi.json'");
     expect(init).toContain('validatorUrl: null');
+    // "Try it" is its TypeScript bundled for the browser with the shared signing rules; the source itself is not served.
+    const tryIt = await fetch(`${kit.url}/docs/try-it.js`);
+    expect([tryIt.status, tryIt.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+    expect(await tryIt.text()).toContain('KitTryIt');
+    expect((await fetch(`${kit.url}/docs/try-it.ts`)).status).toBe(404);
     // The UI package's own demo page (which loads an example document from elsewhere) is not served.
     expect((await fetch(`${kit.url}/docs/swagger-initializer.js`)).status).toBe(404);
   });

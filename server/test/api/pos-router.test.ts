@@ -343,6 +343,10 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
       'the refund to complete',
     );
     expect(refunded.codeUrl).toBeNull();
+    // Both the order and its line say when it was refunded, after it was paid.
+    expect(Date.parse(refunded.refundTime)).toBeGreaterThanOrEqual(Date.parse(answer.body.paymentTime));
+    const line = (await c.call('GET', '/orders')).body.orders.find((o: { prepayId: string }) => o.prepayId === order.prepayId);
+    expect(line).toMatchObject({ status: 'refunded', paymentTime: answer.body.paymentTime, refundTime: refunded.refundTime });
     const twice = await c.call('POST', `/orders/${order.prepayId}/refund`);
     expect(twice.status).toBeGreaterThanOrEqual(400);
     expect(twice.status).toBeLessThan(500);

@@ -32,7 +32,10 @@ export const consoleOrderIdSchema = z.object({ prepayId: prepayIdSchema }).stric
 export const consoleReconciliationDateSchema = z.object({ date: reconciliationDateSchema }).strict();
 export const consoleCallbackIdSchema = z.object({ id: callbackIdSchema }).strict();
 
-export const consoleCallbacksQuerySchema = z.object({ state: z.enum(['pending', 'delivered', 'given_up']).optional() }).strict();
+/** The login's callbacks, optionally of one state, or of one order (what a resend is followed with). */
+export const consoleCallbacksQuerySchema = z
+  .object({ state: z.enum(['pending', 'delivered', 'given_up']).optional(), prepayId: prepayIdSchema.optional() })
+  .strict();
 
 /** Resend every given-up callback of the login's merchants created in `[since, until)`. */
 export const consoleRecoverSchema = z.object({ since: z.string().datetime({ offset: true }), until: z.string().datetime({ offset: true }) }).strict();

@@ -99,3 +99,13 @@ export interface ConsoleReconciliationReport {
   channel: string;
   differences: ReconciliationDifference[];
 }
+
+/**
+ * What "Reconcile now" did with one channel's bill of the day: reconciled (`done`), not made by the
+ * channel yet (`not_ready`: the daily run tries again) or not to be had or read (`failed`), with why.
+ */
+export interface ConsoleReconcileRun {
+  channel: string;
+  outcome: 'done' | 'not_ready' | 'failed';
+  error?: string;
+}

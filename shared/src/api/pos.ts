@@ -25,6 +25,8 @@ export interface PosOrder {
   status: OrderStatus;
   createTime: string;
   paymentTime?: string;
+  /** When the refund completed, for a refunded order. */
+  refundTime?: string;
   /** `sm.pay?prepayid=<id>` */
   scene: string;
   /**
@@ -59,6 +61,8 @@ export interface PosOrderSummary {
   status: OrderStatus;
   createTime: string;
   paymentTime?: string;
+  /** When the refund completed, for a refunded order. */
+  refundTime?: string;
   /** Only for a paid order placed with profit sharing (4.8); the display shows it, the cashier does not split. */
   profitSharing?: ProfitSharingSummary;
 }

@@ -8,7 +8,14 @@
  * A parent merchant sees its sub-merchants; anything else is "not found".
  */
 import { KitError, type CallbackItem } from '@kit/shared';
-import type { ConsoleOrderDetail, ConsoleOrderLine, ConsoleReceived, ConsoleReconciliationDay, ConsoleReconciliationReport } from '@kit/shared/api/console';
+import type {
+  ConsoleOrderDetail,
+  ConsoleOrderLine,
+  ConsoleReceived,
+  ConsoleReconcileRun,
+  ConsoleReconciliationDay,
+  ConsoleReconciliationReport,
+} from '@kit/shared/api/console';
 import type { consoleOrdersQuerySchema } from '@kit/shared/api/console-schemas';
 import type { z } from 'zod';
 import type { PrepayOrdersTable } from '../../db/schema';
@@ -65,9 +72,10 @@ export class ConsoleBackend {
     return this.order(user, prepayId);
   }
 
-  /** The login's callbacks of one state (or all), newest first, a page of 100. */
-  async callbacks(user: ConsoleUser, state?: CallbackItem['state']): Promise<CallbackItem[]> {
-    const query = { merchantId: user.merchantId, limit: '100', ...(state ? { state } : {}) };
+  /** The login's callbacks of one state (or all), or of one order, newest first, a page of 100. */
+  async callbacks(user: ConsoleUser, state?: CallbackItem['state'], prepayId?: string): Promise<CallbackItem[]> {
+    if (prepayId) await this.visibleOrder(user, prepayId);
+    const query = { ...(prepayId ? { prepayId } : { merchantId: user.merchantId }), limit: '100', ...(state ? { state } : {}) };
     const answer = await upstream('reading the callbacks', () => this.api.call(listCallbacks, user, { query }));
     return answer.data.items;
   }
@@ -100,6 +108,15 @@ export class ConsoleBackend {
       channel: r.channel,
       differences: [...r.differences].sort((a, b) => Number(b.resolution === 'open') - Number(a.resolution === 'open')),
     }));
+  }
+
+  /**
+   * Reconciles a day now, as the daily job would (`reconciliation/reconcile-now.ts`): the public API
+   * has no call for it (a day's bill covers every merchant of the channel account, not one app's).
+   * Any login may ask: the run is the one the job makes, and a day run again changes nothing.
+   */
+  async reconcileNow(user: ConsoleUser, date: string): Promise<ConsoleReconcileRun[]> {
+    return this.services.reconcileNow.run(date, user.merchantId);
   }
 
   /** A parent sees its sub-merchants' (and its own); a sub-merchant only its own. */

@@ -74,8 +74,8 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     '/callbacks',
     user,
     guarded(async (req, res) => {
-      const { state } = validate(consoleCallbacksQuerySchema, req.query, 'query');
-      res.json(ok({ callbacks: await backend.callbacks(who(res), state) }));
+      const { state, prepayId } = validate(consoleCallbacksQuerySchema, req.query, 'query');
+      res.json(ok({ callbacks: await backend.callbacks(who(res), state, prepayId) }));
     }),
   );
 
@@ -111,6 +111,16 @@ export function consoleApiRoutes({ config, services, api }: RouteDeps): Router {
     guarded(async (req, res) => {
       const { date } = validate(consoleReconciliationDateSchema, req.params, 'path');
       res.json(ok({ reports: await backend.reconciliation(who(res), date) }));
+    }),
+  );
+
+  // Reconcile now: the daily job's run of one day, at once (docs/console.md).
+  r.post(
+    '/reconciliation/:date/run',
+    user,
+    guarded(async (req, res) => {
+      const { date } = validate(consoleReconciliationDateSchema, req.params, 'path');
+      res.json(ok({ runs: await backend.reconcileNow(who(res), date) }));
     }),
   );
 

@@ -116,6 +116,7 @@ export class PosBackend {
     const rows = await this.services.prepay.listForSubMerchant(cashier.merchantId, from);
     const paid = rows.filter((r) => r.status === 'finish' || r.status === 'refunded');
     const sharing = await this.services.profitSharing.summaries(paid.map((r) => ({ prepayId: r.prepay_id, totalCents: r.total_cents })));
+    const refunded = await this.services.payments.refundsCompleted(rows.filter((r) => r.status === 'refunded').map((r) => r.prepay_id));
     return rows.map((r) => {
       const status = shownStatus(r, now);
       const line: PosOrderSummary = {
@@ -125,6 +126,8 @@ export class PosBackend {
         createTime: new Date(r.create_time).toISOString(),
       };
       if (r.payment_time !== null && r.payment_time !== undefined) line.paymentTime = new Date(r.payment_time).toISOString();
+      const refundedAt = refunded.get(r.prepay_id);
+      if (refundedAt !== undefined) line.refundTime = new Date(refundedAt).toISOString();
       // A refunded order can share no more: it keeps its line only when something was shared.
       const shared = sharing.get(r.prepay_id);
       if (shared && (r.status === 'finish' || shared.sharedAmount !== '0.00')) line.profitSharing = shared;
@@ -231,6 +234,10 @@ export class PosBackend {
       codeUrl: null,
     };
     if (detail.paymentTime) view.paymentTime = detail.paymentTime;
+    if (detail.status === 'refunded') {
+      const refundedAt = (await this.services.payments.refundsCompleted([prepayId])).get(prepayId);
+      if (refundedAt !== undefined) view.refundTime = new Date(refundedAt).toISOString();
+    }
     if (detail.status === 'active') {
       try {
         const native = await this.api.call(socialPayNative, cashier, { body: { prepayId } });

@@ -97,7 +97,7 @@ export const consoleRoutes: RouteDoc[] = [
   con({
     method: 'get',
     path: '/console/api/callbacks',
-    summary: 'The login’s callbacks (GET /callbacks for its merchant), newest first, optionally of one state',
+    summary: 'The login’s callbacks (GET /callbacks for its merchant), newest first, optionally of one state or of one order',
     query: consoleCallbacksQuerySchema,
     answer: success(1, { callbacks: z.array(callbackItemSchema) }),
     errors: ['login_invalid'],
@@ -145,6 +145,18 @@ export const consoleRoutes: RouteDoc[] = [
     params: consoleReconciliationDateSchema,
     answer: success(1, { reports: z.array(z.object({ date: z.string(), channel: z.string(), differences: z.array(reconciliationDifferenceSchema) })) }),
     errors: ['login_invalid', 'invalid_request', 'not_found'],
+  }),
+  con({
+    method: 'post',
+    path: '/console/api/reconciliation/:date/run',
+    summary: 'Reconcile now: the daily job’s run of a China date (today at the latest) with each channel’s bill, at once; running a day again changes nothing',
+    description:
+      'Each channel with a bill is `done`, `not_ready` (the channel is still making its bill; the daily run tries again) or `failed` (the bill cannot be had or read: `error` says why).',
+    params: consoleReconciliationDateSchema,
+    answer: success(1, {
+      runs: z.array(z.object({ channel: z.string(), outcome: z.enum(['done', 'not_ready', 'failed']), error: z.string().optional() })),
+    }),
+    errors: ['login_invalid', 'invalid_request', 'channel_unavailable'],
   }),
   con({
     method: 'get',

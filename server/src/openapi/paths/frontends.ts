@@ -25,6 +25,7 @@ const order = z.object({
   status: z.enum(ORDER_STATUSES),
   createTime: z.string(),
   paymentTime: z.string().optional(),
+  refundTime: z.string().optional(),
   scene: z.string().openapi({ description: '`sm.pay?prepayid=<id>`' }),
   miniProgramCode: z.enum(['platform', 'link']).openapi({
     description:
@@ -41,7 +42,7 @@ const order = z.object({
       description: 'Outside production: whether the payer link is a loopback address a phone cannot open, and this display at the network addresses',
     }),
 });
-const orderSummary = order.pick({ prepayId: true, amount: true, status: true, createTime: true, paymentTime: true });
+const orderSummary = order.pick({ prepayId: true, amount: true, status: true, createTime: true, paymentTime: true, refundTime: true });
 const points = { balance: z.string(), tokenId: z.string(), tokenAppId: z.string(), userAppId: z.string(), userId: z.string() };
 const pointsSession = z.object({
   handle: z.string(),
