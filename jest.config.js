@@ -10,9 +10,10 @@
  * - browser: Debian Chromium through playwright-core (test/browser) and the end-to-end journeys
  *   (test/e2e); they use the builds of `npm run build`.
  *
- * unit runs in two workers; api and browser run in band (docs/architecture.md, "Tests", says why):
- * every suite already takes its own ports (0), data folders and PostgreSQL schema
- * (server/test/support/backends.ts).
+ * `npm test` (scripts/test.ts) runs unit beside the checks and builds, then api and browser together
+ * in parallel workers (docs/architecture.md, "Tests"): every suite takes its own ports (0), data
+ * folders and PostgreSQL schema (server/test/support/backends.ts), and a suite that builds in place
+ * does so in a copy of the checkout (test/ops/checkout-copy.ts).
  *
  * Browser-facing unit suites pick jsdom with a docblock. test/repo/test-groups.test.ts checks that
  * every test file belongs to exactly one group.
@@ -53,5 +54,9 @@ module.exports = {
     roots: dirs.map((d) => `<rootDir>/${d}`),
     testPathIgnorePatterns: [...project.testPathIgnorePatterns, ...(ELSEWHERE[name] ?? [])],
   })),
-  testTimeout: 30000,
+  // A hung test fails after this. Generous: the api and browser suites share two cores with each
+  // other's workers, services, Chromium and PostgreSQL, and a test that spawns processes (`npm run
+  // kit`, the compiled service) takes several times its quiet time when they all run at once.
+  testTimeout: 90_000,
+  testSequencer: '<rootDir>/test/sequencer.cjs',
 };

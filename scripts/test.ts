@@ -78,4 +78,4 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));

@@ -2,7 +2,8 @@
  * `npm start` as a newcomer and a process manager use it: with NODE_ENV=development it still builds
  * production front ends (the mini-program page renders in Chromium), says one line per front end,
  * announces every address, skips builds whose sources did not change, and SIGTERM sent to the npm
- * process stops the service cleanly and frees the port.
+ * process stops the service cleanly and frees the port. It runs in a copy of the checkout (its builds
+ * would otherwise replace the ones the browser suites read meanwhile).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,8 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium, watchConsole } from '../browser/chromium';
-
-const ROOT = path.resolve(__dirname, '../..');
+import { copyOfCheckout } from './checkout-copy';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -59,11 +59,12 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-async function npmStart(args: string[], env: NodeJS.ProcessEnv): Promise<Started> {
+/** `npm start` in `root`: a copy of the checkout, so that its builds never replace the ones other suites are reading. */
+async function npmStart(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<Started> {
   const port = await freePort();
   // Its own process group, as a process manager starts it, so the test can see that nothing is left behind.
   const child = spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, KIT_ENV_FILE: 'off', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -93,20 +94,23 @@ async function npmStart(args: string[], env: NodeJS.ProcessEnv): Promise<Started
 const ownLines = (stderr: string) => stderr.split('\n').filter((l) => l.trim() && !l.startsWith('npm warn'));
 
 describe('npm start', () => {
+  let checkout: ReturnType<typeof copyOfCheckout>;
   let dataDir: string;
   let browser: Browser | undefined;
   const started: Started[] = [];
   beforeAll(() => {
+    checkout = copyOfCheckout();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-start-'));
   });
   afterAll(async () => {
     await browser?.close();
     for (const s of started) if (s.child.pid && groupAlive(s.child.pid)) process.kill(-s.child.pid, 'SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
+    checkout?.remove();
   });
 
   it('builds production front ends under NODE_ENV=development, announces its addresses and stops on SIGTERM to npm', async () => {
-    const s = await npmStart(['--rebuild'], { NODE_ENV: 'development', DATA_DIR: dataDir });
+    const s = await npmStart(checkout.dir, ['--rebuild'], { NODE_ENV: 'development', DATA_DIR: dataDir });
     started.push(s);
     const lines = ownLines(s.stderr());
     const ready = lines.findIndex((l) => l.startsWith('kit ready'));
@@ -143,7 +147,7 @@ describe('npm start', () => {
   }, 300_000);
 
   it('skips builds whose sources did not change and stops on SIGINT too', async () => {
-    const s = await npmStart([], { NODE_ENV: 'development', DATA_DIR: dataDir });
+    const s = await npmStart(checkout.dir, [], { NODE_ENV: 'development', DATA_DIR: dataDir });
     started.push(s);
     const lines = ownLines(s.stderr());
     expect(lines.slice(0, 3)).toEqual([
