@@ -3,9 +3,11 @@
  * sources of `@kit/shared` bundled into `server/dist/main.js` (npm packages stay outside it, loaded
  * from node_modules as usual). Running it without a TypeScript loader saves the loader's second V8
  * isolate and the source maps of every module it compiled, about 35 MB of a process's memory
- * (docs/performance.md).
+ * (docs/performance.md). The `kit` command is bundled beside it into `server/dist/kit.js`
+ * (`npm run kit` runs `server/kit.mjs`): a command then starts in a fraction of the time tsx takes
+ * to compile the sources it loads.
  *
- * The bundle is rebuilt here when any of the files it was built from changed (their content hashes
+ * The bundles are rebuilt here when any of the files it was built from changed (their content hashes
  * are kept beside it), so a checkout that moved on never runs stale code; `npm run build` builds it
  * ahead, for an image whose file system is read-only at run time. Several instances starting at once
  * from one checkout each write their own file and rename it into place.
@@ -21,12 +23,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const SERVER = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(SERVER);
 const BUNDLE = path.join(SERVER, 'dist/main.js');
+/** The `kit` command (`server/src/kit/main.ts`), bundled beside the service from the same sources (`server/kit.mjs` runs it). */
+const KIT_BUNDLE = path.join(SERVER, 'dist/kit.js');
 /** The bundle's inputs (paths relative to the root) with their content hashes, from its last build. */
 const INPUTS = path.join(SERVER, 'dist/main.inputs.json');
 const require = createRequire(import.meta.url);
 
 /** Bumped when the build options below change, so that a bundle built with the old ones is rebuilt. */
-const RECIPE = 2;
+const RECIPE = 3;
 
 /**
  * Files that shape the bundle without being in esbuild's list of inputs: the tsconfig it resolves
@@ -47,7 +51,7 @@ function digest(file) {
 function fresh() {
   try {
     const recorded = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
-    if (recorded.recipe !== RECIPE || !fs.existsSync(BUNDLE)) return false;
+    if (recorded.recipe !== RECIPE || !fs.existsSync(BUNDLE) || !fs.existsSync(KIT_BUNDLE)) return false;
     return Object.entries(recorded.files).every(([rel, hash]) => digest(path.join(ROOT, rel)) === hash);
   } catch {
     return false;
@@ -60,7 +64,7 @@ export async function ensureBundle() {
   const esbuild = require('esbuild');
   const external = (pkg) => Object.keys(require(path.join(ROOT, pkg, 'package.json')).dependencies ?? {}).filter((d) => !d.startsWith('@kit/'));
   const result = await esbuild.build({
-    entryPoints: [path.join(SERVER, 'src/service.ts')],
+    entryPoints: { main: path.join(SERVER, 'src/service.ts'), kit: path.join(SERVER, 'src/kit/main.ts') },
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
@@ -75,7 +79,7 @@ export async function ensureBundle() {
     sourcemap: 'linked',
     metafile: true,
     write: false,
-    outfile: BUNDLE,
+    outdir: path.dirname(BUNDLE),
     logLevel: 'warning',
   });
   await esbuild.stop?.();
@@ -105,6 +109,13 @@ export async function loadService() {
   // after it; the bundle's would cost about 20 MB. They stay on only when asked for.
   process.setSourceMapsEnabled(sourceMapsAsked());
   return require(BUNDLE);
+}
+
+/** The compiled `kit` command module (`server/src/kit/main.ts`): `runKit`. */
+export async function loadKit() {
+  await ensureBundle();
+  process.setSourceMapsEnabled(sourceMapsAsked());
+  return require(KIT_BUNDLE);
 }
 
 function sourceMapsAsked() {
