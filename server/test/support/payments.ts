@@ -3,9 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPublicKey, verify } from 'node:crypto';
 import type { KitClient } from '@kit/shared';
-import { signFields } from '../../src/payments/protocol/sign';
-import { effectiveV3Settings } from '../../src/payments/channels/social-native/v3/v3-channel';
-import { loadPrivateKey } from '../../src/payments/channels/social-native/v3/keys';
+import { signFields } from '../../src/payments/providers/protocol-v2/sign';
+import { effectiveV3Settings } from '../../src/payments/providers/social-v3/v3-channel';
+import { loadPrivateKey } from '../../src/payments/providers/social-v3/keys';
 import { createMerchants, sandboxTables, type TestKit } from './kit';
 
 export const SOCIAL_PARAMS = { socialAppId: 'wxmerchantapp0001', socialMchId: '1230000109' };
