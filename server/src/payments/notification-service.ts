@@ -31,10 +31,23 @@ export class NotificationService {
     return this.providers.forRealm(realm);
   }
 
-  /** A notification to the provider of `realm`, answered as its platform expects; undefined for an unknown realm. */
-  async handle(realm: string, kind: 'pay' | 'refund', req: RawNotification): Promise<NotificationAnswer | undefined> {
+  /**
+   * The answer to a notification posted to a realm no provider has: there is no platform to answer
+   * in its terms, so it is refused as the first provider that answers refusals with a document does
+   * (protocol v2's XML `FAIL`, what the route has always answered), else as plain text.
+   */
+  unknownRealm(): NotificationAnswer {
+    for (const p of this.providers.all()) {
+      const a = p.notifications.answer('refused', 'unknown channel');
+      if (typeof a.body === 'string') return a;
+    }
+    return { status: 400, type: 'text/plain', body: 'unknown channel' };
+  }
+
+  /** A notification to the provider of `realm`, answered as its platform expects. */
+  async handle(realm: string, kind: 'pay' | 'refund', req: RawNotification): Promise<NotificationAnswer> {
     const provider = this.providers.forRealm(realm);
-    if (!provider) return undefined;
+    if (!provider) return this.unknownRealm();
     const result = await this.take(provider, kind, req);
     return provider.notifications.answer(result.ack ? 'ack' : 'refused', result.msg);
   }

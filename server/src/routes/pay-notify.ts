@@ -24,8 +24,7 @@ export function payNotifyRoutes({ services }: RouteDeps): Router {
 
   const handler = (kind: 'pay' | 'refund') => async (req: Request, res: Response) => {
     const provider = notifications.provider(String(req.params.realm));
-    // A realm no provider speaks for has no protocol to answer in.
-    if (!provider) return res.status(400).type('text/plain').send('unknown channel');
+    if (!provider) return send(res, notifications.unknownRealm());
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     try {
       const result = await notifications.take(provider, kind, { header: (n) => req.get(n), body });

@@ -126,10 +126,13 @@ export function payerSignatureValid(kit: TestKit, kind: 'mini' | 'app', args: Re
   }
   if (kind === 'mini') {
     const { paySign, ...rest } = args;
-    return paySign === signFields({ appId, ...(rest as Record<string, string>) }, config.PAY_SP_KEY!, rest.signType as 'MD5' | 'HMAC-SHA256');
+    return (
+      paySign ===
+      signFields({ appId, ...(rest as Record<string, string>) }, (config as { PAY_SP_KEY?: string }).PAY_SP_KEY!, rest.signType as 'MD5' | 'HMAC-SHA256')
+    );
   }
   const { sign, ...rest } = args;
-  return sign === signFields(rest as Record<string, string>, config.PAY_SP_KEY!, 'HMAC-SHA256');
+  return sign === signFields(rest as Record<string, string>, (config as { PAY_SP_KEY?: string }).PAY_SP_KEY!, 'HMAC-SHA256');
 }
 
 /**

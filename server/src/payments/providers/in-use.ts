@@ -37,6 +37,11 @@ export class Providers {
     return p;
   }
 
+  /** Every provider of this configuration, in registry order. */
+  all(): PaymentProvider[] {
+    return [...this.byChannel.values()];
+  }
+
   has(channel: PaymentChannel): boolean {
     return this.byChannel.has(channel);
   }
