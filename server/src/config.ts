@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { parse as parsePgUrl } from 'pg-connection-string';
 import path from 'node:path';
-import { v3Credentials, V3SettingsError, V3_KEY_SETTINGS } from './payments/channels/social-native/v3/credentials';
+import { providerSettings, providerSettingsProblem } from './payments/providers/registry';
 
 export function parseDuration(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
@@ -212,58 +212,8 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     SANDBOX_ENABLED: flag(!production).describe(
       'Serve the payment sandbox under `/sandbox` and use it as the gateway when no gateway URL is set (docs/sandbox.md).',
     ),
-    PAY_PROTOCOL: z
-      .enum(['v3', 'v2'])
-      .default('v3')
-      .describe(
-        "Protocol of the social payment platform: `v3` (API v3: JSON, the merchant's RSA key, verified answers and notifications) or `v2` (XML signed with `PAY_SP_KEY`, for merchants who still have it) (docs/payments.md).",
-      ),
-    PAY_GATEWAY_URL: z
-      .string()
-      .url()
-      .optional()
-      .describe(
-        'Base URL of the social payment platform (`https://api.mch.weixin.qq.com`): `/v3/…` is appended on v3, `/pay/unifiedorder`… on v2. Unset: the sandbox (`<service>/sandbox`).',
-      ),
-    PAY_GATEWAY_BACKUP_URL: z
-      .string()
-      .url()
-      .optional()
-      .describe(
-        "v3: the platform's backup domain (`https://api2.mch.weixin.qq.com`), tried when the main one cannot be reached, does not answer within half of PAY_GATEWAY_TIMEOUT or answers 5xx, for calls that are safe to repeat.",
-      ),
-    PAY_SP_PRIVATE_KEY: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "v3: the service provider's merchant API private key (`apiclient_key.pem`), as PEM text or the path of the PEM file; signs every request and the payer arguments (`paySign`, `sign`). Unset outside production (with the other v3 keys): development keys generated into `DATA_DIR/pay-v3/` (mode 0600), which the sandbox knows.",
-      ),
-    PAY_SP_CERT_SERIAL: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "v3: serial number (hexadecimal) of the merchant API certificate that goes with `PAY_SP_PRIVATE_KEY`; named in every request's `Authorization`.",
-      ),
-    PAY_V3_KEY: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('v3: the APIv3 key (32 characters) set on the merchant platform; decrypts notifications and downloaded platform certificates.'),
-    PAY_PLATFORM_PUBLIC_KEY: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "v3, public-key mode: the platform's public key (`pub_key.pem`), PEM text or the path of the PEM file; verifies answers and notifications. Set it with `PAY_PLATFORM_PUBLIC_KEY_ID`, or neither for certificate mode (`GET /v3/certificates`, refreshed every 12 h).",
-      ),
-    PAY_PLATFORM_PUBLIC_KEY_ID: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('v3, public-key mode: the id of `PAY_PLATFORM_PUBLIC_KEY` (`PUB_KEY_ID_…`), the `Wechatpay-Serial` its signatures name.'),
-    CARD_GATEWAY_URL: z.string().url().optional().describe('Base URL of the card-network acquirer. Unset: the sandbox (`<service>/sandbox/card`).'),
+    // Each payment provider's own section (`payments/providers/<provider>/`, listed in its registry).
+    ...providerSettings(production),
     CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
       'Waits between attempts of a merchant callback (15 retries by default; each attempt re-signed); after the last one the callback is marked `failed` (docs/payments.md).',
     ),
@@ -297,19 +247,6 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .describe(
         "This service's base URL as the payment platform reaches it, including `BASE_PATH`; notification URLs are `PUBLIC_URL/pay-notify/…`. Unset: the listening URL.",
       ),
-    PAY_SP_APPID: (production ? z.string().min(1).optional() : z.string().min(1).default('wx5andb0xsp000001')).describe(
-      "The service provider's app id at the social payment platform.",
-    ),
-    PAY_SP_MCH_ID: (production ? z.string().min(1).optional() : z.string().min(1).default('1900000109')).describe(
-      "The service provider's merchant number at the platform.",
-    ),
-    PAY_SP_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxSandboxSandboxSandbox0001')).describe(
-      "v2: the service provider's API key at the platform (signs protocol messages). In production, without it and a gateway URL the payment endpoints answer 503 `channel_unavailable` saying what to set.",
-    ),
-    PAY_SIGN_TYPE: z.enum(['MD5', 'HMAC-SHA256']).default('HMAC-SHA256').describe('v2: sign type of new channel orders (v3 signs with RSA).'),
-    CARD_KEY: (production ? z.string().min(1).optional() : z.string().min(1).default('sandboxCardAcquirerKey0000000001')).describe(
-      'API key at the card-network acquirer (channel `SocialCardNetworkBizSmall`).',
-    ),
     MP_APPID: (production ? z.string().min(1).optional() : z.string().min(1).default('wx5andb0xmp000001')).describe(
       "The payers' mini-program app id: login-code exchange (`jscode2session`) and mini-program payment (4.4).",
     ),
@@ -473,25 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`Invalid configuration:\n${lines}`);
   }
   const c = parsed.data;
-  const v3Problem = payV3Problem(c);
-  if (v3Problem) throw new Error(`Invalid configuration:\n  ${v3Problem}`);
+  const problem = providerSettingsProblem(c);
+  if (problem) throw new Error(`Invalid configuration:\n  ${problem}`);
   return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production: c.NODE_ENV === 'production' };
-}
-
-/**
- * On v3, a configuration that names any of its keys, or a production one with a gateway, must be
- * complete and parse: refused at startup naming the setting, not at the first payment. With none
- * of them outside production the development key material is used (docs/payments.md).
- */
-function payV3Problem(c: { PAY_PROTOCOL: 'v3' | 'v2'; NODE_ENV: string; PAY_GATEWAY_URL?: string } & Record<string, unknown>): string | null {
-  if (c.PAY_PROTOCOL !== 'v3') return null;
-  const anySet = V3_KEY_SETTINGS.some((k) => c[k] !== undefined);
-  if (!anySet && !(c.NODE_ENV === 'production' && c.PAY_GATEWAY_URL)) return null;
-  try {
-    v3Credentials(c as Parameters<typeof v3Credentials>[0]);
-    return null;
-  } catch (e) {
-    if (e instanceof V3SettingsError) return e.message;
-    throw e;
-  }
 }

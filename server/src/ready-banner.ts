@@ -6,7 +6,7 @@
  */
 import type { Config } from './config';
 import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
-import { noChannelWarning } from './payments/channels/setup';
+import { noChannelWarning } from './payments/providers/setup';
 import type { ServiceAddresses } from './runtime';
 
 export interface BannerInput {

@@ -10,7 +10,7 @@ import { createLogger, flushLogs, logSinkOf } from './logger';
 import { ListeningUrl, type SelfUrl } from './self-url';
 import { writeServiceFile } from './service-file';
 import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
-import { channelSetup, noChannelWarning } from './payments/channels/setup';
+import { channelSetup, noChannelWarning } from './payments/providers/setup';
 import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
 import { SANDBOX_MIGRATIONS } from './sandbox/migrations';

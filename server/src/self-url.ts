@@ -9,7 +9,7 @@
  * served and before any worker starts. Before that it answers undefined, as it always does for the
  * `kit` command without `PUBLIC_URL` (it serves nothing).
  *
- * Who reads it: the channels' gateways when the sandbox plays the platform (`payments/channels/endpoints.ts`),
+ * Who reads it: the channels' gateways when the sandbox plays the platform (`payments/providers/endpoints.ts`),
  * the notify URL when `PUBLIC_URL` is unset, and the mini-program router's payer login when the
  * sandbox plays the platform's login (`MP_LOGIN_URL` unset). All of them reach the platform, or let
  * it reach this service, over HTTP as a real one would. The front-end routers' calls of the public

@@ -32,8 +32,8 @@ import { CallbackStore } from './callbacks/callback-store';
 import { CallbackService } from './callbacks/callback-service';
 import { CallbackDelivery } from './callbacks/callback-delivery';
 import { CallbackOperations } from './callbacks/callback-operations';
-import { CHANNEL_MODULES, ChannelEndpoints } from './payments/channels';
-import { Channels } from './payments/channel-gateway';
+import { ChannelEndpoints } from './payments/providers/endpoints';
+import { Providers } from './payments/providers/in-use';
 import { ChannelOrders } from './payments/channel-orders';
 import { NotificationService } from './payments/notification-service';
 import { PaymentArgs } from './payments/payment-args';
@@ -48,7 +48,7 @@ import type { ProfitSharingService } from './profit-sharing/ps-service';
 import { ReconStore } from './reconciliation/recon-store';
 import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
-import { channelSetup } from './payments/channels/setup';
+import { channelSetup } from './payments/providers/setup';
 import { ReconcileNow } from './reconciliation/reconcile-now';
 import { createSandbox, type Sandbox } from './sandbox/sandbox';
 import { createMiniProgram, type MiniProgramServices } from './mini-program/mp-services';
@@ -134,14 +134,14 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const plog = log.child({ part: 'payments' });
   const paymentStore = new PaymentStore(db);
   const endpoints = new ChannelEndpoints(config, selfUrl);
-  const channels = new Channels(CHANNEL_MODULES, config, endpoints, plog);
+  const providers = new Providers(config, endpoints, plog);
   const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, plog);
   const channelOrders = new ChannelOrders(
     paymentStore,
-    channels,
+    providers,
     settlement,
     jobs,
-    { signType: config.PAY_SIGN_TYPE, querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT },
+    { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT },
     plog,
     metrics,
   );
@@ -150,11 +150,11 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     holdMs: config.WAIT_FOR_FINISH_HOLD,
   });
   const followOpts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT, querySchedule: config.PAYMENT_QUERY_SCHEDULE };
-  const refunds = new RefundService(paymentStore, merchants, channels, jobs, followOpts, plog);
+  const refunds = new RefundService(paymentStore, merchants, providers, jobs, followOpts, plog);
   const payments: Payments = {
-    args: new PaymentArgs(paymentStore, prepay, merchants, channels, channelOrders),
+    args: new PaymentArgs(paymentStore, prepay, merchants, providers, channelOrders),
     refunds,
-    notifications: new NotificationService(paymentStore, channels, settlement, plog),
+    notifications: new NotificationService(paymentStore, providers, settlement, plog),
     channelOrders,
     settlement,
     state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
@@ -162,9 +162,9 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   };
 
   // Profit sharing and reconciliation, on top of the payments.
-  const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, channels, metrics }, log);
+  const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, providers, metrics }, log);
   const rlog = log.child({ part: 'reconciliation' });
-  const reconciliation = new ReconciliationService(new ReconStore(db), channels, paymentStore, channelOrders, settlement, rlog, metrics);
+  const reconciliation = new ReconciliationService(new ReconStore(db), providers, paymentStore, channelOrders, settlement, rlog, metrics);
   const ready = new Set(channelSetup(config).flatMap((c) => (c.missing.length ? [] : [c.channel])));
   const dailyReconciliation = new DailyReconciliation(
     reconciliation,
@@ -190,8 +190,8 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
         log.child({ part: 'callbacks' }),
         metrics,
       ),
-      paymentFollower: new FollowUp(new PaymentFollower(paymentStore, prepay, channels, channelOrders, followOpts, plog), followOpts, metrics),
-      refundFollower: new FollowUp(new RefundFollower(paymentStore, channels, refunds, settlement, followOpts, plog), followOpts, metrics),
+      paymentFollower: new FollowUp(new PaymentFollower(paymentStore, prepay, providers, channelOrders, followOpts, plog), followOpts, metrics),
+      refundFollower: new FollowUp(new RefundFollower(paymentStore, providers, refunds, settlement, followOpts, plog), followOpts, metrics),
       dailyReconciliation,
     }),
     ...(sandbox?.jobs ?? []),

@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { v3Credentials } from '../../server/src/payments/channels/social-native/v3/credentials';
-import { openNotification } from '../../server/src/payments/channels/social-native/v3/notification';
-import { transactionFields } from '../../server/src/payments/channels/social-native/v3/partner-api';
-import { PlatformKeyring } from '../../server/src/payments/channels/social-native/v3/platform-keys';
-import { signedHeaders } from '../../server/src/payments/channels/social-native/v3/verify';
+import { v3Credentials } from '../../server/src/payments/providers/social-v3/credentials';
+import { openNotification } from '../../server/src/payments/providers/social-v3/notification';
+import { transactionFields } from '../../server/src/payments/providers/social-v3/partner-api';
+import { PlatformKeyring } from '../../server/src/payments/providers/social-v3/platform-keys';
+import { signedHeaders } from '../../server/src/payments/providers/social-v3/verify';
 import { protocolSettings } from './lib/fleet';
 import { acknowledged, payNotification, type ChannelOrder } from './lib/notifications';
 

@@ -12,16 +12,20 @@ import type { Jobs } from '../jobs/jobs';
 import type { Metrics } from '../metrics/metrics';
 import type { ExpiryGuard } from '../orders/prepay-service';
 import { randomAlnum } from '../security/ids';
-import type { MerchantFields, TradeType } from './channels';
-import type { ChannelGateway, Channels, OrderForChannel } from './channel-gateway';
-import { merchantOf } from './channel-gateway';
-import { paidFacts, paidFieldsProblem } from './notification-checks';
 import type { PaymentStore } from './payment-store';
-import type { SignType } from './protocol/sign';
+import type { Providers } from './providers/in-use';
+import {
+  FLOW_COLUMN,
+  refusalText,
+  type MerchantRef,
+  type OrderForChannel,
+  type PaymentFacts,
+  type PaymentFlow,
+  type PaymentProvider,
+} from './providers/provider';
 import type { Settlement } from './settlement';
 
 export interface ChannelOrderOptions {
-  signType: SignType;
   /** Waits between order queries after a channel order is placed (PAYMENT_QUERY_SCHEDULE). */
   querySchedule: readonly number[];
   /** Time limit of one channel call (PAY_GATEWAY_TIMEOUT): a channel order `creating` for longer was interrupted. */
@@ -30,11 +34,11 @@ export interface ChannelOrderOptions {
 
 /** What a request wants from the channel. Two requests wanting the same thing share one channel order. */
 export interface ChannelOrderWish {
-  gateway: ChannelGateway;
-  tradeType: TradeType;
+  provider: PaymentProvider;
+  flow: PaymentFlow;
   openId: string | null;
   profitSharing: boolean;
-  merchant: MerchantFields;
+  merchant: MerchantRef;
 }
 
 /** Rounds of "someone else changed it meanwhile" before a request gives up and asks for a retry. */
@@ -48,7 +52,7 @@ export class ChannelOrders implements ExpiryGuard {
 
   constructor(
     private readonly store: PaymentStore,
-    private readonly channels: Channels,
+    private readonly providers: Providers,
     private readonly settlement: Settlement,
     private readonly jobs: Jobs,
     private readonly opts: ChannelOrderOptions,
@@ -103,7 +107,7 @@ export class ChannelOrders implements ExpiryGuard {
       if (existing && matches(existing, wish)) {
         if (existing.state === 'open') return existing;
         rounds++;
-        const placed = await this.place(existing, order, wish.gateway);
+        const placed = await this.place(existing, order, wish.provider);
         if (placed) return placed;
         continue;
       }
@@ -136,50 +140,34 @@ export class ChannelOrders implements ExpiryGuard {
         continue;
       }
       rounds++;
-      const placed = await this.place(row, order, wish.gateway);
+      const placed = await this.place(row, order, wish.provider);
       if (placed) return placed;
     }
     throw new KitError('channel_unavailable', `prepay order "${order.prepay_id}" is being changed by other requests; retry`);
   }
 
   /** Places (or places again) a `creating` channel order; undefined when it stopped being the payable one meanwhile. */
-  private place(co: PayChannelOrdersTable, order: OrderForChannel, gateway: ChannelGateway): Promise<PayChannelOrdersTable | undefined> {
+  private place(co: PayChannelOrdersTable, order: OrderForChannel, provider: PaymentProvider): Promise<PayChannelOrdersTable | undefined> {
     let p = this.placing.get(co.out_trade_no);
     if (!p) {
-      p = this.placeNow(co, order, gateway).finally(() => this.placing.delete(co.out_trade_no));
+      p = this.placeNow(co, order, provider).finally(() => this.placing.delete(co.out_trade_no));
       this.placing.set(co.out_trade_no, p);
     }
     return p;
   }
 
-  private async placeNow(co: PayChannelOrdersTable, order: OrderForChannel, gateway: ChannelGateway): Promise<PayChannelOrdersTable | undefined> {
+  private async placeNow(co: PayChannelOrdersTable, order: OrderForChannel, provider: PaymentProvider): Promise<PayChannelOrdersTable | undefined> {
     // Unreachable channel: the row stays `creating`; the next request (or the reconciliation job) resumes it.
-    const answer = await gateway.unifiedOrder(co, order);
-    if (!answer.ok) {
-      if (answer.errCode === 'ORDERCLOSED') {
+    const placed = await provider.placeOrder(co, order);
+    if (!placed.ok) {
+      if (placed.refusal.meaning === 'closed') {
         await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'closed');
         return undefined;
       }
       await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'failed');
-      throw new KitError('channel_error', `the channel refused the order: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim());
+      throw new KitError('channel_error', `the channel refused the order: ${refusalText(placed.refusal)}`.trim());
     }
-    const a = answer.fields;
-    // API v3 answers a scan-code order with its `code_url` only; v2 and the other trade types have a prepay id.
-    if ((co.trade_type === 'NATIVE' ? !a.code_url : !a.prepay_id) || (!a.prepay_id && !gateway.v3))
-      throw new KitError('channel_error', 'the channel answer lacks prepay_id or code_url');
-    const args = {
-      return_code: a.return_code,
-      return_msg: a.return_msg ?? 'OK',
-      appid: a.appid,
-      mch_id: a.mch_id,
-      nonce_str: a.nonce_str,
-      sign: a.sign ?? '',
-      result_code: a.result_code,
-      prepay_id: a.prepay_id ?? '',
-      trade_type: a.trade_type,
-      code_url: a.code_url ?? '',
-    };
-    const patch = { channel_prepay_id: a.prepay_id || null, code_url: a.code_url ?? null, answer_json: JSON.stringify(args) };
+    const patch = { channel_prepay_id: placed.channelPrepayId, code_url: placed.codeUrl, answer_json: JSON.stringify(placed.scanArgs) };
     if (await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'open', patch)) return { ...co, ...patch, state: 'open' };
     const now = await this.store.channelOrder(co.out_trade_no);
     if (now?.state === 'open') return now;
@@ -194,41 +182,37 @@ export class ChannelOrders implements ExpiryGuard {
    * channel cannot be reached or refuses while the order is still payable.
    */
   async close(co: PayChannelOrdersTable): Promise<'closed' | 'paid'> {
-    const gateway = this.channels.get(co.channel);
-    const answer = await gateway.closeOrder(co);
-    if (answer.ok || answer.errCode === 'ORDERCLOSED' || answer.errCode === 'ORDERNOTEXIST') {
+    const provider = this.providers.get(co.channel);
+    const answer = await provider.closeOrder(co);
+    if (answer.ok || answer.refusal.meaning === 'closed' || answer.refusal.meaning === 'not_found') {
       await this.closed(co);
       return 'closed';
     }
-    // Any other refusal is checked against the order query, which is authoritative: the code a
-    // platform gives for closing a paid order is not pinned down for every protocol (ORDERPAID on
-    // v2; v3 may answer a generic code), and "paid" is only believed from the query anyway, which
-    // then settles it like a notification would (a close racing another close can be answered
-    // "paid" although the order was closed).
-    const refusal = `${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim();
-    const q = await gateway.orderQuery(co);
-    if (q.ok && q.fields.trade_state === 'SUCCESS') {
-      await this.recordQueriedPayment(co, q.fields);
+    // Any other refusal is checked against the order query, which is authoritative: the refusal a
+    // platform gives for closing a paid order is not pinned down for every protocol, and "paid" is
+    // only believed from the query anyway, which then settles it like a notification would (a
+    // close racing another close can be answered "paid" although the order was closed).
+    const refusal = refusalText(answer.refusal);
+    const q = await provider.queryOrder(co);
+    if (q.ok && q.state === 'paid') {
+      await this.recordQueriedPayment(co, q);
       return 'paid';
     }
-    if ((q.ok && q.fields.trade_state === 'CLOSED') || (!q.ok && q.errCode === 'ORDERNOTEXIST')) {
+    if ((q.ok && q.state === 'closed') || (!q.ok && q.refusal.meaning === 'not_found')) {
       await this.closed(co);
       return 'closed';
     }
     if (!q.ok) {
       throw new KitError(
         'channel_unavailable',
-        `the channel did not close the order (${refusal}) and its order query failed: ${q.errCode ?? ''} ${q.errMsg ?? ''}`.trim() + '; retry',
+        `the channel did not close the order (${refusal}) and its order query failed: ${refusalText(q.refusal)}; retry`,
       );
     }
-    if (answer.errCode === 'ORDERPAID') {
-      throw new KitError(
-        'channel_unavailable',
-        `the channel answered that the order was paid, but its order query says ${q.fields.trade_state ?? 'nothing'}; retry`,
-      );
+    if (answer.refusal.meaning === 'paid') {
+      throw new KitError('channel_unavailable', `the channel answered that the order was paid, but its order query says ${q.stateText}; retry`);
     }
-    // Still payable (NOTPAY, USERPAYING…): the refusal stands.
-    throw new KitError('channel_error', `the channel did not close the order: ${refusal} (its order query says ${q.fields.trade_state ?? 'nothing'})`);
+    // Still payable (not paid yet, or the payer is paying): the refusal stands.
+    throw new KitError('channel_error', `the channel did not close the order: ${refusal} (its order query says ${q.stateText})`);
   }
 
   private async closed(co: PayChannelOrdersTable): Promise<void> {
@@ -285,10 +269,9 @@ export class ChannelOrders implements ExpiryGuard {
    * Records a payment the channel reported in an order-query answer, after checking it against the order;
    * `via` says what led to the query (the console's timeline shows it).
    */
-  async recordQueriedPayment(co: PayChannelOrdersTable, fields: Record<string, string>, via: PaidVia = 'query'): Promise<void> {
-    const problem = paidFieldsProblem(fields, { sign_type: co.sign_type, total_cents: co.total_cents, merchant: merchantOf(co) });
-    if (problem) throw new KitError('channel_error', `the channel's order query does not match the order: ${problem}`);
-    await this.settlement.recordPayment(co, paidFacts(fields), via);
+  async recordQueriedPayment(co: PayChannelOrdersTable, facts: PaymentFacts, via: PaidVia = 'query'): Promise<void> {
+    if (facts.mismatch) throw new KitError('channel_error', `the channel's order query does not match the order: ${facts.mismatch}`);
+    await this.settlement.recordPayment(co, { transactionId: facts.transactionId as string, paidAt: facts.paidAt }, via);
   }
 
   private newRow(order: OrderForChannel, wish: ChannelOrderWish): PayChannelOrdersTable {
@@ -296,9 +279,9 @@ export class ChannelOrders implements ExpiryGuard {
     return {
       out_trade_no: randomAlnum(28),
       prepay_id: order.prepay_id,
-      channel: wish.gateway.channel,
-      trade_type: wish.tradeType,
-      sign_type: wish.gateway.signType(this.opts.signType),
+      channel: wish.provider.channel,
+      trade_type: FLOW_COLUMN[wish.flow],
+      sign_type: wish.provider.signType(),
       open_id: wish.openId,
       profit_sharing: wish.profitSharing ? 1 : 0,
       state: 'creating',
@@ -318,8 +301,8 @@ export class ChannelOrders implements ExpiryGuard {
 
 function matches(co: PayChannelOrdersTable, wish: ChannelOrderWish): boolean {
   return (
-    co.channel === wish.gateway.channel &&
-    co.trade_type === wish.tradeType &&
+    co.channel === wish.provider.channel &&
+    co.trade_type === FLOW_COLUMN[wish.flow] &&
     (co.open_id ?? null) === wish.openId &&
     co.profit_sharing === (wish.profitSharing ? 1 : 0) &&
     co.merchant_json === JSON.stringify(wish.merchant)

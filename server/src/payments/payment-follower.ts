@@ -12,7 +12,8 @@ import type { ReconciliationOutcome } from '../metrics/metrics';
 import type { Retry } from '../jobs/retry';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { FollowUpRules } from '../jobs/follow-up';
-import type { Channels } from './channel-gateway';
+import type { Providers } from './providers/in-use';
+import { refusalText } from './providers/provider';
 import type { ChannelOrders } from './channel-orders';
 import type { PaymentStore } from './payment-store';
 
@@ -31,7 +32,7 @@ export class PaymentFollower implements FollowUpRules {
   constructor(
     private readonly store: PaymentStore,
     private readonly prepay: PrepayService,
-    private readonly channels: Channels,
+    private readonly providers: Providers,
     private readonly channelOrders: ChannelOrders,
     private readonly opts: ReconcilerOptions,
     private readonly log: Logger,
@@ -56,27 +57,27 @@ export class PaymentFollower implements FollowUpRules {
       // A request may still be waiting for the channel's answer to this very order.
       return { state: 'pending', nextAt: co.updated_at + this.opts.channelTimeoutMs + 1_000 };
     }
-    const q = await this.channels.get(co.channel).orderQuery(co);
+    const q = await this.providers.get(co.channel).queryOrder(co);
     if (!q.ok) {
-      if (q.errCode === 'ORDERNOTEXIST' && co.state === 'creating') {
+      if (q.refusal.meaning === 'not_found' && co.state === 'creating') {
         // Never reached the channel (the request placing it died first): nothing can be paid.
         await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating'], 'failed');
         return { state: 'done', result: 'never placed' };
       }
-      return retry.later(`${q.errCode}: ${q.errMsg}`);
+      return retry.later(refusalText(q.refusal, ': '));
     }
-    switch (q.fields.trade_state) {
-      case 'SUCCESS':
-      case 'REFUND':
-        await this.channelOrders.recordQueriedPayment(co, q.fields);
+    switch (q.state) {
+      case 'paid':
+      case 'refunded':
+        await this.channelOrders.recordQueriedPayment(co, q);
         this.log.info({ prepayId: co.prepay_id, outTradeNo: co.out_trade_no }, 'payment found by order query');
         return { state: 'done', result: 'paid' };
-      case 'CLOSED':
-      case 'REVOKED':
-      case 'PAYERROR':
+      case 'closed':
+      case 'revoked':
+      case 'failed':
         await this.store.moveChannelOrder(this.store.db, co.out_trade_no, ['creating', 'open'], 'closed');
         return { state: 'done', result: 'closed' };
-      default: // NOTPAY, USERPAYING
+      default: // unpaid, or the payer is paying
         return retry.later();
     }
   }

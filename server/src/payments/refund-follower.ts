@@ -11,7 +11,8 @@ import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
 import type { Retry } from '../jobs/retry';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { FollowUpRules } from '../jobs/follow-up';
-import type { Channels } from './channel-gateway';
+import type { Providers } from './providers/in-use';
+import { refusalText, type RefundFacts } from './providers/provider';
 import type { PaymentStore } from './payment-store';
 import type { ReconciliationOutcome } from '../metrics/metrics';
 import type { RefundOptions, RefundService } from './refund-service';
@@ -26,7 +27,7 @@ export class RefundFollower implements FollowUpRules {
 
   constructor(
     private readonly store: PaymentStore,
-    private readonly channels: Channels,
+    private readonly providers: Providers,
     private readonly refunds: RefundService,
     private readonly settlement: Settlement,
     private readonly opts: RefundOptions,
@@ -53,10 +54,10 @@ export class RefundFollower implements FollowUpRules {
       if (!(await this.store.takeOverRefund(this.store.db, refund.prepay_id, 'requesting', refund.updated_at)))
         return { state: 'pending', nextAt: Date.now() + 1_000 };
     }
-    const q = await this.channels.get(co.channel).refundQuery(refund, co);
-    if (!q.ok && q.errCode === 'REFUNDNOTEXIST') return await this.resend(refund, co, later);
-    if (!q.ok) return later(`${q.errCode}: ${q.errMsg}`);
-    return await this.apply(refund, q.fields, later);
+    const q = await this.providers.get(co.channel).queryRefund(refund, co);
+    if (!q.ok && q.refusal.meaning === 'not_found') return await this.resend(refund, co, later);
+    if (!q.ok) return later(refusalText(q.refusal, ': '));
+    return await this.apply(refund, q, later);
   }
 
   /** The channel never got it: the same refund again (same refund number). */
@@ -71,26 +72,20 @@ export class RefundFollower implements FollowUpRules {
     return later();
   }
 
-  private async apply(refund: PayRefundsTable, f: Record<string, string>, later: (e?: string) => JobSettlement): Promise<JobSettlement> {
-    const i = Object.keys(f)
-      .find((k) => k.startsWith('out_refund_no_') && f[k] === refund.out_refund_no)
-      ?.slice('out_refund_no_'.length);
-    if (i === undefined) return later('the refund query does not list this refund');
-    if (f[`refund_fee_${i}`] !== String(refund.refund_cents))
-      return later(`the refund query reports ${f[`refund_fee_${i}`]} instead of ${refund.refund_cents}`);
-    const status = f[`refund_status_${i}`];
-    if (status === 'SUCCESS') {
-      await this.settlement.completeRefund(refund, f[`refund_id_${i}`] ?? null);
+  private async apply(refund: PayRefundsTable, f: RefundFacts, later: (e?: string) => JobSettlement): Promise<JobSettlement> {
+    if (!f.listed) return later('the refund query does not list this refund');
+    if (f.amountCents !== refund.refund_cents) return later(`the refund query reports ${f.amountCents} instead of ${refund.refund_cents}`);
+    if (f.state === 'succeeded') {
+      await this.settlement.completeRefund(refund, f.refundId);
       this.log.info({ prepayId: refund.prepay_id }, 'refund completed by refund query');
       return { state: 'done', result: 'refunded' };
     }
-    if (status === 'REFUNDCLOSE' || status === 'CHANGE') {
-      await this.settlement.failRefund(refund, `channel: ${status}`);
+    if (f.state === 'failed') {
+      await this.settlement.failRefund(refund, `channel: ${f.stateText}`);
       return { state: 'done', result: 'failed' };
     }
-    // PROCESSING: the channel has it.
-    if (refund.state === 'requesting')
-      await this.store.moveRefund(this.store.db, refund.prepay_id, ['requesting'], 'accepted', { refund_id: f[`refund_id_${i}`] ?? null });
+    // Still processing: the channel has it.
+    if (refund.state === 'requesting') await this.store.moveRefund(this.store.db, refund.prepay_id, ['requesting'], 'accepted', { refund_id: f.refundId });
     return later();
   }
 }

@@ -10,7 +10,7 @@ import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
 import type { MerchantService } from '../merchants/merchant-service';
 import { randomAlnum } from '../security/ids';
-import type { Channels } from './channel-gateway';
+import type { Providers } from './providers/in-use';
 import { orderVisibleTo } from '../orders/order-visibility';
 import type { PaymentStore } from './payment-store';
 
@@ -21,14 +21,11 @@ export interface RefundOptions {
   querySchedule: readonly number[];
 }
 
-/** Channel answers that mean "try again later with the same refund number", not a refusal. */
-const RETRIABLE = new Set(['SYSTEMERROR', 'BIZERR_NEED_RETRY', 'FREQUENCY_LIMITED']);
-
 export class RefundService {
   constructor(
     private readonly store: PaymentStore,
     private readonly merchants: MerchantService,
-    private readonly channels: Channels,
+    private readonly providers: Providers,
     private readonly jobs: Jobs,
     private readonly opts: RefundOptions,
     private readonly log: Logger,
@@ -55,7 +52,7 @@ export class RefundService {
     } catch (e) {
       if (e instanceof KitError && e.error === 'channel_unavailable') {
         this.log.warn({ prepayId, err: e.message }, 'refund call did not reach the channel; the follow-up job resumes it');
-        // The channel's own words (its code: SYSTEM_ERROR, FREQUENCY_LIMITED…) stay in the answer.
+        // The channel's own words (its code) stay in the answer.
         // `Retry-After`: when the refund, left `requesting` under its refund number, can be taken
         // over by a new request (the follow-up job sends it again then too), and not before the
         // channel's own wait.
@@ -78,16 +75,18 @@ export class RefundService {
    * unreachable → stays `requesting` for the follow-up job (throws `channel_unavailable`).
    */
   async send(refund: PayRefundsTable, co: PayChannelOrdersTable): Promise<'accepted'> {
+    const provider = this.providers.get(co.channel);
     let answer;
     try {
-      answer = await this.channels.get(co.channel).refund(refund, co);
+      answer = await provider.refund(refund, co);
     } catch (e) {
       await this.store.noteRefundError(refund.prepay_id, (e as Error).message);
       throw e;
     }
     if (!answer.ok) {
-      const why = `${answer.errCode ?? ''}: ${answer.errMsg ?? ''}`;
-      if (RETRIABLE.has(answer.errCode ?? '')) {
+      // "Try again later with the same refund number" is not a refusal.
+      const why = `${answer.refusal.code}: ${answer.refusal.message}`;
+      if (provider.isRetryable(answer.refusal)) {
         await this.store.noteRefundError(refund.prepay_id, why);
         throw new KitError('channel_unavailable', `the channel asks to retry the refund later: ${why}`);
       }
@@ -98,7 +97,7 @@ export class RefundService {
       throw new KitError('channel_error', `the channel refused the refund: ${why}`.trim());
     }
     await this.store.db.transaction().execute(async (trx) => {
-      await this.store.moveRefund(trx, refund.prepay_id, ['requesting'], 'accepted', { refund_id: answer.fields.refund_id ?? null, last_error: null });
+      await this.store.moveRefund(trx, refund.prepay_id, ['requesting'], 'accepted', { refund_id: answer.refundId, last_error: null });
       // The notification normally completes it; if it never comes, ask the channel.
       await this.jobs.enqueue(trx, this.followJob(refund.prepay_id, Date.now() + (this.opts.querySchedule[0] ?? 10_000)), 'rearm');
     });

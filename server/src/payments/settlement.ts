@@ -13,11 +13,7 @@ import type { CallbackService } from '../callbacks/callback-service';
 import type { Jobs } from '../jobs/jobs';
 import type { PaymentStore } from './payment-store';
 
-export interface PaidFacts {
-  transactionId: string;
-  /** Unix ms the channel says the payer paid. */
-  paidAt: number;
-}
+import type { PaidFacts } from './providers/provider';
 
 export class Settlement {
   constructor(

@@ -4,21 +4,14 @@
  * there), and reading a split's receivers' results into the request.
  */
 import type { Logger } from 'pino';
-import { KitError, type ReceiverResult, type SocialNativeParams } from '@kit/shared';
+import { KitError, type ChannelParams, type PaymentChannel } from '@kit/shared';
 import type { Executor, PayChannelOrdersTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
-import type { ChannelGateway, Channels } from '../payments/channel-gateway';
-import type { MerchantFields } from '../payments/channels';
-import { merchantOf } from '../payments/channel-gateway';
-import type { ProtocolAnswer } from '../payments/protocol/client';
-import { parseChinaTime } from '../payments/protocol/time';
+import type { Providers } from '../payments/providers/in-use';
+import { refusalText, type MerchantRef, type Outcome, type PaymentProvider, type ProfitSharing } from '../payments/providers/provider';
 import type { PrepayService } from '../orders/prepay-service';
 import type { PsStore } from './ps-store';
 import type { PsRequestsTable, PsShare } from './ps-tables';
-
-/** Channel answers that mean "later, with the same number", not a refusal. */
-const RETRIABLE = new Set(['SYSTEMERROR', 'FREQUENCY_LIMITED', 'ORDER_NOT_READY']);
-const RESULTS: Record<string, ReceiverResult> = { PENDING: 'pending', SUCCESS: 'success', CLOSED: 'closed' };
 
 export interface PsChannelOptions {
   /** Waits between result queries (PROFIT_SHARING_QUERY_SCHEDULE). */
@@ -30,7 +23,7 @@ export class PsChannel {
     private readonly store: PsStore,
     /** The prepay orders (their store owns their table): which merchants an order belongs to. */
     private readonly orders: Pick<PrepayService, 'find'>,
-    private readonly channels: Channels,
+    private readonly providers: Providers,
     private readonly jobs: Jobs,
     private readonly opts: PsChannelOptions,
     private readonly log: Logger,
@@ -43,8 +36,9 @@ export class PsChannel {
    * for an answer that is not the protocol's) thrown.
    */
   async send(r: PsRequestsTable, co: PayChannelOrdersTable): Promise<'processing' | 'finished' | 'failed'> {
-    const gateway = this.channels.get(co.channel);
-    let answer: ProtocolAnswer;
+    const provider = this.providers.get(co.channel);
+    const sharing = sharingOf(provider);
+    let answer: Outcome<{ channelOrderId: string | null }>;
     try {
       if (r.kind === 'split') {
         const shares = JSON.parse(r.receivers_json) as PsShare[];
@@ -53,17 +47,14 @@ export class PsChannel {
           await this.refused(r, refusal);
           return 'failed';
         }
-        answer = await gateway.sharing().split(
+        answer = await sharing.split(
           co,
           r.id,
-          shares.map((s) => ({ type: s.type, account: s.account, amount: s.amountCents, description: s.description })),
+          shares.map((s) => ({ type: s.type, account: s.account, amountCents: s.amountCents, description: s.description })),
           r.finish === 1,
         );
       } else {
-        const frozen = await gateway.sharing().unsplitAmount(co);
-        if (!frozen.ok)
-          throw new KitError('channel_error', `the channel did not tell the unsplit amount: ${frozen.errCode ?? ''} ${frozen.errMsg ?? ''}`.trim());
-        answer = await gateway.sharing().finishSharing(co, r.id, Number(frozen.fields.unsplit_amount ?? 0), r.description ?? '');
+        answer = await sharing.finish(co, r.id, r.description ?? '');
       }
     } catch (e) {
       // Unreachable, or an answer that is not the protocol's: the follow-up job sends it again.
@@ -71,11 +62,11 @@ export class PsChannel {
       throw e;
     }
     if (!answer.ok) {
-      const why = `${answer.errCode ?? ''}: ${answer.errMsg ?? ''}`;
-      if (RETRIABLE.has(answer.errCode ?? '')) {
-        // "Later" never comes for an order refunded at the channel (v2 answers ORDER_NOT_READY for
-        // it; a refund made outside the kit is not in its records): the order query settles it.
-        if (await this.refundedAtChannel(gateway, co)) {
+      const why = `${answer.refusal.code}: ${answer.refusal.message}`;
+      if (provider.isRetryable(answer.refusal)) {
+        // "Later" never comes for an order refunded at the channel (a refund made outside the kit
+        // is not in its records, and the channel may keep saying "not ready"): the order query settles it.
+        if (await this.refundedAtChannel(provider, co)) {
           await this.refused(r, `${why} (the order was refunded at the channel)`);
           return 'failed';
         }
@@ -85,14 +76,14 @@ export class PsChannel {
       await this.refused(r, why);
       return 'failed';
     }
-    return this.accepted(r, answer.fields.order_id ?? null);
+    return this.accepted(r, answer.channelOrderId);
   }
 
   /** Whether the channel's order query says the order was refunded; unknown (unreachable, refused) is no. */
-  private async refundedAtChannel(gateway: ChannelGateway, co: PayChannelOrdersTable): Promise<boolean> {
+  private async refundedAtChannel(provider: PaymentProvider, co: PayChannelOrdersTable): Promise<boolean> {
     try {
-      const q = await gateway.orderQuery(co);
-      return q.ok && q.fields.trade_state === 'REFUND';
+      const q = await provider.queryOrder(co);
+      return q.ok && q.state === 'refunded';
     } catch {
       return false;
     }
@@ -104,10 +95,9 @@ export class PsChannel {
    * it), it goes on as accepted; unknown there, it is refused with `why`, its share given back.
    */
   async settleUnsent(r: PsRequestsTable, co: PayChannelOrdersTable, why: string): Promise<'processing' | 'finished' | 'failed'> {
-    const q = await this.channels.get(co.channel).sharing().querySplit(co, r.id);
-    if (q.ok) return this.accepted(r, q.fields.order_id ?? null);
-    if (q.errCode !== 'ORDER_NOT_EXIST')
-      throw new KitError('channel_error', `the channel did not answer the query: ${q.errCode ?? ''} ${q.errMsg ?? ''}`.trim());
+    const q = await sharingOf(this.providers.get(co.channel)).query(co, r.id);
+    if (q.ok) return this.accepted(r, q.channelOrderId);
+    if (q.refusal.meaning !== 'not_found') throw new KitError('channel_error', `the channel did not answer the query: ${refusalText(q.refusal)}`);
     await this.refused(r, why);
     return 'failed';
   }
@@ -144,30 +134,23 @@ export class PsChannel {
    * `missing` when the channel does not know it (it never arrived there).
    */
   async refresh(r: PsRequestsTable, co: PayChannelOrdersTable): Promise<'processing' | 'finished' | 'missing'> {
-    const q = await this.channels.get(co.channel).sharing().querySplit(co, r.id);
+    const q = await sharingOf(this.providers.get(co.channel)).query(co, r.id);
     if (!q.ok) {
-      if (q.errCode === 'ORDER_NOT_EXIST') return 'missing';
-      throw new KitError('channel_error', `the channel did not answer the query: ${q.errCode ?? ''} ${q.errMsg ?? ''}`.trim());
-    }
-    let reported: Array<Record<string, unknown>>;
-    try {
-      reported = JSON.parse(q.fields.receivers ?? '[]');
-    } catch {
-      throw new KitError('channel_error', 'the channel answered the query with unreadable receivers');
+      if (q.refusal.meaning === 'not_found') return 'missing';
+      throw new KitError('channel_error', `the channel did not answer the query: ${refusalText(q.refusal)}`);
     }
     const before = JSON.parse(r.receivers_json) as PsShare[];
     const after = before.map((s) => {
-      const x = reported.find((y) => y.type === s.type && y.account === s.account);
-      const result = RESULTS[String(x?.result ?? 'PENDING')] ?? 'pending';
-      const finishAt = parseChinaTime(typeof x?.finish_time === 'string' ? x.finish_time : undefined);
+      const x = q.receivers.find((y) => y.type === s.type && y.account === s.account);
+      const result = x?.result ?? 'pending';
       return {
         ...s,
         result,
-        ...(typeof x?.fail_reason === 'string' && x.fail_reason ? { failReason: x.fail_reason } : {}),
-        ...(finishAt !== null && result !== 'pending' ? { finishTime: new Date(finishAt).toISOString() } : {}),
+        ...(x?.failReason ? { failReason: x.failReason } : {}),
+        ...(x?.finishedAt !== undefined && result !== 'pending' ? { finishTime: new Date(x.finishedAt).toISOString() } : {}),
       } satisfies PsShare;
     });
-    const done = q.fields.status === 'FINISHED' && after.every((s) => s.result !== 'pending');
+    const done = q.finished && after.every((s) => s.result !== 'pending');
     const newlyClosed = after.filter((s, i) => s.result === 'closed' && before[i].result !== 'closed').reduce((a, s) => a + s.amountCents, 0);
     const now = Date.now();
     await this.store.db.transaction().execute(async (trx) => {
@@ -199,8 +182,9 @@ export class PsChannel {
    * split cannot go ahead (a receiver removed meanwhile, or refused by the channel), or null.
    */
   private async ensureReceivers(co: PayChannelOrdersTable, shares: PsShare[]): Promise<string | null> {
-    const merchant = merchantOf(co);
-    const mch = merchant.sub_mch_id ?? merchant.mch_id;
+    const sharing = sharingOf(this.providers.get(co.channel));
+    const merchant = JSON.parse(co.merchant_json) as MerchantRef;
+    const mch = sharing.accountOf(merchant);
     const known = new Set((await this.store.channelReceivers(mch)).map((x) => `${x.type}:${x.account}`));
     const missing = shares.filter((s) => !known.has(`${s.type}:${s.account}`));
     if (missing.length === 0) return null;
@@ -210,49 +194,79 @@ export class PsChannel {
     for (const s of missing) {
       const r = receivers.find((x) => x.type === s.type && x.account === s.account);
       if (!r) return `receiver ${s.type} ${s.account} was removed`;
-      const refusal = await this.addAtChannel(co.channel, merchant, r);
+      const refusal = await this.addAt(sharing, merchant, r);
       if (refusal) return refusal;
     }
     return null;
+  }
+
+  /** The provider that shares profits for receivers not tied to an order (4.8's receivers). */
+  private sharing(): { provider: PaymentProvider; sharing: ProfitSharing } {
+    const provider = this.providers.with('profitSharing')[0];
+    if (!provider) throw new KitError('channel_unavailable', 'no payment channel of this configuration shares profits');
+    return { provider, sharing: provider.profitSharing };
+  }
+
+  /** The channel whose merchant numbers receivers are added for. */
+  sharingChannel(): PaymentChannel {
+    return this.sharing().provider.channel;
   }
 
   /**
    * Adds one receiver at the channel for a merchant number (idempotent there) and remembers it.
    * Returns the channel's reason when it refuses the receiver; throws when it cannot be reached.
    */
-  async addAtChannel(
-    channel: string,
-    merchant: MerchantFields,
+  addAtChannel(
+    merchant: MerchantRef,
     r: { type: PsShare['type']; account: string; name: string | null; relation_type: string; custom_relation: string | null },
   ): Promise<string | null> {
-    const answer = await this.channels
-      .get(channel)
-      .sharing()
-      .addReceiver(merchant, { type: r.type, account: r.account, name: r.name, relationType: r.relation_type, customRelation: r.custom_relation });
-    if (!answer.ok) return `the channel refused the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim();
-    await this.store.noteChannelReceiver(merchant.sub_mch_id ?? merchant.mch_id, r.type, r.account);
+    return this.addAt(this.sharing().sharing, merchant, r);
+  }
+
+  private async addAt(
+    sharing: ProfitSharing,
+    merchant: MerchantRef,
+    r: { type: PsShare['type']; account: string; name: string | null; relation_type: string; custom_relation: string | null },
+  ): Promise<string | null> {
+    const answer = await sharing.addReceiver(merchant, {
+      type: r.type,
+      account: r.account,
+      name: r.name,
+      relationType: r.relation_type,
+      customRelation: r.custom_relation,
+    });
+    if (!answer.ok) return `the channel refused the receiver ${r.type} ${r.account}: ${refusalText(answer.refusal)}`;
+    await this.store.noteChannelReceiver(sharing.accountOf(merchant), r.type, r.account);
     return null;
   }
 
   /** Removes a receiver at the channel for a merchant number where it was added, and forgets it there. */
-  async removeAtChannel(merchant: MerchantFields, r: { type: PsShare['type']; account: string }): Promise<void> {
-    const mch = merchant.sub_mch_id ?? merchant.mch_id;
+  async removeAtChannel(merchant: MerchantRef, r: { type: PsShare['type']; account: string }): Promise<void> {
+    const { sharing } = this.sharing();
+    const mch = sharing.accountOf(merchant);
     if (!(await this.store.channelReceivers(mch)).some((x) => x.type === r.type && x.account === r.account)) return;
-    const answer = await this.channels.get('SocialNative').sharing().removeReceiver(merchant, r);
-    if (!answer.ok)
-      throw new KitError(
-        'channel_error',
-        `the channel did not remove the receiver ${r.type} ${r.account}: ${answer.errCode ?? ''} ${answer.errMsg ?? ''}`.trim(),
-      );
+    const answer = await sharing.removeReceiver(merchant, r);
+    if (!answer.ok) throw new KitError('channel_error', `the channel did not remove the receiver ${r.type} ${r.account}: ${refusalText(answer.refusal)}`);
     await this.store.forgetChannelReceiver(mch, r.type, r.account);
   }
 
-  /** The merchant as the social channel names it, from its (effective) parameters. */
-  merchantFor(params: Partial<SocialNativeParams>): MerchantFields {
-    return this.channels.get('SocialNative').adapter.merchantFields(params, 'NATIVE');
+  /** The merchant as the sharing channel names it, from its (effective) parameters; undefined when they name no account there. */
+  merchantFor(params: Partial<ChannelParams[PaymentChannel]>): MerchantRef | undefined {
+    return this.sharing().sharing.merchantFor(params);
+  }
+
+  /** The account at the channel a merchant's receivers are kept for. */
+  accountOf(merchant: MerchantRef): string {
+    return this.sharing().sharing.accountOf(merchant);
   }
 
   followJob(r: Pick<PsRequestsTable, 'id' | 'prepay_id'>, at: number) {
     return { queue: 'profit-sharing.follow' as const, key: r.id, ref: r.prepay_id, at };
   }
+}
+
+/** A provider's profit sharing; `channel_unavailable` for one that does not share profits. */
+function sharingOf(provider: PaymentProvider): ProfitSharing {
+  if (!provider.profitSharing) throw new KitError('channel_unavailable', `payment channel ${provider.channel} does not share profits`);
+  return provider.profitSharing;
 }

@@ -70,7 +70,7 @@ export class ProfitSharingService {
     // Told to the channel at once when the merchant has its own merchant number there, so that a
     // receiver the channel refuses is refused here; otherwise when a split first needs it.
     const merchant = await this.channelMerchant(body.merchantId);
-    const refusal = merchant ? await this.channel.addAtChannel('SocialNative', merchant, row) : null;
+    const refusal = merchant ? await this.channel.addAtChannel(merchant, row) : null;
     if (refusal) throw new KitError('channel_error', refusal);
     await this.store.upsertReceiver(row);
     return { version: PAY_VERSION, status: 'success' };
@@ -88,8 +88,9 @@ export class ProfitSharingService {
     const numbers = new Set<string>();
     for (const id of ids) {
       const merchant = await this.channelMerchant(id);
-      if (merchant?.sub_mch_id && !numbers.has(merchant.sub_mch_id)) {
-        numbers.add(merchant.sub_mch_id);
+      const account = merchant && this.channel.accountOf(merchant);
+      if (merchant && account && !numbers.has(account)) {
+        numbers.add(account);
         await this.channel.removeAtChannel(merchant, body);
       }
     }
@@ -357,9 +358,7 @@ export class ProfitSharingService {
 
   /** The merchant as the channel knows it, when it has a merchant number there (its own or its parent's). */
   private async channelMerchant(merchantId: string) {
-    const params = await this.merchants.effectivePaymentParams(merchantId, 'SocialNative');
-    if (!params.socialMchId) return undefined;
-    return this.channel.merchantFor(params);
+    return this.channel.merchantFor(await this.merchants.effectivePaymentParams(merchantId, this.channel.sharingChannel()));
   }
 
   private newRequest(

@@ -6,7 +6,7 @@ import type { Jobs } from '../jobs/jobs';
 import type { Metrics } from '../metrics/metrics';
 import type { MerchantService } from '../merchants/merchant-service';
 import type { PrepayService } from '../orders/prepay-service';
-import type { Channels } from '../payments/channel-gateway';
+import type { Providers } from '../payments/providers/in-use';
 import { PaymentStore } from '../payments/payment-store';
 import { PsChannel } from './ps-channel';
 import { ProfitSharingFollower } from './ps-follower';
@@ -17,7 +17,7 @@ import { PsStore } from './ps-store';
 export function createProfitSharing(
   config: Config,
   handle: DbHandle,
-  deps: { jobs: Jobs; merchants: MerchantService; orders: PrepayService; channels: Channels; metrics?: Metrics },
+  deps: { jobs: Jobs; merchants: MerchantService; orders: PrepayService; providers: Providers; metrics?: Metrics },
   log: Logger,
 ) {
   const store = new PsStore(handle.db);
@@ -25,7 +25,7 @@ export function createProfitSharing(
   const channel = new PsChannel(
     store,
     deps.orders,
-    deps.channels,
+    deps.providers,
     deps.jobs,
     { querySchedule: config.PROFIT_SHARING_QUERY_SCHEDULE },
     log.child({ part: 'profit-sharing' }),

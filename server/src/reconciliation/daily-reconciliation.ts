@@ -18,7 +18,7 @@ export interface DailyOptions {
   at: string;
   retrySchedule: readonly number[];
   /**
-   * Whether a channel is configured (`payments/channels/setup.ts`): an unconfigured one has no bill
+   * Whether a channel is configured (`payments/providers/setup.ts`): an unconfigured one has no bill
    * to fetch, and its days are not added (the start's warning says what it lacks).
    */
   configured?: (channel: PaymentChannel) => boolean;

@@ -1,29 +1,24 @@
 /** Both directions of matching, for refunds as well as payments (the HTTP tests cover payments end to end). */
 import { match, type KitDay, type KitPayment, type KitRefund } from './matcher';
-import type { BillLine } from './trade-bill';
+import type { BillLine } from '../payments/providers/provider';
 
 const line = (over: Partial<BillLine>): BillLine => ({
   lineNo: 2,
   kind: 'payment',
   time: '2026-11-23 10:00:00',
-  appId: 'wxapp',
-  mchId: '1900000001',
-  subMchId: '1900000109',
+  subAccount: '1900000109',
+  account: '1900000109',
   transactionId: '4200',
-  outTradeNo: 'T1',
-  tradeType: 'NATIVE',
-  body: 'tea',
-  tradeState: 'SUCCESS',
+  orderNo: 'T1',
+  status: 'SUCCESS',
+  settled: true,
   refundId: null,
-  outRefundNo: null,
-  refundState: null,
+  refundNo: null,
   amountCents: 500,
-  settledCents: 500,
   feeUnits: 0,
   ...over,
 });
-const refundLine = (over: Partial<BillLine>) =>
-  line({ kind: 'refund', tradeState: 'REFUND', refundId: '5000', outRefundNo: 'R1', refundState: 'SUCCESS', ...over });
+const refundLine = (over: Partial<BillLine>) => line({ kind: 'refund', refundId: '5000', refundNo: 'R1', ...over });
 const payment = (over: Partial<KitPayment>): KitPayment => ({
   out_trade_no: 'T1',
   prepay_id: 'P1',
@@ -72,7 +67,7 @@ describe('matching a bill with the kit', () => {
         channel: { status: 'SUCCESS', amount: '4.00' },
       }),
     ]);
-    expect(match([refundLine({ outRefundNo: 'R9' })], day([], [], [], []))).toEqual([
+    expect(match([refundLine({ refundNo: 'R9' })], day([], [], [], []))).toEqual([
       expect.objectContaining({ kind: 'channel_only', of: 'refund', outRefundNo: 'R9', kit: null, channelMchId: '1900000109' }),
     ]);
     expect(match([], day([], [refund({})]))).toEqual([expect.objectContaining({ kind: 'kit_only', of: 'refund', outRefundNo: 'R1', channel: null })]);
@@ -81,7 +76,7 @@ describe('matching a bill with the kit', () => {
   it('leaves lines the channel does not count as done to the queries', () => {
     expect(
       match(
-        [refundLine({ refundState: 'PROCESSING' }), line({ tradeState: 'REVOKED' })],
+        [refundLine({ status: 'PROCESSING', settled: false }), line({ status: 'REVOKED', settled: false })],
         day([payment({ state: 'open', status: 'active' })], [refund({ state: 'accepted' })], [], []),
       ),
     ).toEqual([]);

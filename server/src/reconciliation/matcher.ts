@@ -3,7 +3,7 @@
  * and `out_refund_no` for refunds. Pure: the service loads both sides and acts on what this finds.
  */
 import { formatCents } from '@kit/shared';
-import type { BillLine } from './trade-bill';
+import type { BillLine } from '../payments/providers/provider';
 import type { DifferenceKind } from './recon-tables';
 
 /** One side's view of a line: its state there and its amount (decimal string). */
@@ -59,30 +59,30 @@ const paymentView = (p: KitPayment): View => ({ status: p.status, amount: money(
 const refundView = (r: KitRefund): View => ({ status: r.state, amount: money(r.refund_cents) });
 
 /** Payment lines the channel counts as paid, and refund lines it counts as done. */
-export const isPaidLine = (l: BillLine) => l.kind === 'payment' && l.tradeState === 'SUCCESS';
-export const isRefundedLine = (l: BillLine) => l.kind === 'refund' && l.refundState === 'SUCCESS';
+export const isPaidLine = (l: BillLine) => l.kind === 'payment' && l.settled;
+export const isRefundedLine = (l: BillLine) => l.kind === 'refund' && l.settled;
 
 export function match(lines: readonly BillLine[], kit: KitDay): Found[] {
   const found: Found[] = [];
   const billPaid = new Set<string>();
   const billRefunded = new Set<string>();
   for (const l of lines) {
-    const channel: View = { status: l.kind === 'payment' ? l.tradeState : (l.refundState ?? ''), amount: money(l.amountCents) };
-    const base = { outTradeNo: l.outTradeNo, channelMchId: l.subMchId || l.mchId, channel };
+    const channel: View = { status: l.status, amount: money(l.amountCents) };
+    const base = { outTradeNo: l.orderNo, channelMchId: l.account, channel };
     if (isPaidLine(l)) {
-      billPaid.add(l.outTradeNo);
-      const p = kit.orders.get(l.outTradeNo);
+      billPaid.add(l.orderNo);
+      const p = kit.orders.get(l.orderNo);
       const known = p && { prepayId: p.prepay_id, subMerchantId: p.sub_merchant_id, kit: paymentView(p) };
       if (!p) found.push({ ...base, kind: 'channel_only', of: 'payment', outRefundNo: null, prepayId: null, subMerchantId: null, kit: null });
       else if (p.state !== 'paid') found.push({ ...base, ...known!, kind: 'status_mismatch', of: 'payment', outRefundNo: null });
       else if (p.total_cents !== l.amountCents) found.push({ ...base, ...known!, kind: 'amount_mismatch', of: 'payment', outRefundNo: null });
     } else if (isRefundedLine(l)) {
-      billRefunded.add(l.outRefundNo!);
-      const r = kit.refunds.get(l.outRefundNo!);
+      billRefunded.add(l.refundNo!);
+      const r = kit.refunds.get(l.refundNo!);
       const known = r && { prepayId: r.prepay_id, subMerchantId: r.sub_merchant_id, kit: refundView(r) };
-      if (!r) found.push({ ...base, kind: 'channel_only', of: 'refund', outRefundNo: l.outRefundNo, prepayId: null, subMerchantId: null, kit: null });
-      else if (r.state !== 'success') found.push({ ...base, ...known!, kind: 'status_mismatch', of: 'refund', outRefundNo: l.outRefundNo });
-      else if (r.refund_cents !== l.amountCents) found.push({ ...base, ...known!, kind: 'amount_mismatch', of: 'refund', outRefundNo: l.outRefundNo });
+      if (!r) found.push({ ...base, kind: 'channel_only', of: 'refund', outRefundNo: l.refundNo, prepayId: null, subMerchantId: null, kit: null });
+      else if (r.state !== 'success') found.push({ ...base, ...known!, kind: 'status_mismatch', of: 'refund', outRefundNo: l.refundNo });
+      else if (r.refund_cents !== l.amountCents) found.push({ ...base, ...known!, kind: 'amount_mismatch', of: 'refund', outRefundNo: l.refundNo });
     }
   }
   for (const p of kit.paid) {

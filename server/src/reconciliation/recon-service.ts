@@ -8,7 +8,8 @@
  */
 import type { Logger } from 'pino';
 import { formatCents, formatDecimal, isKitError, KitError, type PaymentChannel } from '@kit/shared';
-import type { Channels, ChannelGateway } from '../payments/channel-gateway';
+import type { Providers } from '../payments/providers/in-use';
+import { FEE_SCALE, type BillDownload, type BillLine, type PaymentProvider } from '../payments/providers/provider';
 import type { ChannelOrders } from '../payments/channel-orders';
 import type { PaymentStore } from '../payments/payment-store';
 import type { Settlement } from '../payments/settlement';
@@ -17,7 +18,9 @@ import { addDays, chinaDayRange, isChinaDate } from './china-day';
 import { isPaidLine, isRefundedLine, match, type Found, type KitDay, type View } from './matcher';
 import type { DifferenceRow, ReconStore, ReportRow } from './recon-store';
 import type { DifferenceKind, Resolution } from './recon-tables';
-import { BillFormatError, FEE_SCALE, parseTradeBill, type BillLine, type TradeBill } from './trade-bill';
+
+type Bill = Extract<BillDownload, { kind: 'bill' }>;
+type BillingProvider = PaymentProvider & Required<Pick<PaymentProvider, 'dailyBill'>>;
 
 export interface ReportTotals {
   payments: { count: number; amount: string };
@@ -70,7 +73,7 @@ const FEE_UNITS_PER_CENT = 10 ** (FEE_SCALE - 2);
 export class ReconciliationService {
   constructor(
     private readonly store: ReconStore,
-    private readonly channels: Channels,
+    private readonly providers: Providers,
     private readonly payments: PaymentStore,
     private readonly channelOrders: ChannelOrders,
     private readonly settlement: Settlement,
@@ -80,7 +83,7 @@ export class ReconciliationService {
 
   /** The channels that publish a bill (the card acquirer does not). */
   channelsWithBills(): PaymentChannel[] {
-    return this.channels.withBills().map((g) => g.channel);
+    return this.providers.with('dailyBill').map((p) => p.channel);
   }
 
   /**
@@ -89,10 +92,11 @@ export class ReconciliationService {
    */
   async reconcile(date: string, channel: PaymentChannel): Promise<Report> {
     if (!isChinaDate(date)) throw new KitError('invalid_request', `date must be a China date written YYYY-MM-DD, got "${date}"`);
-    const gateway = this.channels.get(channel);
-    if (!gateway.bills) throw new KitError('channel_unavailable', `payment channel ${channel} publishes no bill`);
+    const provider = this.providers.get(channel);
+    if (!provider.dailyBill) throw new KitError('channel_unavailable', `payment channel ${channel} publishes no bill`);
+    const gateway = provider as BillingProvider;
     await this.store.startRun(date, channel);
-    let bill: TradeBill | null;
+    let bill: Bill | null;
     try {
       bill = await this.download(gateway, date);
     } catch (e) {
@@ -102,7 +106,7 @@ export class ReconciliationService {
     const lines = bill?.lines ?? [];
     const kit = await this.kitSide(channel, date, lines);
     const found = match(lines, kit);
-    await this.record(date, channel, lines, found);
+    await this.record(gateway, date, channel, lines, found);
     await this.confirmWithChannel(gateway, date);
     await this.store.db.transaction().execute((trx) => this.store.finishRun(trx, date, channel, JSON.stringify(totalsOf(bill)), bill !== null));
     this.metrics?.reconciledDay(channel, chinaDayRange(date).from);
@@ -193,22 +197,16 @@ export class ReconciliationService {
     return visibleBy(await this.store.visibleToMerchants(merchantIds));
   }
 
-  private async download(gateway: ChannelGateway, date: string): Promise<TradeBill | null> {
-    const got = await gateway.bills!.download(date);
-    if (got.kind === 'not_ready') throw new BillNotReady(`the ${gateway.channel} bill of ${date} is not ready yet (${got.why})`);
-    if (got.kind === 'none') return null;
-    try {
-      return parseTradeBill(got.text);
-    } catch (e) {
-      if (e instanceof BillFormatError) throw new KitError('channel_error', `the ${gateway.channel} bill of ${date} cannot be read: ${e.message}`);
-      throw e;
-    }
+  private async download(provider: BillingProvider, date: string): Promise<Bill | null> {
+    const got = await provider.dailyBill.download(date);
+    if (got.kind === 'not_ready') throw new BillNotReady(`the ${provider.channel} bill of ${date} is not ready yet (${got.why})`);
+    return got.kind === 'none' ? null : got;
   }
 
   private async kitSide(channel: string, date: string, lines: readonly BillLine[]): Promise<KitDay> {
     const { from, to } = chinaDayRange(date);
-    const tradeNos = [...new Set(lines.filter(isPaidLine).map((l) => l.outTradeNo))];
-    const refundNos = [...new Set(lines.filter(isRefundedLine).map((l) => l.outRefundNo!))];
+    const tradeNos = [...new Set(lines.filter(isPaidLine).map((l) => l.orderNo))];
+    const refundNos = [...new Set(lines.filter(isRefundedLine).map((l) => l.refundNo!))];
     const orders = (await this.store.channelOrders(tradeNos)).filter((o) => o.channel === channel);
     const refunds = (await this.store.refunds(refundNos)).filter((r) => r.channel === channel);
     return {
@@ -220,7 +218,7 @@ export class ReconciliationService {
   }
 
   /** Keeps the bill's lines and what was found, and decides the previous day's carried lines, in one transaction. */
-  private async record(date: string, channel: string, lines: readonly BillLine[], found: Found[]): Promise<void> {
+  private async record(provider: BillingProvider, date: string, channel: string, lines: readonly BillLine[], found: Found[]): Promise<void> {
     const now = Date.now();
     const counted: Array<[DifferenceKind, Resolution]> = [];
     await this.store.db.transaction().execute(async (trx) => {
@@ -236,14 +234,14 @@ export class ReconciliationService {
           channel,
           line_no: l.lineNo,
           kind: l.kind,
-          out_trade_no: l.outTradeNo,
-          out_refund_no: l.outRefundNo,
-          status: l.kind === 'payment' ? l.tradeState : (l.refundState ?? ''),
+          out_trade_no: l.orderNo,
+          out_refund_no: l.refundNo,
+          status: l.status,
           amount_cents: l.amountCents,
           fee_units: l.feeUnits,
           transaction_id: l.transactionId,
           refund_id: l.refundId,
-          sub_mch_id: l.subMchId,
+          sub_mch_id: l.subAccount,
           time: l.time,
         })),
       );
@@ -269,9 +267,7 @@ export class ReconciliationService {
         counted.push([row.kind, row.resolution]);
       }
       // The previous day's kit-only lines were waiting for this bill.
-      const inBill = new Set(
-        lines.filter((l) => isPaidLine(l) || isRefundedLine(l)).map((l) => (l.kind === 'refund' ? `r:${l.outRefundNo}` : `p:${l.outTradeNo}`)),
-      );
+      const inBill = new Set(lines.filter((l) => isPaidLine(l) || isRefundedLine(l)).map((l) => (l.kind === 'refund' ? `r:${l.refundNo}` : `p:${l.orderNo}`)));
       for (const d of await this.store.differences(addDays(date, -1), channel, trx)) {
         if (d.kind !== 'kit_only' || d.resolution !== 'pending_next_day') continue;
         const to = inBill.has(d.out_refund_no ? `r:${d.out_refund_no}` : `p:${d.out_trade_no}`) ? 'found_next_day' : 'open';
@@ -285,9 +281,12 @@ export class ReconciliationService {
           .select(['kind', 'out_trade_no', 'out_refund_no', 'status'])
           .where('day', '=', addDays(date, 1))
           .where('channel', '=', channel)
-          .where('status', '=', 'SUCCESS')
           .execute();
-        const nextBill = new Set(nextLines.map((l) => (l.kind === 'refund' ? `r:${l.out_refund_no}` : `p:${l.out_trade_no}`)));
+        const nextBill = new Set(
+          nextLines
+            .filter((l) => provider.dailyBill.settled(l.kind, l.status))
+            .map((l) => (l.kind === 'refund' ? `r:${l.out_refund_no}` : `p:${l.out_trade_no}`)),
+        );
         for (const d of await this.store.differences(date, channel, trx)) {
           if (d.kind !== 'kit_only' || d.resolution !== 'pending_next_day') continue;
           const to = nextBill.has(d.out_refund_no ? `r:${d.out_refund_no}` : `p:${d.out_trade_no}`) ? 'found_next_day' : 'open';
@@ -303,7 +302,7 @@ export class ReconciliationService {
    * confirms is settled like a notification. A run that stopped half-way, or a channel that could
    * not answer, is taken up again by the next run of the day.
    */
-  private async confirmWithChannel(gateway: ChannelGateway, date: string): Promise<void> {
+  private async confirmWithChannel(gateway: PaymentProvider, date: string): Promise<void> {
     for (const d of await this.store.differences(date, gateway.channel)) {
       if (d.kind !== 'status_mismatch' || d.resolution !== 'open') continue;
       try {
@@ -319,30 +318,26 @@ export class ReconciliationService {
     }
   }
 
-  private async confirmPayment(gateway: ChannelGateway, d: DifferenceRow): Promise<Resolution | null> {
+  private async confirmPayment(provider: PaymentProvider, d: DifferenceRow): Promise<Resolution | null> {
     const co = await this.payments.channelOrder(d.out_trade_no);
     if (!co) return null;
     if (co.state === 'paid') return 'settled';
-    const q = await gateway.orderQuery(co);
-    if (!q.ok || (q.fields.trade_state !== 'SUCCESS' && q.fields.trade_state !== 'REFUND')) return null;
-    await this.channelOrders.recordQueriedPayment(co, q.fields, 'reconciliation');
+    const q = await provider.queryOrder(co);
+    if (!q.ok || (q.state !== 'paid' && q.state !== 'refunded')) return null;
+    await this.channelOrders.recordQueriedPayment(co, q, 'reconciliation');
     this.log.info({ prepayId: co.prepay_id, outTradeNo: co.out_trade_no }, 'reconciliation: payment found in the bill, confirmed and recorded');
     return 'settled';
   }
 
-  private async confirmRefund(gateway: ChannelGateway, d: DifferenceRow): Promise<Resolution | null> {
+  private async confirmRefund(provider: PaymentProvider, d: DifferenceRow): Promise<Resolution | null> {
     const refund = await this.payments.refundByNumber(d.out_refund_no);
     if (!refund) return null;
     if (refund.state === 'success') return 'refunded';
     const co = await this.payments.channelOrder(refund.out_trade_no);
     if (!co) return null;
-    const q = await gateway.refundQuery(refund, co);
-    if (!q.ok) return null;
-    const i = Object.keys(q.fields)
-      .find((k) => k.startsWith('out_refund_no_') && q.fields[k] === refund.out_refund_no)
-      ?.slice('out_refund_no_'.length);
-    if (i === undefined || q.fields[`refund_status_${i}`] !== 'SUCCESS' || q.fields[`refund_fee_${i}`] !== String(refund.refund_cents)) return null;
-    await this.settlement.completeRefund(refund, q.fields[`refund_id_${i}`] ?? null);
+    const q = await provider.queryRefund(refund, co);
+    if (!q.ok || !q.listed || q.state !== 'succeeded' || q.amountCents !== refund.refund_cents) return null;
+    await this.settlement.completeRefund(refund, q.refundId);
     this.log.info({ prepayId: refund.prepay_id, outRefundNo: refund.out_refund_no }, 'reconciliation: refund found in the bill, confirmed and recorded');
     return 'refunded';
   }
@@ -370,7 +365,7 @@ function toReportDifference(d: DifferenceRow): ReportDifference {
 }
 
 /** The bill's totals; a day without a bill has none of anything. */
-function totalsOf(bill: TradeBill | null): ReportTotals {
+function totalsOf(bill: Bill | null): ReportTotals {
   const paid = bill?.lines.filter(isPaidLine) ?? [];
   const refunded = bill?.lines.filter(isRefundedLine) ?? [];
   const s = bill?.summary;

@@ -1,58 +1,38 @@
 /**
- * Mounted at /pay-notify: where the payment channels send their notifications. Protocol v2: XML
- * in, XML out, `SUCCESS` tells the channel to stop repeating. API v3: signed JSON in, 204 to
- * acknowledge, 4xx/5xx with `{"code":"FAIL","message":…}` to refuse. Anything but an
- * acknowledgement makes the channel retry; refused notifications change nothing.
+ * Mounted at /pay-notify: where the payment platforms send their notifications, one realm per
+ * provider (`payments/providers/registry.ts`). The realm's provider reads the request and answers as
+ * its platform expects (protocol v2: XML `SUCCESS`/`FAIL`; API v3: 204, or 4xx/5xx with
+ * `{"code":"FAIL","message":…}`). Anything but an acknowledgement makes the platform retry; refused
+ * notifications change nothing.
  */
 import express, { Router, type Request, type Response } from 'express';
-import { toXml } from '../payments/protocol/xml';
-import { isRealm } from '../payments/channels';
 import type { RouteDeps } from './deps';
 import { methodNotAllowed } from '../http/errors';
-import { signedHeaders } from '../payments/channels/social-native/v3/verify';
-import { refusal } from '../payments/channels/social-native/v3/notification';
+import type { NotificationAnswer } from '../payments/providers/provider';
 
 export function payNotifyRoutes({ services }: RouteDeps): Router {
   const r = Router();
   r.use(express.raw({ type: () => true, limit: '64kb' }));
+  const notifications = services.payments.notifications;
 
-  const answer = (res: Response, ack: boolean, msg: string) => {
-    res
-      .status(ack ? 200 : 400)
-      .type('application/xml')
-      .send(toXml({ return_code: ack ? 'SUCCESS' : 'FAIL', return_msg: ack ? 'OK' : msg }));
+  const send = (res: Response, a: NotificationAnswer) => {
+    res.status(a.status);
+    if (a.body === undefined) return res.end();
+    if (typeof a.body === 'string') return res.type(a.type ?? 'text/plain').send(a.body);
+    return res.json(a.body);
   };
 
   const handler = (kind: 'pay' | 'refund') => async (req: Request, res: Response) => {
-    const realm = req.params.realm;
-    if (!isRealm(realm)) return answer(res, false, 'unknown channel');
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    if (services.payments.notifications.isV3(realm)) {
-      try {
-        const result = await services.payments.notifications.v3(
-          kind,
-          realm,
-          signedHeaders((n) => req.get(n)),
-          raw,
-        );
-        if (result.ack) res.status(204).end();
-        else res.status(400).json(refusal(result.msg));
-      } catch (err) {
-        res.locals.log?.error({ err }, 'notification processing failed');
-        res.status(500).json(refusal('temporarily unavailable'));
-      }
-      return;
-    }
+    const provider = notifications.provider(String(req.params.realm));
+    if (!provider) return send(res, notifications.unknownRealm());
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     try {
-      const result = kind === 'pay' ? await services.payments.notifications.payment(realm, raw) : await services.payments.notifications.refund(realm, raw);
-      answer(res, result.ack, result.msg);
+      const result = await notifications.take(provider, kind, { header: (n) => req.get(n), body });
+      send(res, provider.notifications.answer(result.ack ? 'ack' : 'refused', result.msg));
     } catch (err) {
-      // Our own fault (database down…): the channel repeats the notification later.
+      // Our own fault (database down…): the platform repeats the notification later.
       res.locals.log?.error({ err }, 'notification processing failed');
-      res
-        .status(500)
-        .type('application/xml')
-        .send(toXml({ return_code: 'FAIL', return_msg: 'temporarily unavailable' }));
+      send(res, provider.notifications.answer('failed', 'temporarily unavailable'));
     }
   };
 

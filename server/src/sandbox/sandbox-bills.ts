@@ -1,6 +1,6 @@
 /**
  * The sandbox platform's trade bills (docs/sandbox.md): made on request from what it recorded, in the
- * platform's format (`reconciliation/trade-bill.ts`), for the service provider's whole account. A day
+ * platform's format (`payments/providers/social-v3/trade-bill.ts`), for the service provider's whole account. A day
  * that has begun has a bill of what happened so far (the platform waits for 10:00 the next day; the
  * sandbox does not, so that anyone can watch reconciliation at once); a day with no trade has none.
  * The bill faults add, change or leave out lines, or spoil the file.
@@ -8,10 +8,10 @@
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { isSignType, verifyFields } from '../payments/protocol/sign';
-import { parseXml, toXml, type Fields } from '../payments/protocol/xml';
+import { isSignType, verifyFields } from '../payments/providers/protocol-v2/sign';
+import { parseXml, toXml, type Fields } from '../payments/providers/protocol-v2/xml';
 import { chinaDayRange, isChinaDate } from '../reconciliation/china-day';
-import { formatTradeBill, type BillLineInput } from '../reconciliation/trade-bill';
+import { formatTradeBill, type BillLineInput } from '../payments/providers/social-v3/trade-bill';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxStore } from './sandbox-store';
 

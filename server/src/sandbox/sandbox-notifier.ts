@@ -9,7 +9,7 @@ import type { Jobs } from '../jobs/jobs';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
 import type { JobHandler } from '../jobs/job-worker';
 import type { Retry } from '../jobs/retry';
-import { parseXml } from '../payments/protocol/xml';
+import { parseXml } from '../payments/providers/protocol-v2/xml';
 
 export interface SandboxNotification {
   kind: 'pay' | 'refund';

@@ -8,12 +8,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import { randomAlnum } from '../security/ids';
 import { isUniqueViolation } from '../db/errors';
-import { signFields, verifyFields, isSignType, type SignType } from '../payments/protocol/sign';
-import { parseXml, toXml, type Fields } from '../payments/protocol/xml';
-import { formatChinaTime, parseChinaTime } from '../payments/protocol/time';
-import { encryptReqInfo } from '../payments/protocol/refund-info';
-import type { ProtocolOp } from '../payments/protocol/client';
-import { CHANNEL_MODULES } from '../payments/channels';
+import { signFields, verifyFields, isSignType, type SignType } from '../payments/providers/protocol-v2/sign';
+import { parseXml, toXml, type Fields } from '../payments/providers/protocol-v2/xml';
+import { formatChinaTime, parseChinaTime } from '../payments/providers/protocol-v2/time';
+import { encryptReqInfo } from '../payments/providers/protocol-v2/refund-info';
+import type { ProtocolOp } from '../payments/providers/protocol-v2/client';
+import { sandboxPlatforms } from '../payments/providers/registry';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxProfitSharing } from './sandbox-profit-sharing';
 import type { SandboxNotifier } from './sandbox-notifier';
@@ -51,10 +51,7 @@ export class SandboxPlatform {
     private readonly v3: V3Notices,
   ) {
     this.realms = Object.fromEntries(
-      CHANNEL_MODULES.map((m) => [
-        m.realm,
-        { key: m.sandbox.key(config), tradeTypes: [...m.tradeTypes], merchantProblem: (f: Fields) => m.sandbox.merchantProblem(config, f) },
-      ]),
+      sandboxPlatforms(config).map((m) => [m.realm, { key: m.key, tradeTypes: m.tradeTypes, merchantProblem: (f: Fields) => m.merchantProblem(f) }]),
     ) as Record<SandboxRealm, RealmRules>;
   }
 

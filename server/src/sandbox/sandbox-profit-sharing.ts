@@ -9,11 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_CUSTOM_RELATION_CHARS, RELATION_TYPES, maxShareCents } from '@kit/shared';
 import { isUniqueViolation } from '../db/errors';
-import type { ProtocolOp } from '../payments/protocol/client';
-import { realmModule } from '../payments/channels';
-import { formatChinaTime } from '../payments/protocol/time';
-import type { Fields } from '../payments/protocol/xml';
-import type { SignType } from '../payments/protocol/sign';
+import type { ProtocolOp } from '../payments/providers/protocol-v2/client';
+import { sandboxRealm } from '../payments/providers/registry';
+import { formatChinaTime } from '../payments/providers/protocol-v2/time';
+import type { Fields } from '../payments/providers/protocol-v2/xml';
+import type { SignType } from '../payments/providers/protocol-v2/sign';
 import { ProtocolFail, V3_SIGN_TYPE, type SandboxRealm } from './sandbox-protocol';
 import type { SandboxOrder, SandboxPsOrder, SandboxStore } from './sandbox-store';
 
@@ -33,7 +33,7 @@ export class SandboxProfitSharing {
   ) {}
 
   handle(realm: SandboxRealm, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields> {
-    if (!realmModule(realm).sandbox.sharesProfits) throw new ProtocolFail('NOT_SUPPORTED', `${realmModule(realm).description} does not share profits`);
+    if (!sandboxRealm(realm).sharesProfits) throw new ProtocolFail('NOT_SUPPORTED', `${sandboxRealm(realm).description} does not share profits`);
     // Over API v3 every call is signed with the merchant's RSA key (sandbox/v3/).
     if (signType !== 'HMAC-SHA256' && (signType as string) !== V3_SIGN_TYPE)
       throw new ProtocolFail('PARAM_ERROR', 'profit sharing calls must be signed with HMAC-SHA256');

@@ -3,8 +3,8 @@
  * and the business failure a call answers with. Apart from `sandbox-platform.ts` so that the
  * profit-sharing side (`sandbox-profit-sharing.ts`), which the platform calls, does not import it back.
  */
-import type { Realm } from '../payments/channels';
-import { AUTH_SCHEMA } from '../payments/channels/social-native/v3/sign';
+import type { Realm } from '../payments/providers/registry';
+import { AUTH_SCHEMA } from '../payments/providers/social-v3/sign';
 
 export type SandboxRealm = Realm;
 

@@ -6,9 +6,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { describeZodError } from '@kit/shared';
-import { PROTOCOL_PATHS, type ProtocolOp } from '../payments/protocol/client';
-import { CHANNEL_MODULES } from '../payments/channels';
-import { DOWNLOAD_BILL_PATH } from '../payments/channels/social-native/bill-v2';
+import { DOWNLOAD_BILL_PATH, PROTOCOL_PATHS, type ProtocolOp } from '../payments/providers/protocol-v2/client';
+import { sandboxRealms } from '../payments/providers/registry';
 import { methodNotAllowed } from '../http/errors';
 import { hasBadText, refuseNulInUrl } from '../http/body';
 import { sendPage } from '../frontends/pages/page';
@@ -23,9 +22,10 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   const r = Router();
   const raw = express.raw({ type: () => true, limit: '64kb' });
 
-  for (const { realm, sandbox: rules } of CHANNEL_MODULES) {
+  const platforms = sandboxRealms();
+  for (const { realm, pathPrefix } of platforms) {
     for (const [op, path] of Object.entries(PROTOCOL_PATHS) as Array<[ProtocolOp, string]>) {
-      r.post(`${rules.pathPrefix}${path}`, raw, async (req, res) => {
+      r.post(`${pathPrefix}${path}`, raw, async (req, res) => {
         const xml = await sandbox.platform.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
         // A call the faults say is lost is never answered: the caller's own time limit ends it.
         if (xml === null) return;
@@ -61,9 +61,9 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   });
 
   // Trade bills of the channels that publish them (docs/reconciliation.md).
-  for (const m of CHANNEL_MODULES) {
-    if (!('bills' in m)) continue;
-    r.post(`${m.sandbox.pathPrefix}${DOWNLOAD_BILL_PATH}`, raw, async (req, res) => {
+  for (const m of platforms) {
+    if (!m.publishesBills) continue;
+    r.post(`${m.pathPrefix}${DOWNLOAD_BILL_PATH}`, raw, async (req, res) => {
       const answer = await sandbox.bills.downloadV2(m.realm, sandbox.platform.keyOf(m.realm), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       res.type(answer.contentType).send(answer.body);
     });

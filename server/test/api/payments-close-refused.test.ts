@@ -9,9 +9,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sign } from 'node:crypto';
-import { devV3Material } from '../../src/payments/channels/social-native/v3/dev-credentials';
-import { parseXml, toXml } from '../../src/payments/protocol/xml';
-import { isSignType, signFields } from '../../src/payments/protocol/sign';
+import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
+import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
+import { isSignType, signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payFixture, sandboxPost, type PayFixture } from '../support/payments';

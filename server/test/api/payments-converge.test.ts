@@ -20,8 +20,6 @@ import {
   type PayFixture,
   sandboxPrepayId,
 } from '../support/payments';
-import { socialNative } from '../../src/payments/channels/social-native';
-import { ChannelEndpoints } from '../../src/payments/channels';
 
 const CARD_PARAMS = { cardNetworkBizMchId: '898000000000001', terminalId: 'T0000001' };
 
@@ -209,7 +207,7 @@ describeEachBackend(
 
     test('a channel order half-created by a crash is resumed at once, under the same out_trade_no', async () => {
       const { runtime } = kit;
-      const adapter = socialNative.adapter(runtime.config, new ChannelEndpoints(runtime.config, () => runtime.url));
+      const provider = (runtime.services.payments.channelOrders as any).providers.get('SocialNative');
       for (const placedBeforeTheCrash of [false, true]) {
         const prepayId = await newOrder(f, '4.56');
         const order = (await runtime.services.prepay.find(prepayId))!;
@@ -219,12 +217,12 @@ describeEachBackend(
           prepay_id: prepayId,
           channel: 'SocialNative',
           trade_type: 'NATIVE',
-          sign_type: runtime.config.PAY_SIGN_TYPE,
+          sign_type: provider.signType(),
           open_id: null,
           profit_sharing: 0,
           state: 'creating' as const,
           total_cents: order.total_cents,
-          merchant_json: JSON.stringify(adapter.merchantFields(SOCIAL_PARAMS, 'NATIVE')),
+          merchant_json: JSON.stringify(provider.merchant(SOCIAL_PARAMS, 'scan')),
           channel_prepay_id: null,
           code_url: null,
           answer_json: null,
@@ -236,8 +234,7 @@ describeEachBackend(
         await runtime.db.db.insertInto('pay_channel_orders').values(row).execute();
         if (placedBeforeTheCrash) {
           // The platform got the unified order; the answer was lost with the process.
-          const gateway = (runtime.services.payments.channelOrders as any).channels.get('SocialNative');
-          expect((await gateway.unifiedOrder(row, { ...order, display_name: 'Corner Shop' })).ok).toBe(true);
+          expect((await provider.placeOrder(row, { ...order, display_name: 'Corner Shop' })).ok).toBe(true);
         }
         const started = Date.now();
         const { args } = await f.client.socialPayNative(prepayId);

@@ -2,10 +2,10 @@
  * Protocol v2 channel notifications (XML): duplicates change nothing twice; forged or mismatching ones
  * are refused and change nothing. API v3's are in payments-notify-v3.test.ts.
  */
-import { signFields } from '../../src/payments/protocol/sign';
-import { parseXml, toXml } from '../../src/payments/protocol/xml';
-import { encryptReqInfo } from '../../src/payments/protocol/refund-info';
-import { formatChinaTime } from '../../src/payments/protocol/time';
+import { signFields } from '../../src/payments/providers/protocol-v2/sign';
+import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
+import { encryptReqInfo } from '../../src/payments/providers/protocol-v2/refund-info';
+import { formatChinaTime } from '../../src/payments/providers/protocol-v2/time';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payByCode, payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';

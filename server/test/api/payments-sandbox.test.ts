@@ -1,7 +1,7 @@
 /** The sandbox's fixed public contract: login, jscode2session, pay, the protocol's own checks and the cashier page (in Chromium). */
 import { chromium, type Browser } from 'playwright-core';
-import { signFields } from '../../src/payments/protocol/sign';
-import { parseXml, toXml } from '../../src/payments/protocol/xml';
+import { signFields } from '../../src/payments/providers/protocol-v2/sign';
+import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
 import { withResult } from '../../src/sandbox/cashier-page';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';

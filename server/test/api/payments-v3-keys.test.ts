@@ -8,9 +8,9 @@
  * certificate serial when the merchant never had certificates.
  */
 import { createCipheriv, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
-import { devV3Material } from '../../src/payments/channels/social-native/v3/dev-credentials';
-import { encryptCertificateEntry } from '../../src/payments/channels/social-native/v3/certificates';
-import { selfSignedCertificate } from '../../src/payments/channels/social-native/v3/self-signed';
+import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
+import { encryptCertificateEntry } from '../../src/payments/providers/social-v3/certificates';
+import { selfSignedCertificate } from '../../src/payments/providers/social-v3/self-signed';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, sandboxPrepayId, waitFor } from '../support/payments';

@@ -7,7 +7,7 @@
  * connections and never answers is failed over to PAY_GATEWAY_BACKUP_URL.
  */
 import { KitClient } from '@kit/shared';
-import { devV3Material } from '../../src/payments/channels/social-native/v3/dev-credentials';
+import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, payByCode, payFixture, waitFor, type PayFixture } from '../support/payments';

@@ -1,5 +1,5 @@
 /** 4.3–4.5 through real HTTP against the sandbox: scan-code, mini-program and app payment, on every backend. */
-import { signFields } from '../../src/payments/protocol/sign';
+import { signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
 import { SOCIAL_PARAMS, newOrder, payApi, payFixture, payerSignatureValid, sandboxOpenId, sandboxPost, waitFor, type PayFixture } from '../support/payments';

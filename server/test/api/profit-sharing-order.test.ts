@@ -118,7 +118,7 @@ describeEachBackend(
       // Refunded at the platform behind the kit's back (as from the merchant's own platform
       // account), so the kit lets the split go and only the channel's refusal can end it.
       const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders.find((c) => c.state === 'paid')!;
-      const gateway = (kit.runtime.services.payments.channelOrders as any).channels.get(co.channel);
+      const gateway = (kit.runtime.services.payments.channelOrders as any).providers.get(co.channel);
       const now = Date.now();
       const refundedThere = await gateway.refund(
         {

@@ -6,11 +6,11 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { KitError } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../src/db/schema';
-import { billsV3 } from '../../src/payments/channels/social-native/v3/bill-v3';
-import { V3Client } from '../../src/payments/channels/social-native/v3/client';
-import { devV3Material, type DevV3Material } from '../../src/payments/channels/social-native/v3/dev-credentials';
-import { CertificateSource, PublicKeySource, type PlatformKeySource } from '../../src/payments/channels/social-native/v3/platform-key-source';
-import { V3Calls } from '../../src/payments/channels/social-native/v3/v3-calls';
+import { billsV3 } from '../../src/payments/providers/social-v3/bill-v3';
+import { V3Client } from '../../src/payments/providers/social-v3/client';
+import { devV3Material, type DevV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
+import { CertificateSource, PublicKeySource, type PlatformKeySource } from '../../src/payments/providers/social-v3/platform-key-source';
+import { V3Calls } from '../../src/payments/providers/social-v3/v3-calls';
 import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { devV3Material } from '../../src/payments/channels/social-native/v3/dev-credentials';
+import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { DEV_KEYS_ENV } from './dev-keys';
 
 export default function setup(): void {

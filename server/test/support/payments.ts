@@ -3,9 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPublicKey, verify } from 'node:crypto';
 import type { KitClient } from '@kit/shared';
-import { signFields } from '../../src/payments/protocol/sign';
-import { effectiveV3Settings } from '../../src/payments/channels/social-native/v3/v3-channel';
-import { loadPrivateKey } from '../../src/payments/channels/social-native/v3/keys';
+import { signFields } from '../../src/payments/providers/protocol-v2/sign';
+import { effectiveV3Settings } from '../../src/payments/providers/social-v3/v3-channel';
+import { loadPrivateKey } from '../../src/payments/providers/social-v3/keys';
 import { createMerchants, sandboxTables, type TestKit } from './kit';
 
 export const SOCIAL_PARAMS = { socialAppId: 'wxmerchantapp0001', socialMchId: '1230000109' };
@@ -126,10 +126,13 @@ export function payerSignatureValid(kit: TestKit, kind: 'mini' | 'app', args: Re
   }
   if (kind === 'mini') {
     const { paySign, ...rest } = args;
-    return paySign === signFields({ appId, ...(rest as Record<string, string>) }, config.PAY_SP_KEY!, rest.signType as 'MD5' | 'HMAC-SHA256');
+    return (
+      paySign ===
+      signFields({ appId, ...(rest as Record<string, string>) }, (config as { PAY_SP_KEY?: string }).PAY_SP_KEY!, rest.signType as 'MD5' | 'HMAC-SHA256')
+    );
   }
   const { sign, ...rest } = args;
-  return sign === signFields(rest as Record<string, string>, config.PAY_SP_KEY!, 'HMAC-SHA256');
+  return sign === signFields(rest as Record<string, string>, (config as { PAY_SP_KEY?: string }).PAY_SP_KEY!, 'HMAC-SHA256');
 }
 
 /**

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CONFIG_KEYS } from '../../../server/src/config';
-import { devV3Material } from '../../../server/src/payments/channels/social-native/v3/dev-credentials';
+import { devV3Material } from '../../../server/src/payments/providers/social-v3/dev-credentials';
 import { readCpuMs, readMemory, type Memory } from './proc';
 import { sleep } from './rpc';
 import type { BenchOptions } from './options';

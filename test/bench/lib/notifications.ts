@@ -7,10 +7,10 @@
  * envelope and signature, the protocol's v2 signing.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { signFields, type SignType } from '../../../server/src/payments/protocol/sign';
-import { toXml } from '../../../server/src/payments/protocol/xml';
-import { formatChinaTime } from '../../../server/src/payments/protocol/time';
-import { rfc3339Cst } from '../../../server/src/payments/channels/social-native/v3/partner-api';
+import { signFields, type SignType } from '../../../server/src/payments/providers/protocol-v2/sign';
+import { toXml } from '../../../server/src/payments/providers/protocol-v2/xml';
+import { formatChinaTime } from '../../../server/src/payments/providers/protocol-v2/time';
+import { rfc3339Cst } from '../../../server/src/payments/providers/social-v3/partner-api';
 import { envelope } from '../../../server/src/sandbox/v3/sandbox-v3-notices';
 import { platformSignature } from '../../../server/src/sandbox/v3/sandbox-v3-http';
 

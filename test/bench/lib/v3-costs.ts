@@ -7,9 +7,9 @@
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { aeadDecrypt, type EncryptedResource } from '../../../server/src/payments/channels/social-native/v3/aead';
-import { PlatformKeyring } from '../../../server/src/payments/channels/social-native/v3/platform-keys';
-import { signedHeaders, verifyPlatformSignature } from '../../../server/src/payments/channels/social-native/v3/verify';
+import { aeadDecrypt, type EncryptedResource } from '../../../server/src/payments/providers/social-v3/aead';
+import { PlatformKeyring } from '../../../server/src/payments/providers/social-v3/platform-keys';
+import { signedHeaders, verifyPlatformSignature } from '../../../server/src/payments/providers/social-v3/verify';
 import { payNotification, type ChannelOrder, type PlatformSide } from './notifications';
 
 export interface V3Costs {

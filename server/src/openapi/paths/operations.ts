@@ -1,46 +1,13 @@
 /** Health, metrics, this document and its reference page, and the payment channels' notification endpoints. */
 import { z } from 'zod';
-import { CHANNEL_MODULES, REALMS } from '../../payments/channels';
-import { html, json, text, xml, type RouteDoc } from '../describe';
+import { PROVIDERS, REALMS } from '../../payments/providers/registry';
+import { html, text, type Body, type RouteDoc } from '../describe';
 
-// Protocol v2 (`card`, and `social` with `PAY_PROTOCOL=v2`): XML both ways.
-const v2Notification = xml('Protocol v2 (`card`, and `social` with `PAY_PROTOCOL=v2`): the XML notification, signed by the channel (`sign`)');
-const v2Ack = xml('Protocol v2: `<xml><return_code>SUCCESS</return_code><return_msg>OK</return_msg></xml>`, so the channel stops repeating it');
-const v2Refusal = xml('Protocol v2: `<xml><return_code>FAIL</return_code><return_msg>…</return_msg></xml>`; the channel repeats the notification');
-
-// API v3 (`social` with `PAY_PROTOCOL=v3`, the default): signed JSON in, 204 or `{code: "FAIL", message}` out.
-const v3Notification = json(
-  z
-    .object({
-      id: z.string().openapi({ description: 'The notification id (the same for repeats of one notification)' }),
-      create_time: z.string().openapi({ description: 'RFC 3339' }),
-      event_type: z.string().openapi({ description: '`TRANSACTION.SUCCESS` (pay) or `REFUND.SUCCESS` / `REFUND.ABNORMAL` / `REFUND.CLOSED` (refund)' }),
-      resource_type: z.literal('encrypt-resource'),
-      summary: z.string().optional(),
-      resource: z.object({
-        algorithm: z.literal('AEAD_AES_256_GCM'),
-        ciphertext: z
-          .string()
-          .openapi({ description: 'Base64 of the encrypted transaction or refund JSON followed by its 16-byte tag, under the APIv3 key (PAY_V3_KEY)' }),
-        associated_data: z.string().optional(),
-        nonce: z.string(),
-        original_type: z.string().openapi({ description: '`transaction` or `refund`' }),
-      }),
-    })
-    .openapi({ description: 'API v3 (`social` with `PAY_PROTOCOL=v3`, the default): the notification envelope, signed in the `Wechatpay-*` headers' }),
-);
-const v3Refusal = json(z.object({ code: z.literal('FAIL'), message: z.string() }).openapi({ description: 'API v3: the platform repeats the notification' }));
-const v3Header = (what: string) =>
-  z
-    .string()
-    .optional()
-    .openapi({ description: `API v3 only: ${what}` });
-const v3Headers = z.object({
-  'Wechatpay-Timestamp': v3Header('Unix time in seconds, within 5 minutes of the service clock'),
-  'Wechatpay-Nonce': v3Header('the nonce the signature covers'),
-  'Wechatpay-Signature': v3Header('base64 SHA256-with-RSA over `TIMESTAMP\\nNONCE\\nBODY\\n`; one starting `WECHATPAY/SIGNTEST/` is a probe and is refused'),
-  'Wechatpay-Serial': v3Header('the platform public-key id (`PUB_KEY_ID_…`) or certificate serial whose key verifies it'),
-});
+// Each provider describes its notifications (`notificationDoc`); a protocol several share is described once.
+const docs = [...new Map(PROVIDERS.map((m) => [m.notificationDoc.protocol, m.notificationDoc])).values()];
+const bodies = (pick: (d: (typeof docs)[number]) => unknown) => docs.map(pick).filter((b): b is Body => b !== undefined);
+const headers = Object.assign({}, ...docs.map((d) => d.headers ?? {}));
+const ackWithBody = docs.find((d) => d.ack.content !== undefined)!;
 
 export const operationRoutes: RouteDoc[] = [
   {
@@ -93,23 +60,25 @@ export const operationRoutes: RouteDoc[] = [
     summary: `${kind === 'pay' ? 'Payment' : 'Refund'} notifications from a payment channel (the notify URL the service gives the channel)`,
     auth: 'none',
     params: z.object({
-      realm: z.enum(REALMS).openapi({ description: CHANNEL_MODULES.map((m) => `\`${m.realm}\`: ${m.description}`).join('; ') }),
+      realm: z
+        .enum(REALMS)
+        .openapi({ description: REALMS.map((realm) => `\`${realm}\`: ${PROVIDERS.find((m) => m.realm === realm)!.description}`).join('; ') }),
     }),
     description:
       'Answered in the protocol the channel speaks, never with the kit\'s `{status: "fail"}`: anything but an acknowledgement makes the channel repeat the notification, and a refused one changes nothing.',
-    headers: v3Headers,
-    body: [v3Notification, v2Notification],
-    answer: v2Ack,
-    answerDescription: 'Protocol v2: acknowledged',
+    headers: z.object(headers),
+    body: bodies((d) => d.body),
+    answer: ackWithBody.ack.content as Body,
+    answerDescription: ackWithBody.ack.description,
     answers: {
-      204: { description: 'API v3: acknowledged (no body)' },
+      ...Object.fromEntries(docs.filter((d) => d.ack.content === undefined).map((d) => [d.ack.status, { description: d.ack.description }])),
       400: {
-        description: 'Refused (forged, stale, a probe, or not matching the order): API v3 `{code: "FAIL", message}`; protocol v2 XML FAIL',
-        content: [v3Refusal, v2Refusal],
+        description: `Refused (forged, stale, a probe, or not matching the order), in the realm's protocol (${docs.map((d) => d.protocol).join(', ')})`,
+        content: bodies((d) => d.refusal),
       },
       500: {
         description: "The service's own failure (its database down…): the same bodies; the channel repeats the notification later",
-        content: [v3Refusal, v2Refusal],
+        content: bodies((d) => d.refusal),
       },
     },
   })),

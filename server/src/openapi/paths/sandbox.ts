@@ -3,7 +3,7 @@
  * endpoints the service calls, and the payer side a person or a test uses to pay.
  */
 import { z } from 'zod';
-import { PROTOCOL_PATHS } from '../../payments/protocol/client';
+import { PROTOCOL_PATHS } from '../../payments/providers/protocol-v2/client';
 import { html, text, xml, type RouteDoc } from '../describe';
 import { faultsSchema } from '../../sandbox/sandbox-faults';
 

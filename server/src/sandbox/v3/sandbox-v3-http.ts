@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { newNonce, parseAuthorization, responseMessage, rsaSign, unixSeconds, verifyAuthorization } from '../../payments/channels/social-native/v3/sign';
-import { normalSerial } from '../../payments/channels/social-native/v3/keys';
-import { SIGNATURE_WINDOW_MS } from '../../payments/channels/social-native/v3/verify';
+import { newNonce, parseAuthorization, responseMessage, rsaSign, unixSeconds, verifyAuthorization } from '../../payments/providers/social-v3/sign';
+import { normalSerial } from '../../payments/providers/social-v3/keys';
+import { SIGNATURE_WINDOW_MS } from '../../payments/providers/social-v3/verify';
 import type { PlatformSigning, SandboxV3Keys } from './sandbox-v3-keys';
 
 /** A refusal in the v3 shape: this HTTP status and `{code, message}`. */

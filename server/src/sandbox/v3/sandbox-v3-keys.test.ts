@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import type { Config } from '../../config';
-import { devCertSerial, devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
-import { normalSerial } from '../../payments/channels/social-native/v3/keys';
+import { devCertSerial, devV3Material } from '../../payments/providers/social-v3/dev-credentials';
+import { normalSerial } from '../../payments/providers/social-v3/keys';
 import { faultsSchema } from '../sandbox-faults';
 import { sandboxV3Keys, signingUnder, SwitchTurns } from './sandbox-v3-keys';
 

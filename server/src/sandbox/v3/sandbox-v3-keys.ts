@@ -10,10 +10,10 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Config } from '../../config';
 import type { Faults } from '../sandbox-faults';
-import { devCertSerial, devV3Material } from '../../payments/channels/social-native/v3/dev-credentials';
-import type { V3Settings } from '../../payments/channels/social-native/v3/credentials';
-import { loadPrivateKey, normalSerial } from '../../payments/channels/social-native/v3/keys';
-import { selfSignedCertificate } from '../../payments/channels/social-native/v3/self-signed';
+import { devCertSerial, devV3Material } from '../../payments/providers/social-v3/dev-credentials';
+import type { V3Settings } from '../../payments/providers/social-v3/credentials';
+import { loadPrivateKey, normalSerial } from '../../payments/providers/social-v3/keys';
+import { selfSignedCertificate } from '../../payments/providers/social-v3/self-signed';
 
 /** Which id the platform's signatures name in `Wechatpay-Serial` (a sandbox fault, `v3Serial`). */
 export type V3SerialMode = 'public-key' | 'certificate';

@@ -6,10 +6,10 @@
  * signature headers are made at each sending (sandbox-notifier.ts), so a late retry is not stale.
  */
 import { randomUUID } from 'node:crypto';
-import { AEAD_ALGORITHM, aeadEncrypt } from '../../payments/channels/social-native/v3/aead';
-import { rfc3339Cst } from '../../payments/channels/social-native/v3/partner-api';
-import { newNonce, rsaSign, responseMessage, unixSeconds } from '../../payments/channels/social-native/v3/sign';
-import { PROBE_PREFIX } from '../../payments/channels/social-native/v3/verify';
+import { AEAD_ALGORITHM, aeadEncrypt } from '../../payments/providers/social-v3/aead';
+import { rfc3339Cst } from '../../payments/providers/social-v3/partner-api';
+import { newNonce, rsaSign, responseMessage, unixSeconds } from '../../payments/providers/social-v3/sign';
+import { PROBE_PREFIX } from '../../payments/providers/social-v3/verify';
 import type { SandboxFaults } from '../sandbox-faults';
 import type { V3NotificationSigner } from '../sandbox-notifier';
 import type { V3Notices } from '../sandbox-platform';

@@ -7,10 +7,10 @@
  */
 import { z } from 'zod';
 import type { Config } from '../../config';
-import { realmModule } from '../../payments/channels';
-import { formatChinaTime } from '../../payments/protocol/time';
-import type { Fields } from '../../payments/protocol/xml';
-import type { ProtocolOp } from '../../payments/protocol/client';
+import { sandboxPlatform } from '../../payments/providers/registry';
+import { formatChinaTime } from '../../payments/providers/protocol-v2/time';
+import type { Fields } from '../../payments/providers/protocol-v2/xml';
+import type { ProtocolOp } from '../../payments/providers/protocol-v2/client';
 import type { SandboxPlatform } from '../sandbox-platform';
 import { ProtocolFail, V3_SIGN_TYPE } from '../sandbox-protocol';
 import type { SandboxStore } from '../sandbox-store';
@@ -92,7 +92,7 @@ export class SandboxV3Payments {
   }
 
   private merchant(f: Fields): void {
-    const problem = realmModule(REALM).sandbox.merchantProblem(this.config, f);
+    const problem = sandboxPlatform(this.config, REALM).merchantProblem(f);
     if (problem) throw new V3Fail(400, 'PARAM_ERROR', problem.replace('appid', 'sp_appid').replace('mch_id', 'sp_mchid').replace('sub_sp_mchid', 'sub_mchid'));
   }
 

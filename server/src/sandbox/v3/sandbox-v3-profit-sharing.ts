@@ -6,10 +6,10 @@
  * v3 shape, with results, times in RFC 3339.
  */
 import { z } from 'zod';
-import { rfc3339Cst } from '../../payments/channels/social-native/v3/partner-api';
-import { decryptSensitive } from '../../payments/channels/social-native/v3/sensitive';
-import { normalSerial } from '../../payments/channels/social-native/v3/keys';
-import { parseChinaTime } from '../../payments/protocol/time';
+import { rfc3339Cst } from '../../payments/providers/social-v3/partner-api';
+import { decryptSensitive } from '../../payments/providers/social-v3/sensitive';
+import { normalSerial } from '../../payments/providers/social-v3/keys';
+import { parseChinaTime } from '../../payments/providers/protocol-v2/time';
 import type { SandboxStore } from '../sandbox-store';
 import { V3Fail } from './sandbox-v3-http';
 import { platformKeyIds, type SandboxV3Keys } from './sandbox-v3-keys';

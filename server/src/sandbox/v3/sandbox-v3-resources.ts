@@ -4,7 +4,7 @@
  * refund answers and of a refund notification's resource. Amounts are integers of cents, as on the
  * wire; times RFC 3339 in China Standard Time.
  */
-import { rfc3339Cst } from '../../payments/channels/social-native/v3/partner-api';
+import { rfc3339Cst } from '../../payments/providers/social-v3/partner-api';
 import { sandboxOpenId } from '../sandbox-platform';
 import type { SandboxOrder, SandboxRefund } from '../sandbox-store';
 

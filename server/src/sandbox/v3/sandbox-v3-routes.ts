@@ -5,8 +5,8 @@
  * lost is never answered.
  */
 import express, { Router, type Request, type Response } from 'express';
-import { encryptCertificateEntry } from '../../payments/channels/social-native/v3/certificates';
-import { newNonce } from '../../payments/channels/social-native/v3/sign';
+import { encryptCertificateEntry } from '../../payments/providers/social-v3/certificates';
+import { newNonce } from '../../payments/providers/social-v3/sign';
 import { methodNotAllowed } from '../../http/errors';
 import { checkAuthorization, requestId, sendSigned, V3Fail } from './sandbox-v3-http';
 import type { V3Result } from './sandbox-v3-payments';

@@ -1,0 +1,69 @@
+/**
+ * The providers this configuration speaks through, built once by the composition root: one per
+ * channel (`active`), found by channel (a channel order names its channel), by realm (a
+ * notification's route), by flow (which provider a payer's flow goes to) and by capability (profit
+ * sharing, the daily bill). The domain reaches providers only through this and `provider.ts`.
+ */
+import { KitError, type ChannelParams, type PaymentChannel } from '@kit/shared';
+import type { ChannelEndpoints } from './endpoints';
+import type { PaymentFlow, PaymentProvider, ProviderContext, ServiceSettings } from './provider';
+import { PROVIDERS } from './registry';
+
+export class Providers {
+  private readonly byChannel = new Map<string, PaymentProvider>();
+  private readonly byRealm = new Map<string, PaymentProvider>();
+
+  constructor(
+    config: ServiceSettings,
+    readonly endpoints: ChannelEndpoints,
+    log?: ProviderContext['log'],
+  ) {
+    for (const m of PROVIDERS) {
+      if (!m.active(config as never)) continue;
+      const notifyUrl = (kind: 'pay' | 'refund') => {
+        const base = endpoints.publicUrl();
+        if (!base) throw new KitError('channel_unavailable', 'the service does not know its public URL yet (PUBLIC_URL)');
+        return `${base}/pay-notify/${m.realm}/${kind}`;
+      };
+      const p = m.create(config as never, { gateway: () => endpoints.gatewayOf(m), notifyUrl, log });
+      this.byChannel.set(p.channel, p);
+      this.byRealm.set(p.realm, p);
+    }
+  }
+
+  get(channel: PaymentChannel | string): PaymentProvider {
+    const p = this.byChannel.get(channel);
+    if (!p) throw new KitError('channel_unavailable', `payment channel ${channel} is not available`);
+    return p;
+  }
+
+  /** Every provider of this configuration, in registry order. */
+  all(): PaymentProvider[] {
+    return [...this.byChannel.values()];
+  }
+
+  has(channel: PaymentChannel): boolean {
+    return this.byChannel.has(channel);
+  }
+
+  forRealm(realm: string): PaymentProvider | undefined {
+    return this.byRealm.get(realm);
+  }
+
+  /**
+   * The provider a payer's flow goes to: one its merchant's parameters pick (`picks`), else the
+   * flow's default; `params` reads the sub-merchant's effective parameters of a channel.
+   */
+  async forFlow(flow: PaymentFlow, params: (channel: PaymentChannel) => Promise<Partial<ChannelParams[PaymentChannel]>>): Promise<PaymentProvider> {
+    const able = [...this.byChannel.values()].filter((p) => p.flows.includes(flow));
+    for (const p of able) if (p.picks && p.picks(await params(p.channel))) return p;
+    const fallback = able.find((p) => !p.picks);
+    if (!fallback) throw new KitError('channel_unavailable', `no payment channel takes ${flow} payments`);
+    return fallback;
+  }
+
+  /** The providers that offer a capability. */
+  with<K extends 'profitSharing' | 'dailyBill'>(capability: K): Array<PaymentProvider & Required<Pick<PaymentProvider, K>>> {
+    return [...this.byChannel.values()].filter((p): p is PaymentProvider & Required<Pick<PaymentProvider, K>> => p[capability] !== undefined);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Which payment providers can take a payment with this configuration, and what each still needs:
+ * a production start without any says so (`ready-banner.ts`, and a warning log line) instead of
+ * leaving the first payment to answer 503 `channel_unavailable`.
+ */
+import type { ServiceSettings } from './provider';
+import { PROVIDERS } from './registry';
+
+export interface ChannelSetup {
+  channel: string;
+  description: string;
+  missing: string[];
+}
+
+/** The active providers (one per channel) and what each lacks. */
+export function channelSetup(config: ServiceSettings): ChannelSetup[] {
+  return PROVIDERS.filter((m) => m.active(config as never)).map((m) => ({
+    channel: m.channel,
+    description: m.description,
+    missing: m.missingSettings(config as never),
+  }));
+}
+
+/** The warning for a configuration on which no channel can take a payment; null when one can. */
+export function noChannelWarning(config: ServiceSettings): string | null {
+  const setup = channelSetup(config);
+  if (setup.some((s) => s.missing.length === 0)) return null;
+  return `no payment channel is configured, so orders can be created but not paid (503 channel_unavailable): ${setup
+    .map((s) => `${s.channel} (${s.description}) needs ${s.missing.join(', ')}`)
+    .join('; ')} (docs/payments.md, "Connecting a real merchant account")`;
+}

@@ -1,0 +1,66 @@
+/**
+ * `social-v2`: the social app's payment platform over protocol v2 (2.4), for merchants who still
+ * have it (`PAY_PROTOCOL=v2`): XML signed with `PAY_SP_KEY`, profit sharing and the daily bill.
+ * It names merchants as `social-v3` does and reads that section's platform settings. Deleting this
+ * folder and its registry line leaves a kit without protocol v2 for the social platform
+ * (`server/src/payments/providers/removable.test.ts` proves it builds).
+ */
+import { unconfigured } from '../protocol-v2/merchant';
+import { V2Provider } from '../protocol-v2/v2-provider';
+import { profitSharingOf } from '../protocol-v2/sharing';
+import { v2NotificationDoc } from '../protocol-v2/notification-doc';
+import { defineProvider } from '../provider';
+import { dailyBillOf } from '../social-v3/daily-bill';
+import { socialAdapter, socialMerchantProblem } from '../social-v3/merchant';
+import { socialSettings } from '../social-v3/settings';
+import { billsV2 } from './bill';
+import { profitSharingV2 } from './profit-sharing';
+import { socialV2Settings } from './settings';
+
+const settings = (production: boolean) => ({ ...socialV2Settings(production), ...socialSettings(production) });
+
+export const socialV2 = defineProvider({
+  id: 'social-v2',
+  channel: 'SocialNative',
+  realm: 'social',
+  description: 'the social payment platform',
+  flows: ['scan', 'miniProgram', 'app'],
+  settings,
+  active: (config) => config.PAY_PROTOCOL === 'v2',
+  gatewayUrl: (config) => config.PAY_GATEWAY_URL,
+  gatewaySetting: 'PAY_GATEWAY_URL',
+  missingSettings(config) {
+    const real = !!config.PAY_GATEWAY_URL || !config.SANDBOX_ENABLED;
+    return [
+      real && !config.PAY_GATEWAY_URL && 'PAY_GATEWAY_URL',
+      !config.PAY_SP_APPID && 'PAY_SP_APPID',
+      !config.PAY_SP_MCH_ID && 'PAY_SP_MCH_ID',
+      !config.PAY_SP_KEY && 'PAY_SP_KEY',
+    ].filter((s): s is string => !!s);
+  },
+  create(config, ctx) {
+    const adapter = socialAdapter(config, () => {
+      const baseUrl = ctx.gateway();
+      if (!config.PAY_SP_KEY) unconfigured('PAY_SP_KEY');
+      return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
+    });
+    const bills = billsV2(adapter, config);
+    return new V2Provider(adapter, {
+      id: 'social-v2',
+      realm: 'social',
+      flows: ['scan', 'miniProgram', 'app'],
+      signType: () => config.PAY_SIGN_TYPE,
+      notifyUrl: ctx.notifyUrl,
+      profitSharing: profitSharingOf(adapter, () => profitSharingV2(adapter)),
+      dailyBill: dailyBillOf('SocialNative', (date) => bills.download(date)),
+    });
+  },
+  sandbox: {
+    pathPrefix: '',
+    key: (config) => config.PAY_SP_KEY ?? '',
+    merchantProblem: socialMerchantProblem,
+    sharesProfits: true,
+    publishesBills: true,
+  },
+  notificationDoc: v2NotificationDoc('`card`, and `social` with `PAY_PROTOCOL=v2`'),
+});
