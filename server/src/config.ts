@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parse as parsePgUrl } from 'pg-connection-string';
 import path from 'node:path';
 import { v3Credentials, V3SettingsError, V3_KEY_SETTINGS } from './payments/channels/social-native/v3/credentials';
+import { alipaySettingsProblem, alipaySettingsShape } from './payments/providers/alipay/settings';
 
 export function parseDuration(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
@@ -264,6 +265,8 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .optional()
       .describe('v3, public-key mode: the id of `PAY_PLATFORM_PUBLIC_KEY` (`PUB_KEY_ID_…`), the `Wechatpay-Serial` its signatures name.'),
     CARD_GATEWAY_URL: z.string().url().optional().describe('Base URL of the card-network acquirer. Unset: the sandbox (`<service>/sandbox/card`).'),
+    // The Alipay provider's section (payments/providers/alipay/settings.ts).
+    ...alipaySettingsShape,
     CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
       'Waits between attempts of a merchant callback (15 retries by default; each attempt re-signed); after the last one the callback is marked `failed` (docs/payments.md).',
     ),
@@ -475,6 +478,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const c = parsed.data;
   const v3Problem = payV3Problem(c);
   if (v3Problem) throw new Error(`Invalid configuration:\n  ${v3Problem}`);
+  // Alipay: complete and parsable, or none of its settings (Alipay off).
+  const alipayProblem = alipaySettingsProblem(c);
+  if (alipayProblem) throw new Error(`Invalid configuration:\n  ${alipayProblem}`);
   return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production: c.NODE_ENV === 'production' };
 }
 
