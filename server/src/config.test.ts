@@ -126,3 +126,14 @@ describe('configuration', () => {
     });
   });
 });
+
+describe('the Alipay section', () => {
+  it('is off with none of its settings, and refuses an incomplete or unparsable one naming the setting', () => {
+    expect(loadConfig({}).ALIPAY_APP_ID).toBeUndefined();
+    expect(() => loadConfig({ ALIPAY_APP_ID: '2021000122671080' })).toThrow(/^Invalid configuration:\n {2}ALIPAY_PRIVATE_KEY: required/);
+    expect(() => loadConfig({ ALIPAY_APP_ID: '2021000122671080', ALIPAY_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' })).toThrow(
+      /ALIPAY_PRIVATE_KEY: not an RSA private key/,
+    );
+    expect(() => loadConfig({ ALIPAY_GATEWAY_URL: 'not a url' })).toThrow(/ALIPAY_GATEWAY_URL/);
+  });
+});

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import { randomAlnum } from '../security/ids';
-import { formatChinaTime } from '../payments/providers/protocol-v2/time';
+import { formatChinaTime } from '../payments/providers/china-time';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxNotifier } from './sandbox-notifier';
 import { randomDigits, sandboxOpenId, type SandboxPlatform } from './sandbox-platform';

@@ -10,7 +10,7 @@ import { randomAlnum } from '../security/ids';
 import { isUniqueViolation } from '../db/errors';
 import { signFields, verifyFields, isSignType, type SignType } from '../payments/providers/protocol-v2/sign';
 import { parseXml, toXml, type Fields } from '../payments/providers/protocol-v2/xml';
-import { formatChinaTime, parseChinaTime } from '../payments/providers/protocol-v2/time';
+import { formatChinaTime, parseChinaTime } from '../payments/providers/china-time';
 import { encryptReqInfo } from '../payments/providers/protocol-v2/refund-info';
 import type { ProtocolOp } from '../payments/providers/protocol-v2/client';
 import { sandboxPlatforms } from '../payments/providers/registry';

@@ -11,7 +11,7 @@ import { MAX_CUSTOM_RELATION_CHARS, RELATION_TYPES, maxShareCents } from '@kit/s
 import { isUniqueViolation } from '../db/errors';
 import type { ProtocolOp } from '../payments/providers/protocol-v2/client';
 import { sandboxRealm } from '../payments/providers/registry';
-import { formatChinaTime } from '../payments/providers/protocol-v2/time';
+import { formatChinaTime } from '../payments/providers/china-time';
 import type { Fields } from '../payments/providers/protocol-v2/xml';
 import type { SignType } from '../payments/providers/protocol-v2/sign';
 import { ProtocolFail, V3_SIGN_TYPE, type SandboxRealm } from './sandbox-protocol';

@@ -5,7 +5,7 @@
 import { signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
 import { encryptReqInfo } from '../../src/payments/providers/protocol-v2/refund-info';
-import { formatChinaTime } from '../../src/payments/providers/protocol-v2/time';
+import { formatChinaTime } from '../../src/payments/providers/china-time';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payByCode, payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';

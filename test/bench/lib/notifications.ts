@@ -9,7 +9,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { signFields, type SignType } from '../../../server/src/payments/providers/protocol-v2/sign';
 import { toXml } from '../../../server/src/payments/providers/protocol-v2/xml';
-import { formatChinaTime } from '../../../server/src/payments/providers/protocol-v2/time';
+import { formatChinaTime } from '../../../server/src/payments/providers/china-time';
 import { rfc3339Cst } from '../../../server/src/payments/providers/social-v3/partner-api';
 import { envelope } from '../../../server/src/sandbox/v3/sandbox-v3-notices';
 import { platformSignature } from '../../../server/src/sandbox/v3/sandbox-v3-http';

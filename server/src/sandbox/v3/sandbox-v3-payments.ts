@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config';
 import { sandboxPlatform } from '../../payments/providers/registry';
-import { formatChinaTime } from '../../payments/providers/protocol-v2/time';
+import { formatChinaTime } from '../../payments/providers/china-time';
 import type { Fields } from '../../payments/providers/protocol-v2/xml';
 import type { ProtocolOp } from '../../payments/providers/protocol-v2/client';
 import type { SandboxPlatform } from '../sandbox-platform';

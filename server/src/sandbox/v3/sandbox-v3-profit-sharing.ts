@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { rfc3339Cst } from '../../payments/providers/social-v3/partner-api';
 import { decryptSensitive } from '../../payments/providers/social-v3/sensitive';
 import { normalSerial } from '../../payments/providers/social-v3/keys';
-import { parseChinaTime } from '../../payments/providers/protocol-v2/time';
+import { parseChinaTime } from '../../payments/providers/china-time';
 import type { SandboxStore } from '../sandbox-store';
 import { V3Fail } from './sandbox-v3-http';
 import { platformKeyIds, type SandboxV3Keys } from './sandbox-v3-keys';

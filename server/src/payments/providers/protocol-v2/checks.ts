@@ -8,7 +8,7 @@ import type { PaidFacts } from '../provider';
 import { verifyFields, type SignType } from './sign';
 import type { Fields } from './xml';
 import type { MerchantFields } from './types';
-import { parseChinaTime } from './time';
+import { parseChinaTime } from '../china-time';
 
 export interface ChannelOrderFacts {
   sign_type: string;

@@ -6,7 +6,7 @@
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema';
 import { callProtocol, type ProtocolAnswer, type ProtocolOp } from './client';
 import { isSignType } from './sign';
-import { formatChinaTime } from './time';
+import { formatChinaTime } from '../china-time';
 import type { Fields } from './xml';
 import { definedOnly, merchantOf } from './merchant';
 import type { ChannelAdapter, OrderCalls } from './types';

@@ -7,7 +7,7 @@ import { isKitError, KitError, type ReceiverResult } from '@kit/shared';
 import type { ProfitSharing, SplitFacts } from '../provider';
 import { outcome } from './facts';
 import type { MerchantFields, ChannelAdapter, ProfitSharingCalls } from './types';
-import { parseChinaTime } from './time';
+import { parseChinaTime } from '../china-time';
 
 const RESULTS: Record<string, ReceiverResult> = { PENDING: 'pending', SUCCESS: 'success', CLOSED: 'closed' };
 

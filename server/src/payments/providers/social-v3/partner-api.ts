@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { ProtocolAnswer } from '../protocol-v2/client';
-import { formatChinaTime } from '../protocol-v2/time';
+import { formatChinaTime } from '../china-time';
 import type { Fields } from '../protocol-v2/xml';
 import type { MerchantFields, TradeType } from '../protocol-v2/types';
 import type { V3Answer, V3Request } from './client';

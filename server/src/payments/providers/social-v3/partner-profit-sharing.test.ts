@@ -1,6 +1,6 @@
 /** Profit sharing over v3: requests as documented, answers read into what ps-channel checks. */
 import { generateKeyPairSync } from 'node:crypto';
-import { parseChinaTime } from '../protocol-v2/time';
+import { parseChinaTime } from '../china-time';
 import type { V3Answer } from './client';
 import {
   addReceiverRequest,

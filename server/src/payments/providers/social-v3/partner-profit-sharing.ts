@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { ProtocolAnswer } from '../protocol-v2/client';
-import { formatChinaTime } from '../protocol-v2/time';
+import { formatChinaTime } from '../china-time';
 import type { MerchantFields } from '../protocol-v2/types';
 import type { V3Answer, V3Request } from './client';
 import { failure, V3AnswerError } from './partner-api';

@@ -1,4 +1,4 @@
-/** The protocol writes times as `yyyyMMddHHmmss` in China Standard Time (UTC+8, no daylight saving). */
+/** The platforms write times as `yyyyMMddHHmmss` in China Standard Time (UTC+8, no daylight saving): the social platform's protocol v2 and its sandbox, API v3's bill and sharing answers, Alipay (`alipay/time.ts`). */
 
 const CST_OFFSET_MS = 8 * 3_600_000;
 
