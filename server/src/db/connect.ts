@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
+import { OwnSchemaPostgresDialect } from './pg-schema-dialect';
 import { BetterSqliteDialect } from './sqlite-dialect';
 import { namePreparedStatements } from './prepared';
 import type { Database } from './schema';
@@ -112,7 +113,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     client.on('error', () => undefined);
     namePreparedStatements(client);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   return {
     db,
     dialect: 'postgres',

@@ -10,7 +10,7 @@ import { SANDBOX_MIGRATIONS } from '../../src/sandbox/migrations';
 import type { SandboxTables } from '../../src/sandbox/sandbox-tables';
 import { describeEachBackend } from '../support/backends';
 
-const SANDBOX_TABLES = ['sandbox_login_codes', 'sandbox_orders', 'sandbox_ps_orders', 'sandbox_ps_receivers', 'sandbox_refunds'];
+const SANDBOX_TABLES = ['sandbox_login_codes', 'sandbox_mp_tokens', 'sandbox_orders', 'sandbox_ps_orders', 'sandbox_ps_receivers', 'sandbox_refunds'];
 
 /** The tables of this database (on PostgreSQL, of its schema only: other tests' schemas are beside it). */
 async function tables(h: DbHandle) {
