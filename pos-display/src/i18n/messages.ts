@@ -79,7 +79,7 @@ const en = {
   'pay.devCopied': 'Copied',
   'pay.devPhoneHint': 'Development: open this link in a browser or on a phone to pay at the sandbox.',
   'pay.devScanHint': 'Development: pay this code_url at /sandbox/ or with POST /sandbox/pay.',
-  'pay.devLoopback': 'Development: a phone cannot open 127.0.0.1. Open this link in a browser here, or set POS_MP_LINK_PREFIX to an address the phone reaches.',
+  'pay.devLoopback': 'Development: a phone cannot open 127.0.0.1. Open this link in a browser here, or start the kit with HOST=0.0.0.0 (or set POS_MP_LINK_PREFIX) for a phone.',
   'pay.devLoopbackLan':
     'Development: a phone cannot open 127.0.0.1. To pay from a phone on this network, open the display at {url} (or set POS_MP_LINK_PREFIX).',
 
@@ -248,7 +248,7 @@ const zhCN: Record<MessageKey, string> = {
   'pay.devCopied': '已复制',
   'pay.devPhoneHint': '开发环境：在浏览器或手机上打开此链接，到沙箱付款。',
   'pay.devScanHint': '开发环境：在 /sandbox/ 或用 POST /sandbox/pay 支付此 code_url。',
-  'pay.devLoopback': '开发环境：手机无法打开 127.0.0.1。请在本机浏览器打开此链接，或把 POS_MP_LINK_PREFIX 设为手机能访问的地址。',
+  'pay.devLoopback': '开发环境：手机无法打开 127.0.0.1。请在本机浏览器打开此链接，或以 HOST=0.0.0.0 启动（或设置 POS_MP_LINK_PREFIX）供手机访问。',
   'pay.devLoopbackLan': '开发环境：手机无法打开 127.0.0.1。要用同一网络中的手机付款，请在 {url} 打开收银台（或设置 POS_MP_LINK_PREFIX）。',
 
   'orders.title': '今日订单',
