@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { parse as parsePgUrl } from 'pg-connection-string';
 import path from 'node:path';
 import { providerSettings, providerSettingsProblem } from './payments/providers/registry';
-import { alipaySettingsProblem, alipaySettingsShape } from './payments/providers/alipay/settings';
 
 export function parseDuration(text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
@@ -215,8 +214,6 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     ),
     // Each payment provider's own section (`payments/providers/<provider>/`, listed in its registry).
     ...providerSettings(production),
-    // Alipay's protocol layer (payments/providers/alipay/), its section here until it joins the registry as a provider.
-    ...alipaySettingsShape,
     CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
       'Waits between attempts of a merchant callback (15 retries by default; each attempt re-signed); after the last one the callback is marked `failed` (docs/payments.md).',
     ),
@@ -415,8 +412,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const c = parsed.data;
   const problem = providerSettingsProblem(c);
   if (problem) throw new Error(`Invalid configuration:\n  ${problem}`);
-  // Alipay: complete and parsable, or none of its settings (Alipay off).
-  const alipayProblem = alipaySettingsProblem(c);
-  if (alipayProblem) throw new Error(`Invalid configuration:\n  ${alipayProblem}`);
   return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production: c.NODE_ENV === 'production' };
 }

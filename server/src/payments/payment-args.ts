@@ -43,6 +43,19 @@ export class PaymentArgs {
   }
 
   /**
+   * 6.3: a wallet's own scan-code endpoint (`alipayNative`): the code of the provider of `channel`,
+   * which is asked for by name, never as the social flows' default. `args` is what its order call
+   * gave (`qr_code` for Alipay).
+   */
+  async nativeVia<A>(appId: string, prepayId: string, channel: PaymentChannel): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: A }> {
+    const order = await this.payable(appId, prepayId);
+    const provider = this.providers.get(channel);
+    const merchant = provider.merchant(await this.merchants.effectivePaymentParams(order.sub_merchant_id, channel), 'scan');
+    const co = await this.channelOrders.payableFor(order, { provider, flow: 'scan', openId: null, profitSharing: false, merchant });
+    return { version: PAY_VERSION, status: 'success', args: JSON.parse(co.answer_json!) as A };
+  }
+
+  /**
    * 4.4: mini-program payment, through the provider the sub-merchant's (or its parent's) parameters
    * pick (the card acquirer's), otherwise the flow's default (the social platform).
    */

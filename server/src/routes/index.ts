@@ -5,7 +5,7 @@
  */
 import type { AnyRoute } from './route';
 import { createPrepay, prepayDetail } from './submerchant-pay';
-import { refundOrder, socialPay, socialPayApp, socialPayNative } from './payments';
+import { alipayNative, refundOrder, socialPay, socialPayApp, socialPayNative } from './payments';
 import { createMerchant, merchantLogin, setPaymentParams } from './merchant';
 import { addReceiver, finishSharing, removeReceiver, sharingAmounts, split, splitDetail } from './profit-sharing';
 import { listCallbacks, recoverCallbacks, resendCallback } from './callbacks';
@@ -20,6 +20,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
   socialPayNative,
   socialPay,
   socialPayApp,
+  alipayNative,
   refundOrder,
   merchantLogin,
   createMerchant,

@@ -1,6 +1,7 @@
 /**
  * Mounted at /pay-notify: where the payment platforms send their notifications, one realm per
- * provider (`payments/providers/registry.ts`). The realm's provider reads the request and answers as
+ * provider (`payments/providers/registry.ts`), at `/<realm>/{pay,refund}` or, for a platform that
+ * sends both to one URL (Alipay), at `/<realm>`. The realm's provider reads the request and answers as
  * its platform expects (protocol v2: XML `SUCCESS`/`FAIL`; API v3: 204, or 4xx/5xx with
  * `{"code":"FAIL","message":…}`). Anything but an acknowledgement makes the platform retry; refused
  * notifications change nothing.
@@ -38,6 +39,8 @@ export function payNotifyRoutes({ services }: RouteDeps): Router {
 
   r.post('/:realm/pay', handler('pay'));
   r.post('/:realm/refund', handler('refund'));
-  r.all(['/:realm/pay', '/:realm/refund'], methodNotAllowed(['POST']));
+  // A platform with one notify URL for payments and refunds (Alipay's): its provider tells them apart.
+  r.post('/:realm', handler('pay'));
+  r.all(['/:realm/pay', '/:realm/refund', '/:realm'], methodNotAllowed(['POST']));
   return r;
 }

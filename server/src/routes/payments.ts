@@ -4,7 +4,10 @@
  * 4.6 refund (signed, plus the login token of the sub-merchant or its parent).
  */
 import {
+  alipayNativeRequestSchema,
+  alipayNativeResponseSchema,
   appPayResponseSchema,
+  type AlipayNativeArgs,
   miniProgramPayResponseSchema,
   nativePayResponseSchema,
   refundQuerySchema,
@@ -64,6 +67,23 @@ export const socialPayApp = defineRoute({
   answer: appPayResponseSchema,
   errors: [...PAYMENT_ERRORS, 'profit_sharing_not_enabled'],
   handler: ({ services, body, caller }) => services.payments.args.app(caller.appId, body.prepayId, body.enableProfitSharing ?? false),
+});
+
+export const alipayNative = defineRoute({
+  method: 'post',
+  path: '/submerchant-pay/alipayNative',
+  tag: 'Payments',
+  section: '6.3',
+  summary: 'Alipay scan-code payment arguments (render `args.qr_code` as a QR code)',
+  description:
+    "The order is placed at Alipay for the sub-merchant's authorization (payment parameters of channel `Alipay`, 4.7, inherited from the parent). " +
+    "When Alipay refuses, the answer is not `success` and `msg` carries Alipay's `sub_code` and `sub_msg`.",
+  example: { body: { prepayId: 'Qx81Fk2LmZ0a' }, answer: { version: 1, status: 'success', args: { qr_code: 'https://qr.alipay.com/bax08431qzvgm0zwlnqj0076' } } },
+  auth: 'signed',
+  body: alipayNativeRequestSchema,
+  answer: alipayNativeResponseSchema,
+  errors: PAYMENT_ERRORS,
+  handler: ({ services, body, caller }) => services.payments.args.nativeVia<AlipayNativeArgs>(caller.appId, body.prepayId, 'Alipay'),
 });
 
 export const refundOrder = defineRoute({

@@ -34,6 +34,16 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
     }
   }
 
+  // Alipay's open platform gateway (form parameters in, signed JSON out), when the sandbox plays Alipay.
+  const alipay = sandbox.alipay;
+  if (alipay) {
+    r.post('/alipay/gateway.do', raw, (req, res) => {
+      const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      res.type('application/json;charset=utf-8').send(alipay.gatewayRequest(query, body));
+    });
+  }
+
   // The social platform's API v3, beside protocol v2 (the kit appends `/v3/…` to its gateway).
   r.use('/v3', sandboxV3Routes(sandbox.v3));
 
@@ -111,7 +121,25 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
     }
   };
 
-  r.options(['/pay', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  r.options(['/pay', '/alipay/pay', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  // An Alipay payer scans a code (`qr_code` of alipayNative) and pays; the signed notification is sent before the answer.
+  r.post(
+    '/alipay/pay',
+    cors,
+    raw,
+    payer(async (req) => {
+      if (!alipay) throw new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
+      const body = json(req);
+      if (typeof body.qrCode !== 'string' || !body.qrCode) throw new SandboxError(400, 'qrCode (the qr_code of alipayNative) is required');
+      const buyer = typeof body.buyerOpenId === 'string' && body.buyerOpenId ? body.buyerOpenId : 'sandbox_alipay_buyer';
+      try {
+        const trade = await alipay.scanAndPay(body.qrCode, buyer);
+        return { status: 'success', tradeNo: trade.tradeNo };
+      } catch (e) {
+        throw new SandboxError(409, (e as Error).message);
+      }
+    }),
+  );
   r.post(
     '/pay',
     cors,
@@ -176,7 +204,7 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   // Known paths asked with another method: 405 with `Allow`.
   const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
-  r.all(['/pay', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'], methodNotAllowed(['POST']));
+  r.all(['/pay', '/alipay/pay', '/alipay/gateway.do', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'], methodNotAllowed(['POST']));
   r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
   r.all(['/faults', '/receiver'], methodNotAllowed(['GET', 'POST']));
   return r;

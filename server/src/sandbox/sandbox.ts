@@ -1,5 +1,8 @@
 /** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
 import type { Config } from '../config';
+import { alipayPlayedBySandbox } from '../payments/providers/alipay';
+import { devAlipayMaterial } from '../payments/providers/alipay/dev-keys';
+import { SandboxAlipay } from './alipay/sandbox-alipay';
 import type { DbHandle } from '../db/connect';
 import type { Jobs } from '../jobs/jobs';
 import type { JobKind } from '../jobs/job-worker';
@@ -33,6 +36,8 @@ export interface Sandbox {
   v3: SandboxV3;
   /** The mini-program's server API: `stable_token` and `getwxacodeunlimit`. */
   miniProgram: SandboxMiniProgram;
+  /** Alipay's gateway (`/sandbox/alipay/gateway.do`), when it plays Alipay (no `ALIPAY_*` setting). */
+  alipay?: SandboxAlipay;
 }
 
 export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secretOf: (appId: string) => Promise<string | undefined | null>): Sandbox {
@@ -57,6 +62,7 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
     bills,
     v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
     miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config),
+    alipay: alipayPlayedBySandbox(config) ? sandboxAlipay(config) : undefined,
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.
     jobs: [
       {
@@ -67,4 +73,10 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
       },
     ],
   };
+}
+
+/** Alipay's stand-in with the development keys the kit's Alipay provider shares (`alipay/dev-keys.ts`). */
+function sandboxAlipay(config: Config): SandboxAlipay {
+  const dev = devAlipayMaterial(config.DATA_DIR);
+  return new SandboxAlipay({ appId: dev.appId, appPublicKey: dev.appPublicKey, keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey } });
 }

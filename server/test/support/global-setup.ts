@@ -1,11 +1,12 @@
 /**
  * Jest's global setup (jest.config.js): what every test of one run shares, made once before any
- * worker starts. Today that is the development API v3 key set (dev-keys.ts); global-teardown.ts
+ * worker starts. Today that is the development API v3 and Alipay key sets (dev-keys.ts); global-teardown.ts
  * removes it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { devAlipayMaterial } from '../../src/payments/providers/alipay/dev-keys';
 import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { DEV_KEYS_ENV } from './dev-keys';
 
@@ -14,6 +15,7 @@ export default function setup(): void {
   if (process.env[DEV_KEYS_ENV] && fs.existsSync(process.env[DEV_KEYS_ENV])) return;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-test-keys-'));
   devV3Material(dir);
+  devAlipayMaterial(dir);
   // Jest starts its workers after the global setup; they inherit this.
   process.env[DEV_KEYS_ENV] = dir;
 }

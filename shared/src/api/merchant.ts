@@ -47,7 +47,7 @@ export type CreateMerchantResponse = z.infer<typeof createMerchantResponseSchema
 export const paySuccessSchema = z.object({ version: z.literal(PAY_VERSION), status: z.literal('success') });
 export type PaySuccess = z.infer<typeof paySuccessSchema>;
 
-export const PAYMENT_CHANNELS = ['SocialNative', 'SocialCardNetworkBizSmall'] as const;
+export const PAYMENT_CHANNELS = ['SocialNative', 'SocialCardNetworkBizSmall', 'Alipay'] as const;
 export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
 
 const callbackUrl = z
@@ -81,10 +81,22 @@ export const channelParamsSchemas = {
     })
     .partial()
     .strict(),
+  /**
+   * 6.3: the merchant's third-party app authorization at Alipay. `appAuthToken` is write-only like
+   * a password: 4.7 sets or clears it, nothing answers it back.
+   */
+  Alipay: z
+    .object({
+      appAuthToken: field(128),
+      notifyCallbackUrl: callbackUrl,
+    })
+    .partial()
+    .strict(),
 } as const;
 export type SocialNativeParams = z.infer<(typeof channelParamsSchemas)['SocialNative']>;
 export type CardNetworkParams = z.infer<(typeof channelParamsSchemas)['SocialCardNetworkBizSmall']>;
-export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetworkBizSmall: CardNetworkParams };
+export type AlipayParams = z.infer<(typeof channelParamsSchemas)['Alipay']>;
+export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetworkBizSmall: CardNetworkParams; Alipay: AlipayParams };
 
 /**
  * What 4.7 may send for a channel (a merge, so that a partial update never drops a field): a field
@@ -95,6 +107,7 @@ const nullableFields = <S extends z.ZodObject<z.ZodRawShape>>(schema: S) =>
 export const channelParamsPatchSchemas = {
   SocialNative: nullableFields(channelParamsSchemas.SocialNative),
   SocialCardNetworkBizSmall: nullableFields(channelParamsSchemas.SocialCardNetworkBizSmall),
+  Alipay: nullableFields(channelParamsSchemas.Alipay),
 } as const;
 /** A 4.7 change of one channel's parameters: values to set, `null` to clear. */
 export type ChannelParamsPatch = Record<string, unknown>;

@@ -74,6 +74,14 @@ export const miniProgramPayResponseSchema = payArgsResponse(miniProgramPayArgsSc
 export const appPayResponseSchema = payArgsResponse(appPayArgsSchema);
 export type PayArgsResponse<A> = { version: typeof PAY_VERSION; status: 'success'; args: A };
 export type NativePayResponse = z.infer<typeof nativePayResponseSchema>;
+
+/** 6.3 `alipayNative` body: the order to pay with an Alipay code. */
+export const alipayNativeRequestSchema = z.object({ prepayId: prepayIdSchema }).strict();
+/** 6.3 `alipayNative` `args`: the code payers scan with Alipay (`alipay.trade.precreate`'s answer). */
+export const alipayNativeArgsSchema = z.object({ qr_code: z.string().min(1) });
+export type AlipayNativeArgs = z.infer<typeof alipayNativeArgsSchema>;
+export const alipayNativeResponseSchema = payArgsResponse(alipayNativeArgsSchema);
+export type AlipayNativeResponse = z.infer<typeof alipayNativeResponseSchema>;
 export type MiniProgramPayResponse = z.infer<typeof miniProgramPayResponseSchema>;
 export type AppPayResponse = z.infer<typeof appPayResponseSchema>;
 

@@ -103,7 +103,7 @@ describe('a kit without social-v2', () => {
       fs.rmSync(path.join(providers, 'social-v2'), { recursive: true });
       const registry = path.join(providers, 'registry.ts');
       const before = fs.readFileSync(registry, 'utf8');
-      const after = before.replace("import { socialV2 } from './social-v2';\n", '').replace('[socialV3, socialV2, cardNetwork]', '[socialV3, cardNetwork]');
+      const after = before.replace("import { socialV2 } from './social-v2';\n", '').replace('[socialV3, socialV2, ', '[socialV3, ');
       expect(after).not.toBe(before);
       expect(after).not.toMatch(/socialV2/);
       fs.writeFileSync(registry, after);

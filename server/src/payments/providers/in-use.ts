@@ -20,10 +20,10 @@ export class Providers {
   ) {
     for (const m of PROVIDERS) {
       if (!m.active(config as never)) continue;
-      const notifyUrl = (kind: 'pay' | 'refund') => {
+      const notifyUrl = (kind?: 'pay' | 'refund') => {
         const base = endpoints.publicUrl();
         if (!base) throw new KitError('channel_unavailable', 'the service does not know its public URL yet (PUBLIC_URL)');
-        return `${base}/pay-notify/${m.realm}/${kind}`;
+        return `${base}/pay-notify/${m.realm}${kind ? `/${kind}` : ''}`;
       };
       const p = m.create(config as never, { gateway: () => endpoints.gatewayOf(m), notifyUrl, log });
       this.byChannel.set(p.channel, p);

@@ -267,8 +267,11 @@ export interface ServiceSettings {
 export interface ProviderContext {
   /** The platform's base URL: the gateway setting, or the service's own sandbox; 503 `channel_unavailable` naming the setting otherwise. */
   gateway(): string;
-  /** Where this provider's notifications go (`<public URL>/pay-notify/<realm>/<kind>`). */
-  notifyUrl(kind: 'pay' | 'refund'): string;
+  /**
+   * Where this provider's notifications go (`<public URL>/pay-notify/<realm>/<kind>`); without a
+   * kind, the realm's one URL for both (`<public URL>/pay-notify/<realm>`, Alipay's).
+   */
+  notifyUrl(kind?: 'pay' | 'refund'): string;
   /** Where a provider logs its calls (the payments' log). */
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }

@@ -5,12 +5,13 @@
  * this list. Deleting a provider is deleting its folder and its line
  * (`removable.test.ts` proves it for `social-v2`).
  */
+import { alipay } from './alipay';
 import { cardNetwork } from './card-network';
 import { FLOW_COLUMN, type ServiceSettings } from './provider';
 import { socialV2 } from './social-v2';
 import { socialV3 } from './social-v3';
 
-export const PROVIDERS = [socialV3, socialV2, cardNetwork] as const;
+export const PROVIDERS = [socialV3, socialV2, cardNetwork, alipay] as const;
 
 export type ProviderEntry = (typeof PROVIDERS)[number];
 

@@ -1,4 +1,5 @@
-/** The Alipay provider's protocol layer (docs/payments.md): settings, RSA2 signing, the gateway client, notifications. */
+/** The Alipay provider (docs/payments.md): its registry entry, and its protocol layer (settings, RSA2 signing, the gateway client, notifications). */
+export { alipay, alipayPlayedBySandbox } from './provider';
 export {
   alipaySettingsShape,
   alipaySettingsSchema,
