@@ -36,10 +36,12 @@ import {
   type ReconciliationResponse,
 } from './api/reconciliation';
 import {
+  alipayNativeResponseSchema,
   appPayResponseSchema,
   miniProgramPayResponseSchema,
   nativePayResponseSchema,
   refundResponseSchema,
+  type AlipayNativeResponse,
   type AppPayResponse,
   type MiniProgramPayResponse,
   type NativePayResponse,
@@ -240,6 +242,11 @@ export class KitClient {
   /** 4.3 scan-code payment arguments; make the QR code from `args.code_url`. */
   socialPayNative(prepayId: string): Promise<NativePayResponse> {
     return this.expect('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId }, schema: nativePayResponseSchema });
+  }
+
+  /** 6.3 Alipay scan-code payment arguments; make the QR code from `args.qr_code`. */
+  alipayNative(prepayId: string): Promise<AlipayNativeResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/alipayNative', { body: { prepayId }, schema: alipayNativeResponseSchema });
   }
 
   /**

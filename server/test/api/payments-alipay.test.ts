@@ -1,0 +1,110 @@
+/**
+ * Alipay's scan-code flow (design 6.3) through real HTTP against the sandbox playing Alipay with
+ * the development keys: parameters on the parent, `alipayNative` → `qr_code`, the payer pays in the
+ * sandbox, the signed notification at `/pay-notify/alipay` settles the order (one callback); a forged
+ * notification changes nothing; the 4.6 refund goes through Alipay.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { signNotification } from '../../src/payments/providers/alipay/sign';
+import { describeEachBackend } from '../support/backends';
+import { startTestKit, type TestKit } from '../support/kit';
+import { newOrder, payApi, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { createMerchants } from '../support/kit';
+
+describeEachBackend('Alipay scan-code payments', (backend) => {
+  let kit: TestKit;
+  let f: PayFixture;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    kit = await startTestKit(backend);
+    receiver = await startReceiver();
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    // On the parent: the sub-merchant inherits them.
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: 'appAuthToken_parent_0001', notifyCallbackUrl: `${receiver.url}/cb` });
+    f = { ...app, ...m };
+  });
+  afterAll(async () => {
+    await kit.close();
+    await receiver.close();
+  });
+
+  const callbacksOf = (prepayId: string) => kit.runtime.services.callbacks.history(prepayId);
+
+  const paidOrder = async (amount = '12.34') => {
+    const prepayId = await newOrder(f, amount);
+    const answer = await f.client.alipayNative(prepayId);
+    expect(answer).toMatchObject({ version: 1, status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\//) } });
+    const paid = await sandboxPost(kit.url, '/alipay/pay', { qrCode: answer.args.qr_code });
+    expect(paid).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+    return { prepayId, qrCode: answer.args.qr_code, tradeNo: paid.body.tradeNo as string };
+  };
+
+  test('alipayNative gives a code; paid in the sandbox, the order finishes with one callback', async () => {
+    const { prepayId, tradeNo } = await paidOrder();
+    const state = await kit.runtime.services.payments.state(prepayId);
+    expect(state.channelOrders[0]).toMatchObject({ channel: 'Alipay', state: 'paid', transaction_id: tradeNo });
+    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 10_000, 'finish callback');
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
+    // The same code again is the same order: nothing more to pay.
+    expect((await payApi.native(f.client, prepayId)).body.status).not.toBe('success');
+  });
+
+  test('the same order asked twice gets the same code; a merchant without an authorization is told what is missing', async () => {
+    const prepayId = await newOrder(f);
+    const a = await f.client.alipayNative(prepayId);
+    const b = await f.client.alipayNative(prepayId);
+    expect(b.args.qr_code).toBe(a.args.qr_code);
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    const other = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '1.00' });
+    const missing = await app.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId: other.prepayId } });
+    expect(missing.body).toMatchObject({ status: 'fail', error: 'payment_params_missing' });
+    expect(missing.body.msg).toMatch(/appAuthToken/);
+  });
+
+  test('a forged notification is refused and changes nothing', async () => {
+    const prepayId = await newOrder(f, '3.21');
+    await f.client.alipayNative(prepayId);
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    const forger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const form = signNotification(
+      {
+        notify_time: '2026-01-01 08:00:00',
+        notify_type: 'trade_status_sync',
+        notify_id: 'forged0001',
+        app_id: 'whatever',
+        charset: 'utf-8',
+        version: '1.0',
+        trade_no: '2026010122001400000001',
+        out_trade_no: co.out_trade_no,
+        trade_status: 'TRADE_SUCCESS',
+        total_amount: '3.21',
+        gmt_payment: '2026-01-01 08:00:00',
+      },
+      forger,
+    );
+    const res = await fetch(`${kit.url}/pay-notify/alipay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded;charset=utf-8' },
+      body: new URLSearchParams(form).toString(),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).not.toBe('success');
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
+    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state).toBe('open');
+    expect(await callbacksOf(prepayId)).toEqual([]);
+  });
+
+  test('an Alipay-paid order is refunded through the refund endpoint', async () => {
+    const { prepayId } = await paidOrder('7.77');
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
+    expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_cents: 777 });
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
+  });
+});
