@@ -78,7 +78,10 @@ export const alipayNative = defineRoute({
   description:
     "The order is placed at Alipay for the sub-merchant's authorization (payment parameters of channel `Alipay`, 4.7, inherited from the parent). " +
     "When Alipay refuses, the answer is not `success` and `msg` carries Alipay's `sub_code` and `sub_msg`.",
-  example: { body: { prepayId: 'Qx81Fk2LmZ0a' }, answer: { version: 1, status: 'success', args: { qr_code: 'https://qr.alipay.com/bax08431qzvgm0zwlnqj0076' } } },
+  example: {
+    body: { prepayId: 'Qx81Fk2LmZ0a' },
+    answer: { version: 1, status: 'success', args: { qr_code: 'https://qr.alipay.com/bax08431qzvgm0zwlnqj0076' } },
+  },
   auth: 'signed',
   body: alipayNativeRequestSchema,
   answer: alipayNativeResponseSchema,

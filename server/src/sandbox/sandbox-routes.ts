@@ -121,7 +121,7 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
     }
   };
 
-  r.options(['/pay', '/alipay/pay', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  r.options(['/pay', '/alipay/pay', '/alipay/revoke', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
   // An Alipay payer scans a code (`qr_code` of alipayNative) and pays; the signed notification is sent before the answer.
   r.post(
     '/alipay/pay',
@@ -138,6 +138,19 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
       } catch (e) {
         throw new SandboxError(409, (e as Error).message);
       }
+    }),
+  );
+  // A merchant withdraws its authorization of the kit's application: Alipay refuses its calls from then on.
+  r.post(
+    '/alipay/revoke',
+    cors,
+    raw,
+    payer(async (req) => {
+      if (!alipay) throw new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
+      const { appAuthToken } = json(req);
+      if (typeof appAuthToken !== 'string' || !appAuthToken) throw new SandboxError(400, 'appAuthToken is required');
+      alipay.revoke(appAuthToken);
+      return { status: 'success' };
     }),
   );
   r.post(
@@ -204,7 +217,10 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   // Known paths asked with another method: 405 with `Allow`.
   const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
-  r.all(['/pay', '/alipay/pay', '/alipay/gateway.do', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'], methodNotAllowed(['POST']));
+  r.all(
+    ['/pay', '/alipay/pay', '/alipay/revoke', '/alipay/gateway.do', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
+    methodNotAllowed(['POST']),
+  );
   r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
   r.all(['/faults', '/receiver'], methodNotAllowed(['GET', 'POST']));
   return r;

@@ -65,6 +65,18 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     expect(missing.body.msg).toMatch(/appAuthToken/);
   });
 
+  test("Alipay's refusal is not `success` and names its sub_code and sub_msg", async () => {
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: 'appAuthToken_withdrawn_01' });
+    expect(await sandboxPost(kit.url, '/alipay/revoke', { appAuthToken: 'appAuthToken_withdrawn_01' })).toMatchObject({ status: 200 });
+    const order = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '2.00' });
+    const refused = await app.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId: order.prepayId } });
+    expect(refused.body).toMatchObject({ version: 1, status: 'fail', error: 'channel_error' });
+    expect(refused.body.msg).toContain('aop.invalid-app-auth-token');
+    expect(refused.body.msg).toContain('无效的应用授权令牌');
+  });
+
   test('a forged notification is refused and changes nothing', async () => {
     const prepayId = await newOrder(f, '3.21');
     await f.client.alipayNative(prepayId);

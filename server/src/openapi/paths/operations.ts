@@ -4,10 +4,13 @@ import { PROVIDERS, REALMS } from '../../payments/providers/registry';
 import { html, text, type Body, type RouteDoc } from '../describe';
 
 // Each provider describes its notifications (`notificationDoc`); a protocol several share is described once.
-const docs = [...new Map(PROVIDERS.map((m) => [m.notificationDoc.protocol, m.notificationDoc])).values()];
+const docs = [...new Map(PROVIDERS.filter((m) => !m.notificationDoc.oneUrl).map((m) => [m.notificationDoc.protocol, m.notificationDoc])).values()];
 const bodies = (pick: (d: (typeof docs)[number]) => unknown) => docs.map(pick).filter((b): b is Body => b !== undefined);
 const headers = Object.assign({}, ...docs.map((d) => d.headers ?? {}));
 const ackWithBody = docs.find((d) => d.ack.content !== undefined)!;
+// Platforms that send payments and refunds to one URL (`/pay-notify/<realm>`).
+const oneUrl = PROVIDERS.filter((m) => m.notificationDoc.oneUrl);
+const oneUrlRealms = [...new Set(oneUrl.map((m) => m.realm))] as [string, ...string[]];
 
 export const operationRoutes: RouteDoc[] = [
   {
@@ -80,6 +83,25 @@ export const operationRoutes: RouteDoc[] = [
         description: "The service's own failure (its database down…): the same bodies; the channel repeats the notification later",
         content: bodies((d) => d.refusal),
       },
+    },
+  })),
+  ...oneUrl.slice(0, 1).map((first): RouteDoc => ({
+    method: 'post',
+    path: '/pay-notify/:realm',
+    tag: 'Channel notifications',
+    summary: 'Payment and refund notifications from a channel that sends both to one notify URL',
+    auth: 'none',
+    params: z.object({
+      realm: z.enum(oneUrlRealms).openapi({ description: oneUrl.map((m) => `\`${m.realm}\`: ${m.description}`).join('; ') }),
+    }),
+    description:
+      'Answered in the protocol the channel speaks: anything but an acknowledgement makes the channel repeat the notification, and a refused one (bad signature, unknown order, wrong amount) changes nothing.',
+    body: [first.notificationDoc.body as Body],
+    answer: first.notificationDoc.ack.content as Body,
+    answerDescription: first.notificationDoc.ack.description,
+    answers: {
+      400: { description: "Refused, in the channel's protocol", content: [first.notificationDoc.refusal as Body] },
+      500: { description: "The service's own failure: the channel repeats the notification later", content: [first.notificationDoc.refusal as Body] },
     },
   })),
 ];

@@ -300,6 +300,8 @@ export interface NotificationDoc {
   /** The acknowledgement: its status, what it is, and its body when it has one. */
   ack: { status: number; description: string; content?: unknown };
   refusal: unknown;
+  /** The platform sends payments and refunds to one URL, `/pay-notify/<realm>` (the provider's `notifyUrl()` without a kind). */
+  oneUrl?: true;
 }
 
 /**

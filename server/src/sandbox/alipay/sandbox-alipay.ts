@@ -95,6 +95,8 @@ export class SandboxAlipay {
   readonly notices: SandboxAlipayNotice[] = [];
   private seq = 0;
   private readonly pending = new Set<Promise<void>>();
+  /** Authorizations merchants withdrew (`revoke`): calls with them are refused as Alipay refuses them. */
+  private readonly revoked = new Set<string>();
 
   constructor(private readonly opts: SandboxAlipayOptions) {
     const keys = opts.keys ?? generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -169,6 +171,11 @@ export class SandboxAlipay {
     return this.pay(trade, buyerOpenId);
   }
 
+  /** A merchant withdraws its authorization of the application: every call with its token is refused from now on. */
+  revoke(appAuthToken: string): void {
+    this.revoked.add(appAuthToken);
+  }
+
   /** Resolves once the notifications under way are answered (or failed). */
   async idle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
@@ -222,6 +229,7 @@ export class SandboxAlipay {
     if (!rsa2Verify(signContent(p), p.sign, this.opts.appPublicKey))
       throw invalid('isv.invalid-signature', `验签出错，网关生成的验签字符串为：${signContent(p).slice(0, 300)}`);
     if (!p.app_auth_token) throw new Fail('20001', 'Insufficient Token Permissions', 'aop.invalid-app-auth-token', 'app_auth_token is required');
+    if (this.revoked.has(p.app_auth_token)) throw new Fail('20001', 'Insufficient Token Permissions', 'aop.invalid-app-auth-token', '无效的应用授权令牌');
   }
 
   private bizContent(p: Params): Record<string, string> {

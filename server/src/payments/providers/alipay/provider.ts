@@ -38,8 +38,7 @@ type Config = ServiceSettings & AlipaySettings;
 const configured = (config: AlipaySettings): boolean => ALIPAY_KEY_SETTINGS.some((k) => !!config[k]?.trim());
 
 /** Development with the sandbox and no Alipay setting: the sandbox plays Alipay. */
-export const alipayPlayedBySandbox = (config: ServiceSettings & AlipaySettings): boolean =>
-  !configured(config) && config.SANDBOX_ENABLED && !config.production;
+export const alipayPlayedBySandbox = (config: ServiceSettings & AlipaySettings): boolean => !configured(config) && config.SANDBOX_ENABLED && !config.production;
 
 /** Where the sandbox's gateway is under its base (`/sandbox/alipay`). */
 export const SANDBOX_GATEWAY_PATH = '/gateway.do';
@@ -48,7 +47,8 @@ export const SANDBOX_GATEWAY_PATH = '/gateway.do';
 function credentialsOf(config: Config): Omit<AlipayCredentials, 'gatewayUrl'> {
   if (!alipayPlayedBySandbox(config)) {
     const c = alipayCredentials(config);
-    if (!c) throw new KitError('channel_unavailable', 'Alipay is not configured: set ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY and ALIPAY_PUBLIC_KEY (docs/payments.md)');
+    if (!c)
+      throw new KitError('channel_unavailable', 'Alipay is not configured: set ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY and ALIPAY_PUBLIC_KEY (docs/payments.md)');
     return c;
   }
   const dev = devAlipayMaterial(config.DATA_DIR);
@@ -146,7 +146,8 @@ export class AlipayProvider implements PaymentProvider {
   async queryOrder(co: PayChannelOrdersTable): Promise<Outcome<PaymentFacts>> {
     return attempt('order', async () => {
       const f = await this.client().query({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no });
-      const mismatch = f.amountCents !== undefined && f.amountCents !== co.total_cents ? `Alipay reports ${f.amountCents} cents, the order ${co.total_cents}` : null;
+      const mismatch =
+        f.amountCents !== undefined && f.amountCents !== co.total_cents ? `Alipay reports ${f.amountCents} cents, the order ${co.total_cents}` : null;
       return {
         state: f.state,
         transactionId: f.tradeNo ?? null,
@@ -183,7 +184,8 @@ export class AlipayProvider implements PaymentProvider {
     return attempt('refund', async () => {
       const f = await this.client().refundQuery({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no, outRequestNo: r.out_refund_no });
       // No refund status: not refunded yet (or not received; asking again finds out).
-      if (f.state === 'pending') return { listed: true, state: 'processing' as const, refundId: null, amountCents: r.refund_cents, stateText: 'not refunded yet' };
+      if (f.state === 'pending')
+        return { listed: true, state: 'processing' as const, refundId: null, amountCents: r.refund_cents, stateText: 'not refunded yet' };
       return { listed: true, state: 'succeeded' as const, refundId: co.transaction_id, amountCents: f.refundCents, stateText: 'REFUND_SUCCESS' };
     });
   }
@@ -216,7 +218,8 @@ function alipayNotifications(keys: () => Omit<AlipayCredentials, 'gatewayUrl'>):
       }
       const co = await lookup.channelOrder(n.outTradeNo);
       if (!co) return { event: 'refused', reason: 'unknown out_trade_no', orderNo: n.outTradeNo };
-      if (n.amountCents !== co.total_cents) return { event: 'refused', reason: `total_amount is ${n.amountCents} cents, the order ${co.total_cents}`, orderNo: n.outTradeNo };
+      if (n.amountCents !== co.total_cents)
+        return { event: 'refused', reason: `total_amount is ${n.amountCents} cents, the order ${co.total_cents}`, orderNo: n.outTradeNo };
       if (n.outRequestNo && n.refundedCents !== undefined) {
         const refund = await lookup.refund(n.outRequestNo);
         if (!refund || refund.out_trade_no !== co.out_trade_no) return { event: 'refused', reason: 'unknown out_biz_no', orderNo: n.outTradeNo };
@@ -262,5 +265,6 @@ export const alipay = defineProvider({
     body: text('application/x-www-form-urlencoded', 'Alipay: the trade notification (`notify_type=trade_status_sync`), signed RSA2 over the sorted fields'),
     ack: { status: 200, description: 'Alipay: taken (the body `success`)', content: text('text/plain', '`success`') },
     refusal: text('text/plain', 'Alipay: `fail: <why>`; Alipay repeats the notification'),
+    oneUrl: true,
   },
 });
