@@ -47,6 +47,29 @@ export const sandboxRoutes: RouteDoc[] = [
   }),
   sandbox({
     method: 'post',
+    path: '/sandbox/alipay/gateway.do',
+    summary:
+      "Alipay's open platform gateway (form parameters signed RSA2 by the kit's development key; answers signed by the sandbox's Alipay key), when no `ALIPAY_*` setting is set",
+    body: text('application/x-www-form-urlencoded', 'The signed call: common parameters and `biz_content`'),
+    answer: text('application/json', '`{"<method>_response": {…}, "sign": "…"}`, slashes written `\\/` as Alipay writes them'),
+  }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/alipay/pay',
+    summary:
+      'Pay an Alipay code (`qr_code` of alipayNative) as an Alipay payer would; the signed notification is sent to `/pay-notify/alipay` before the answer',
+    body: z.object({ qrCode: z.string(), buyerOpenId: z.string().optional() }),
+    answer: z.union([z.object({ status: z.literal('success'), tradeNo: z.string() }), fail]),
+  }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/alipay/revoke',
+    summary: 'A merchant withdraws its authorization (`appAuthToken`): Alipay refuses its calls from then on (`aop.invalid-app-auth-token`)',
+    body: z.object({ appAuthToken: z.string() }),
+    answer: z.union([z.object({ status: z.literal('success') }), fail]),
+  }),
+  sandbox({
+    method: 'post',
     path: '/sandbox/login',
     summary: 'A login code for a sandbox payer (the stand-in for the mini-program login)',
     body: z.object({ user: z.string().optional() }),
