@@ -79,7 +79,8 @@ const en = {
   'pay.devCopied': 'Copied',
   'pay.devPhoneHint': 'Development: open this link in a browser or on a phone to pay at the sandbox.',
   'pay.devScanHint': 'Development: pay this code_url at /sandbox/ or with POST /sandbox/pay.',
-  'pay.devLoopback': 'Development: a phone cannot open 127.0.0.1. Open this link in a browser here, or start the kit with HOST=0.0.0.0 (or set POS_MP_LINK_PREFIX) for a phone.',
+  'pay.devLoopback':
+    'Development: a phone cannot open 127.0.0.1. Open this link in a browser here, or start the kit with HOST=0.0.0.0 (or set POS_MP_LINK_PREFIX) for a phone.',
   'pay.devLoopbackLan':
     'Development: a phone cannot open 127.0.0.1. To pay from a phone on this network, open the display at {url} (or set POS_MP_LINK_PREFIX).',
 
