@@ -23,7 +23,7 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   const raw = express.raw({ type: () => true, limit: '64kb' });
 
   const platforms = sandboxRealms();
-  for (const { realm, pathPrefix } of platforms) {
+  for (const { realm, pathPrefix } of platforms.filter((p) => p.protocolV2)) {
     for (const [op, path] of Object.entries(PROTOCOL_PATHS) as Array<[ProtocolOp, string]>) {
       r.post(`${pathPrefix}${path}`, raw, async (req, res) => {
         const xml = await sandbox.platform.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));

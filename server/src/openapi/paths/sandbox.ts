@@ -170,7 +170,15 @@ export const sandboxRoutes: RouteDoc[] = [
     }),
   }),
   // The payer API answers CORS preflights (pages on other origins call it).
-  ...['/sandbox/pay', '/sandbox/login', '/sandbox/renotify', '/sandbox/sns/jscode2session', '/sandbox/faults'].map((path): RouteDoc =>
+  ...[
+    '/sandbox/pay',
+    '/sandbox/alipay/pay',
+    '/sandbox/alipay/revoke',
+    '/sandbox/login',
+    '/sandbox/renotify',
+    '/sandbox/sns/jscode2session',
+    '/sandbox/faults',
+  ].map((path): RouteDoc =>
     sandbox({
       method: 'options',
       path,

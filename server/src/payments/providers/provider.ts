@@ -286,6 +286,8 @@ export interface SandboxRules<C> {
   sharesProfits: boolean;
   /** Whether the stand-in publishes daily bills (`…/pay/downloadbill`, and API v3's). */
   publishesBills: boolean;
+  /** The stand-in serves its platform's protocol with its own routes under its prefix (`sandbox/<realm>/`), not protocol v2's. */
+  ownRoutes?: true;
 }
 
 /**

@@ -47,6 +47,8 @@ export interface SandboxRealm {
   pathPrefix: string;
   sharesProfits: boolean;
   publishesBills: boolean;
+  /** Whether the sandbox serves protocol v2's endpoints under its prefix (a platform with routes of its own: not). */
+  protocolV2: boolean;
 }
 
 export interface SandboxPlatform extends SandboxRealm {
@@ -67,6 +69,7 @@ export function sandboxRealm(realm: Realm): SandboxRealm {
     pathPrefix: of[0].sandbox.pathPrefix,
     sharesProfits: of.some((m) => m.sandbox.sharesProfits),
     publishesBills: of.some((m) => m.sandbox.publishesBills),
+    protocolV2: of.some((m) => !('ownRoutes' in m.sandbox && m.sandbox.ownRoutes)),
   };
 }
 

@@ -259,6 +259,8 @@ export const alipay = defineProvider({
     merchantProblem: (_config, f) => (!f.app_auth_token ? 'app_auth_token missing' : null),
     sharesProfits: false,
     publishesBills: false,
+    // `sandbox/alipay/`: its gateway and payer (`sandbox-routes.ts`).
+    ownRoutes: true,
   },
   notificationDoc: {
     protocol: 'Alipay',
