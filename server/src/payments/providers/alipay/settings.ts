@@ -22,7 +22,7 @@ const optionalText = () => z.string().min(1).optional();
 /** The section of the configuration schema (`z.object({...alipaySettingsShape})`). */
 export const alipaySettingsShape = {
   ALIPAY_APP_ID: optionalText().describe(
-    "Alipay: the service provider's application id on Alipay's open platform, acting for each merchant through the merchant's `appAuthToken` (third-party app authorization). Unset with every other `ALIPAY_*` key setting: Alipay is off.",
+    "Alipay: the service provider's application id on Alipay's open platform, acting for each merchant through the merchant's `appAuthToken` (third-party app authorization). Unset with every other `ALIPAY_*` key setting: Alipay is off, except in development with SANDBOX_ENABLED, where the sandbox plays Alipay with keys generated into `DATA_DIR/alipay-dev/`.",
   ),
   ALIPAY_PRIVATE_KEY: optionalText().describe(
     'Alipay: the application private key (RSA2, `SHA256withRSA`), as PEM text, the bare base64 of the key tool, or the path of the file; signs every request, the app order string and the WAP payment URL.',
@@ -39,7 +39,13 @@ export const alipaySettingsShape = {
   ALIPAY_ROOT_CERT: optionalText().describe(
     "Alipay, certificate mode: Alipay's root certificate file (`alipayRootCert.crt`, PEM text or a path); its RSA certificates' SNs are sent as `alipay_root_cert_sn` on every request.",
   ),
-  ALIPAY_GATEWAY_URL: z.string().url().default(ALIPAY_DEFAULT_GATEWAY).describe("Alipay's open platform gateway."),
+  ALIPAY_GATEWAY_URL: z
+    .string()
+    .url()
+    .default(ALIPAY_DEFAULT_GATEWAY)
+    .describe(
+      "Alipay's open platform gateway, used once the `ALIPAY_*` keys are set; without them, in development, the sandbox's (`<service>/sandbox/alipay/gateway.do`).",
+    ),
   ALIPAY_MINI_APP_ID: optionalText().describe(
     'Alipay: the Alipay mini-program payers open (`op_app_id` of `alipay.trade.create`), the counterpart of `MP_APPID`.',
   ),
