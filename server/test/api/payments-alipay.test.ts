@@ -5,6 +5,7 @@
  * notification changes nothing; the 4.6 refund goes through Alipay.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { devAlipayMaterial } from '../../src/payments/providers/alipay/dev-keys';
 import { signNotification } from '../../src/payments/providers/alipay/sign';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
@@ -77,45 +78,56 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     expect(refused.body.msg).toContain('无效的应用授权令牌');
   });
 
-  test('a forged notification is refused and changes nothing', async () => {
-    const prepayId = await newOrder(f, '3.21');
-    await f.client.alipayNative(prepayId);
-    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
-    const forger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    const form = signNotification(
-      {
-        notify_time: '2026-01-01 08:00:00',
-        notify_type: 'trade_status_sync',
-        notify_id: 'forged0001',
-        app_id: 'whatever',
-        charset: 'utf-8',
-        version: '1.0',
-        trade_no: '2026010122001400000001',
-        out_trade_no: co.out_trade_no,
-        trade_status: 'TRADE_SUCCESS',
-        total_amount: '3.21',
-        gmt_payment: '2026-01-01 08:00:00',
-      },
-      forger,
-    );
+  const notify = async (fields: Record<string, string>, key: Parameters<typeof signNotification>[1]) => {
     const res = await fetch(`${kit.url}/pay-notify/alipay`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded;charset=utf-8' },
-      body: new URLSearchParams(form).toString(),
+      body: new URLSearchParams(signNotification(fields, key)).toString(),
     });
-    expect(res.status).toBe(400);
-    expect(await res.text()).not.toBe('success');
+    return { status: res.status, text: await res.text() };
+  };
+  const paidNotice = (outTradeNo: string, appId: string, amount: string) => ({
+    notify_time: '2026-01-01 08:00:00',
+    notify_type: 'trade_status_sync',
+    notify_id: 'forged0001',
+    app_id: appId,
+    charset: 'utf-8',
+    version: '1.0',
+    trade_no: '2026010122001400000001',
+    out_trade_no: outTradeNo,
+    trade_status: 'TRADE_SUCCESS',
+    total_amount: amount,
+    gmt_payment: '2026-01-01 08:00:00',
+  });
+
+  test('a forged notification, or one with the wrong amount, is refused and changes nothing', async () => {
+    const prepayId = await newOrder(f, '3.21');
+    await f.client.alipayNative(prepayId);
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    const dev = devAlipayMaterial(kit.runtime.config.DATA_DIR);
+    const forger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    // Signed by someone else than Alipay.
+    const forged = await notify(paidNotice(co.out_trade_no, dev.appId, '3.21'), forger);
+    expect(forged.status).toBe(400);
+    expect(forged.text).not.toBe('success');
+    // Signed by Alipay's key, but not for this order's amount, or for another application.
+    expect((await notify(paidNotice(co.out_trade_no, dev.appId, '0.01'), dev.alipayPrivateKey)).status).toBe(400);
+    expect((await notify(paidNotice(co.out_trade_no, '2021000000000000', '3.21'), dev.alipayPrivateKey)).status).toBe(400);
+    expect((await notify(paidNotice('unknownOrder0001', dev.appId, '3.21'), dev.alipayPrivateKey)).status).toBe(400);
     expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
     expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state).toBe('open');
     expect(await callbacksOf(prepayId)).toEqual([]);
+    // The same notification signed by Alipay's key and right in every way is taken: the checks above are what refused them.
+    expect(await notify(paidNotice(co.out_trade_no, dev.appId, '3.21'), dev.alipayPrivateKey)).toEqual({ status: 200, text: 'success' });
+    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
   });
 
   test('an Alipay-paid order is refunded through the refund endpoint', async () => {
-    const { prepayId } = await paidOrder('7.77');
+    const { prepayId, tradeNo } = await paidOrder('7.77');
     const token = (await f.client.login(f.subId, f.pw)).loginToken;
     expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
     await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
-    expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_cents: 777 });
+    expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_cents: 777, refund_id: tradeNo });
     await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
   });
