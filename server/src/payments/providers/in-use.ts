@@ -55,7 +55,7 @@ export class Providers {
    * flow's default; `params` reads the sub-merchant's effective parameters of a channel.
    */
   async forFlow(flow: PaymentFlow, params: (channel: PaymentChannel) => Promise<Partial<ChannelParams[PaymentChannel]>>): Promise<PaymentProvider> {
-    const able = [...this.byChannel.values()].filter((p) => p.flows.includes(flow));
+    const able = [...this.byChannel.values()].filter((p) => p.flows.includes(flow) && !p.ownEndpoints);
     for (const p of able) if (p.picks && p.picks(await params(p.channel))) return p;
     const fallback = able.find((p) => !p.picks);
     if (!fallback) throw new KitError('channel_unavailable', `no payment channel takes ${flow} payments`);

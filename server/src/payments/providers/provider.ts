@@ -232,6 +232,8 @@ export interface PaymentProvider {
    * it (4.4: the card acquirer when the sub-merchant has its parameters). Absent: a default.
    */
   picks?(params: Partial<ChannelParams[PaymentChannel]>): boolean;
+  /** Asked for by its own endpoints only (by channel: Alipay's `alipayNative`), never for the flows of 4.3–4.5. */
+  readonly ownEndpoints?: true;
   /** What new channel orders record as their sign type (the column). */
   signType(): string;
   /** The merchant for a flow from its payment parameters; throws `payment_params_missing` naming what is missing. */

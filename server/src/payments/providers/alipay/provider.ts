@@ -93,6 +93,8 @@ export class AlipayProvider implements PaymentProvider {
   readonly channel = 'Alipay' as const;
   readonly realm = 'alipay';
   readonly flows: readonly PaymentFlow[] = ['scan'];
+  /** Asked for by its own endpoint (`alipayNative`), never for 4.3's social code. */
+  readonly ownEndpoints = true;
   readonly notifications: NotificationReader;
   private credentials?: Omit<AlipayCredentials, 'gatewayUrl'>;
 
@@ -101,11 +103,6 @@ export class AlipayProvider implements PaymentProvider {
     private readonly ctx: ProviderContext,
   ) {
     this.notifications = alipayNotifications(() => this.keys());
-  }
-
-  /** Asked for by its own endpoint only, never as a social flow's default. */
-  picks(): boolean {
-    return false;
   }
 
   signType(): string {
