@@ -62,7 +62,7 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
     bills,
     v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
     miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config),
-    alipay: alipayPlayedBySandbox(config) ? sandboxAlipay(config) : undefined,
+    alipay: alipayPlayedBySandbox(config) ? sandboxAlipay(config, faults) : undefined,
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.
     jobs: [
       {
@@ -75,8 +75,27 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
   };
 }
 
-/** Alipay's stand-in with the development keys the kit's Alipay provider shares (`alipay/dev-keys.ts`). */
-function sandboxAlipay(config: Config): SandboxAlipay {
+/**
+ * Alipay's stand-in with the development keys the kit's Alipay provider shares (`alipay/dev-keys.ts`);
+ * the faults `payNotifications` / `refundNotifications: "drop"` lose its notifications on the way.
+ */
+function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
   const dev = devAlipayMaterial(config.DATA_DIR);
-  return new SandboxAlipay({ appId: dev.appId, appPublicKey: dev.appPublicKey, keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey } });
+  return new SandboxAlipay({
+    appId: dev.appId,
+    appPublicKey: dev.appPublicKey,
+    keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey },
+    post: async (url, body) => {
+      // A refund's notification names the refund request (`out_biz_no`).
+      const refund = new URLSearchParams(body).has('out_biz_no');
+      if ((refund ? faults.current.refundNotifications : faults.current.payNotifications) === 'drop') return { status: 0, text: '' };
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=utf-8' },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      return { status: res.status, text: await res.text() };
+    },
+  });
 }

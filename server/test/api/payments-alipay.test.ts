@@ -18,7 +18,7 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
-    kit = await startTestKit(backend);
+    kit = await startTestKit(backend, { PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s' });
     receiver = await startReceiver();
     const app = await kit.newApp();
     const m = await createMerchants(app.client, app.appId);
@@ -46,7 +46,7 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
   test('alipayNative gives a code; paid in the sandbox, the order finishes with one callback', async () => {
     const { prepayId, tradeNo } = await paidOrder();
     const state = await kit.runtime.services.payments.state(prepayId);
-    expect(state.channelOrders[0]).toMatchObject({ channel: 'Alipay', state: 'paid', transaction_id: tradeNo });
+    expect(state.channelOrders[0]).toMatchObject({ channel: 'Alipay', state: 'paid', transaction_id: tradeNo, paid_via: 'notification' });
     await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 10_000, 'finish callback');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     // The same code again is the same order: nothing more to pay.
@@ -120,6 +120,22 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     // The same notification signed by Alipay's key and right in every way is taken: the checks above are what refused them.
     expect(await notify(paidNotice(co.out_trade_no, dev.appId, '3.21'), dev.alipayPrivateKey)).toEqual({ status: 200, text: 'success' });
     expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+  });
+
+  test('lost notifications: the payment and the refund converge through alipay.trade.query and the refund query', async () => {
+    const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
+    expect((await faults({ payNotifications: 'drop', refundNotifications: 'drop' })).status).toBe(200);
+    try {
+      const { prepayId, tradeNo } = await paidOrder('4.56');
+      expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({ transaction_id: tradeNo, paid_via: 'query' });
+      const token = (await f.client.login(f.subId, f.pw)).loginToken;
+      expect((await f.client.refund(prepayId, token)).status).toBe('success');
+      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
+      await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+      expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
+    } finally {
+      await faults({});
+    }
   });
 
   test('an Alipay-paid order is refunded through the refund endpoint', async () => {
