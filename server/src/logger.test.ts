@@ -44,11 +44,16 @@ describe('BoundedLogSink', () => {
     const log = createLogger('info', { target: stream, bufferBytes: 8192 });
     const read: string[] = [];
     stream.on('data', (d) => read.push(String(d)));
-    log.info({ loginToken: 'secret-token' }, 'hello');
+    log.info({ loginToken: 'secret-token', body: { parameters: { appAuthToken: 'alipay-token', notifyCallbackUrl: 'https://m.example/cb' } } }, 'hello');
     expect(logSinkOf(log)?.limitBytes).toBe(8192);
     expect(await flushLogs(log, 1000)).toBe(true);
     const entry = JSON.parse(read.join(''));
-    expect(entry).toMatchObject({ msg: 'hello', svc: 'kit', loginToken: '[redacted]' });
+    expect(entry).toMatchObject({
+      msg: 'hello',
+      svc: 'kit',
+      loginToken: '[redacted]',
+      body: { parameters: { appAuthToken: '[redacted]', notifyCallbackUrl: 'https://m.example/cb' } },
+    });
   });
 });
 

@@ -137,9 +137,23 @@ export function createLogger(level: string, opts: LoggerOptions = {}): Logger {
   const options = {
     level,
     base: { svc: 'kit' },
-    // Top level and one level down: `log.info({ loginToken })` and `log.info({ body: { pw } })` alike.
+    // Top level and one level down: `log.info({ loginToken })` and `log.info({ body: { pw } })` alike;
+    // a merchant's Alipay authorization is write-only like a password, in 4.7's `parameters` too.
     redact: {
-      paths: ['pw', 'appSecret', 'loginToken', 'secret', '*.pw', '*.appSecret', '*.loginToken', '*.secret', 'req.headers.authorization'],
+      paths: [
+        'pw',
+        'appSecret',
+        'loginToken',
+        'secret',
+        'appAuthToken',
+        '*.pw',
+        '*.appSecret',
+        '*.loginToken',
+        '*.secret',
+        '*.appAuthToken',
+        '*.parameters.appAuthToken',
+        'req.headers.authorization',
+      ],
       censor: '[redacted]',
     },
   };
