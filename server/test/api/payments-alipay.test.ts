@@ -147,4 +147,18 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
   });
+
+  test('with no ALIPAY_* setting and no sandbox, Alipay is off: alipayNative answers channel_unavailable', async () => {
+    const off = await startTestKit(backend, { SANDBOX_ENABLED: 'false' });
+    try {
+      const app = await off.newApp();
+      const m = await createMerchants(app.client, app.appId);
+      await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: 'appAuthToken_parent_0002' });
+      const order = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '1.00' });
+      const answer = await app.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId: order.prepayId } });
+      expect(answer).toMatchObject({ httpStatus: 503, body: { status: 'fail', error: 'channel_unavailable' } });
+    } finally {
+      await off.close();
+    }
+  });
 });
