@@ -144,6 +144,21 @@ export class Fleet {
     return indexes.reduce((sum, i) => sum + readCpuMs(this.instances[i].pid), 0);
   }
 
+  /**
+   * Statements the instances have sent to the database so far (`kit_db_statements_total`, BEGIN and
+   * COMMIT included: on PostgreSQL each is a round trip); undefined when an instance does not count them.
+   */
+  async statements(): Promise<number | undefined> {
+    let sum = 0;
+    for (const url of this.urls) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const m = /^kit_db_statements_total (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
+      if (!m) return undefined;
+      sum += Number(m[1]);
+    }
+    return sum;
+  }
+
   memory(index: number): Memory {
     return readMemory(this.instances[index].pid);
   }
