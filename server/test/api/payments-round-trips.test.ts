@@ -90,7 +90,6 @@ describeEachBackend(
       const callbacks = await kit.runtime.services.callbacks.history(prepayId);
       expect(callbacks.map((c) => [c.status, c.state])).toEqual([['finish', 'delivered']]);
       expect(receiver.received).toHaveLength(1);
-      expect({ paid, duplicate }).toEqual({ paid: expect.any(Number), duplicate: expect.any(Number) });
       expect(paid).toBeLessThanOrEqual(MAX[backend.name].payment);
       expect(duplicate).toBeLessThanOrEqual(MAX[backend.name].duplicate);
     });
