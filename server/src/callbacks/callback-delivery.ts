@@ -60,7 +60,16 @@ export class CallbackDelivery implements JobHandler {
     const params = await this.merchants.effectivePaymentParams(e.subMerchantId, e.channel).catch(() => ({}));
     const target = (params as { notifyCallbackUrl?: string }).notifyCallbackUrl;
     if (!target) {
-      const alongside = this.store.attempt({ job_id: job.id, attempt, at: started, url: null, http_status: null, latency_ms: 0, response_head: null, error: NO_URL });
+      const alongside = this.store.attempt({
+        job_id: job.id,
+        attempt,
+        at: started,
+        url: null,
+        http_status: null,
+        latency_ms: 0,
+        response_head: null,
+        error: NO_URL,
+      });
       this.log.warn({ prepayId: e.prepayId, status: e.status }, `callback undeliverable: ${NO_URL}`);
       this.metrics?.callbackAttempt('gave_up');
       return { state: 'failed', result: 'undeliverable', error: NO_URL, alongside };

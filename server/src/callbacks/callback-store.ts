@@ -101,7 +101,9 @@ export class CallbackStore {
     return {
       // Built only where it is used (PostgreSQL); SQLite writes it with the prepared insert.
       get query() {
-        return db.insertInto('callback_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, row[c] ?? null])) as Insertable<CallbackAttemptsTable>);
+        return db
+          .insertInto('callback_attempts')
+          .values(Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, row[c] ?? null])) as Insertable<CallbackAttemptsTable>);
       },
       write: () => this.insertAttempt(row),
     };

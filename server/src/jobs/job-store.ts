@@ -89,11 +89,7 @@ export class JobStore {
           .where('lease_token', '=', token),
       5,
     );
-    this.finishRow = preparedOn(
-      db,
-      (queue: QueueName, key: string, result: string, now: number) => this.finishQuery(undefined, queue, key, result, now),
-      4,
-    );
+    this.finishRow = preparedOn(db, (queue: QueueName, key: string, result: string, now: number) => this.finishQuery(undefined, queue, key, result, now), 4);
   }
 
   /**

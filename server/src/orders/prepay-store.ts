@@ -131,7 +131,14 @@ export class PrepayStore {
    * `transition` as a query, from any of `from` (one row, in one state: at most one of them
    * matches), `guard` added on PostgreSQL (a step of a chain: `db/write-chain.ts`).
    */
-  transitionQuery(guard: Guard, prepayId: string, from: readonly OrderStatus[], to: OrderStatus, now: number, patch: Partial<Pick<PrepayOrdersTable, 'payment_time'>> = {}) {
+  transitionQuery(
+    guard: Guard,
+    prepayId: string,
+    from: readonly OrderStatus[],
+    to: OrderStatus,
+    now: number,
+    patch: Partial<Pick<PrepayOrdersTable, 'payment_time'>> = {},
+  ) {
     return this.db
       .updateTable('prepay_orders')
       .set({ status: to, updated_at: now, ...patch })

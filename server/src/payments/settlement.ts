@@ -71,7 +71,8 @@ export class Settlement {
       name: 'notified',
       after: 'moved',
       postgresOnly: true,
-      build: (g, _o, _tx, _paidAt, _via, _now, prepayId, _channel, notifyChannel, origin) => this.orders.notifyQuery(g, { channel: notifyChannel, origin }, prepayId, 'finish'),
+      build: (g, _o, _tx, _paidAt, _via, _now, prepayId, _channel, notifyChannel, origin) =>
+        this.orders.notifyQuery(g, { channel: notifyChannel, origin }, prepayId, 'finish'),
     };
     this.payment = writeChain(store.db, steps, 9);
     this.paymentWithNotify = writeChain(store.db, [...steps, notify], 9);

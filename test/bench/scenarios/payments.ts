@@ -118,7 +118,9 @@ const notifications: Scenario = {
       notes:
         `${n} notifications of distinct orders, 32 in flight${b.fleet.instances.length > 1 ? ' over both instances' : ''}; ` +
         `${acked} acknowledged${acked < n ? ` (**${n - acked} refused**)` : ''}, ${finished} orders finish; their callbacks flowing meanwhile (${callbacksDelivered} delivered)` +
-        (roundTrips === undefined ? '' : `; ${round(roundTrips, 2)} database ${b.postgres ? 'round trips' : 'statements'} per notification with its callback (BEGIN/COMMIT included)`) +
+        (roundTrips === undefined
+          ? ''
+          : `; ${round(roundTrips, 2)} database ${b.postgres ? 'round trips' : 'statements'} per notification with its callback (BEGIN/COMMIT included)`) +
         (v3
           ? `; v3's own costs per notification (kit's functions, bench process, median of ${v3.rounds}): RSA-SHA256 verify ${round(v3.verifyUs, 0)} µs, AES-256-GCM decrypt ${round(v3.decryptUs, 1)} µs`
           : ''),
