@@ -4,14 +4,15 @@
  * event, and the callback's delivery), counted as `kit_db_statements_total` counts them (every
  * statement, BEGIN and COMMIT included). The background loops are slowed to an hour so that the count
  * between two quiet moments is the notification's alone; a duplicate costs its read and one guarded
- * statement that changes nothing.
+ * statement that changes nothing. And a rule the one-statement settlement keeps: a second channel
+ * order paid after the order finished is recorded without a second transition or callback.
  */
 import { signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
 import { formatChinaTime } from '../../src/payments/providers/china-time';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payFixture, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payApi, payFixture, startReceiver, waitFor, type PayFixture } from '../support/payments';
 
 /** The bound of issue 34 on PostgreSQL; SQLite runs the same rules as statements of one transaction. */
 const MAX = { postgres: { payment: 5, duplicate: 2 }, sqlite: { payment: 11, duplicate: 4 } };
@@ -45,8 +46,8 @@ describeEachBackend(
       }
     };
 
-    const notification = async (prepayId: string) => {
-      const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    const notification = async (prepayId: string, which = 0) => {
+      const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[which];
       const m = JSON.parse(co.merchant_json);
       const fields: Record<string, string> = {
         return_code: 'SUCCESS',
@@ -92,6 +93,25 @@ describeEachBackend(
       expect(receiver.received).toHaveLength(1);
       expect(paid).toBeLessThanOrEqual(MAX[backend.name].payment);
       expect(duplicate).toBeLessThanOrEqual(MAX[backend.name].duplicate);
+    });
+
+    test('a second channel order paid after the order finished: recorded, the order stays finish, one callback', async () => {
+      const prepayId = await newOrder(f);
+      // The scan code, then the app flow: the first channel order is closed, a second one placed.
+      await f.client.socialPayNative(prepayId);
+      await payApi.app(f.client, prepayId);
+      const orders = (await kit.runtime.services.payments.state(prepayId)).channelOrders;
+      expect(orders.map((o) => o.state).sort()).toEqual(['closed', 'open']);
+      const open = orders.findIndex((o) => o.state === 'open');
+      expect(await post(await notification(prepayId, open))).toBe('SUCCESS');
+      expect(await post(await notification(prepayId, 1 - open))).toBe('SUCCESS');
+      await waitFor(() => receiver.received.some((r) => r.body.includes(prepayId)), 10_000, 'the callback');
+      await quiet();
+      const state = await kit.runtime.services.payments.state(prepayId);
+      expect(state.channelOrders.map((o) => o.state)).toEqual(['paid', 'paid']);
+      expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
+      expect((await kit.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish']);
+      expect(receiver.received.filter((r) => r.body.includes(prepayId))).toHaveLength(1);
     });
   },
   { protocols: ['v2'] },
