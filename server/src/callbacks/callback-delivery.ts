@@ -60,10 +60,19 @@ export class CallbackDelivery implements JobHandler {
     const params = await this.merchants.effectivePaymentParams(e.subMerchantId, e.channel).catch(() => ({}));
     const target = (params as { notifyCallbackUrl?: string }).notifyCallbackUrl;
     if (!target) {
-      await this.store.insertAttempt({ job_id: job.id, attempt, at: started, url: null, http_status: null, latency_ms: 0, response_head: null, error: NO_URL });
+      const alongside = this.store.attempt({
+        job_id: job.id,
+        attempt,
+        at: started,
+        url: null,
+        http_status: null,
+        latency_ms: 0,
+        response_head: null,
+        error: NO_URL,
+      });
       this.log.warn({ prepayId: e.prepayId, status: e.status }, `callback undeliverable: ${NO_URL}`);
       this.metrics?.callbackAttempt('gave_up');
-      return { state: 'failed', result: 'undeliverable', error: NO_URL };
+      return { state: 'failed', result: 'undeliverable', error: NO_URL, alongside };
     }
     // `job.next_at` is the end of this claim: the attempt and its record must fit inside it, or a
     // worker elsewhere could take the job over while this one is still delivering it.
@@ -71,7 +80,8 @@ export class CallbackDelivery implements JobHandler {
     const sent = await this.send(e, target, started, signal, Math.max(1, deadline));
     if (signal.aborted) return { state: 'pending', nextAt: started }; // not recorded: the lease brings it back
     const finished = Date.now();
-    await this.store.insertAttempt({
+    // Recorded with the job's settlement, in the same statement on PostgreSQL (issue 34).
+    const alongside = this.store.attempt({
       job_id: job.id,
       attempt,
       at: started,
@@ -83,7 +93,7 @@ export class CallbackDelivery implements JobHandler {
     });
     if (sent.ok) {
       this.metrics?.callbackAttempt('delivered');
-      return { state: 'done', result: 'delivered' };
+      return { state: 'done', result: 'delivered', alongside };
     }
     // CALLBACK_RETRY_SCHEDULE (the queue's policy): after its last wait the callback is given up.
     const wait = retry.nextWait();
@@ -92,11 +102,11 @@ export class CallbackDelivery implements JobHandler {
     if (wait === undefined) {
       // An error, not a warning: the merchant missed an event until someone resends it (`/callbacks`, the console).
       this.log.error(failure, 'callback given up after the last retry');
-      return { state: 'failed', result: 'failed', error: sent.error };
+      return { state: 'failed', result: 'failed', error: sent.error, alongside };
     }
     const nextAt = finished + wait;
     this.log.warn({ ...failure, nextAttemptAt: new Date(nextAt).toISOString() }, 'callback delivery failed; will retry');
-    return { state: 'pending', nextAt, error: sent.error };
+    return { state: 'pending', nextAt, error: sent.error, alongside };
   }
 
   private async send(e: CallbackEventInput, target: string, at: number, signal: AbortSignal, timeoutMs: number) {

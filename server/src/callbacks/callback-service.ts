@@ -6,6 +6,7 @@
  */
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
 import type { Executor } from '../db/schema';
+import type { Guard } from '../db/write-chain';
 import type { Jobs } from '../jobs/jobs';
 import { CALLBACK_QUEUE, type CallbackStore } from './callback-store';
 
@@ -32,6 +33,11 @@ export class CallbackService {
   /** Writes the callback on the caller's transaction; call `committed()` after the commit. False when it already exists. */
   enqueue(on: Executor, e: CallbackEventInput): Promise<boolean> {
     return this.jobs.enqueue(on, { queue: CALLBACK_QUEUE, key: `${e.prepayId}:${e.status}`, ref: e.prepayId, payload: e });
+  }
+
+  /** `enqueue` of an order's change as a step of a chain of writes (`db/write-chain.ts`): the order's merchants read by the statement. */
+  enqueueOfOrderQuery(guard: Guard, prepayId: string, status: CallbackStatus, channel: PaymentChannel, now: number) {
+    return this.store.enqueueOfOrderQuery(guard, prepayId, status, channel, now);
   }
 
   /** Starts delivery at once instead of at the next poll. */

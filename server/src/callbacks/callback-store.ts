@@ -1,9 +1,10 @@
 /** SQL of callback delivery attempts and of the callback operations (the callbacks themselves are jobs of queue `callback`). */
-import type { Insertable, Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Kysely } from 'kysely';
 import type { CallbackAttemptsTable, Database } from '../db/schema';
 import type { JobState } from '../jobs/job-tables';
-import type { JobStore } from '../jobs/job-store';
+import type { Alongside, JobStore } from '../jobs/job-store';
 import { prepared } from '../db/prepared';
+import type { Guard } from '../db/write-chain';
 
 const ATTEMPT_COLUMNS = ['job_id', 'attempt', 'at', 'url', 'http_status', 'latency_ms', 'response_head', 'error'] as const satisfies ReadonlyArray<
   keyof CallbackAttemptsTable
@@ -25,6 +26,12 @@ export interface CallbackFilter {
   before?: number;
 }
 
+/** A JSON object's text built by the database: `json_build_object` on PostgreSQL, `json_object` on SQLite. */
+function jsonText(db: Kysely<Database>, fields: Record<string, unknown>) {
+  const args = sql.join(Object.entries(fields).flatMap(([k, v]) => [sql.lit(k), v]));
+  return db.getExecutor().adapter instanceof PostgresAdapter ? sql<string>`json_build_object(${args})::text` : sql<string>`json_object(${args})`;
+}
+
 /** The job queue callbacks are delivered through (`callback-delivery.ts`). */
 export const CALLBACK_QUEUE = 'callback';
 
@@ -43,8 +50,63 @@ export class CallbackStore {
     );
   }
 
+  /**
+   * The callback of an order's state change, as `CallbackService.enqueue` writes it (job key
+   * `<prepayId>:<status>`, the same payload), reading the order's merchants itself: a step of a
+   * chain of writes (`db/write-chain.ts`), `guard` added on PostgreSQL. Nothing when it exists.
+   */
+  enqueueOfOrderQuery(guard: Guard, prepayId: string, status: string, channel: string, now: number) {
+    const text = (v: unknown) => sql<string>`cast(${v} as text)`;
+    const int = (v: unknown) => sql<number>`cast(${v} as bigint)`;
+    // The fields of `CallbackEventInput`, in its order.
+    const payload = jsonText(this.db, {
+      prepayId: text(prepayId),
+      status: sql.lit(status),
+      subMerchantId: sql.ref('o.sub_merchant_id'),
+      merchantId: sql.ref('o.merchant_id'),
+      ownerAppId: sql.ref('m.app_id'),
+      channel: text(channel),
+    });
+    return this.db
+      .insertInto('jobs')
+      .columns(['queue', 'key', 'ref', 'payload', 'state', 'attempts', 'next_at', 'created_at', 'updated_at'])
+      .expression(
+        this.db
+          .selectFrom('prepay_orders as o')
+          .innerJoin('merchants as m', 'm.id', 'o.sub_merchant_id')
+          .select([
+            sql.lit(CALLBACK_QUEUE).as('queue'),
+            sql<string>`${text(prepayId)} || ${sql.lit(`:${status}`)}`.as('key'),
+            text(prepayId).as('ref'),
+            payload.as('payload'),
+            sql.lit('pending').as('state'),
+            sql.lit(0).as('attempts'),
+            int(now).as('next_at'),
+            int(now).as('created_at'),
+            int(now).as('updated_at'),
+          ])
+          .where('o.prepay_id', '=', prepayId)
+          .$if(guard !== undefined, (q) => q.where(guard!)),
+      )
+      .onConflict((oc) => oc.columns(['queue', 'key']).doNothing());
+  }
+
   insertAttempt(row: Insertable<CallbackAttemptsTable>): Promise<unknown> {
     return this.insertAttemptRow(...ATTEMPT_COLUMNS.map((c) => row[c] ?? null));
+  }
+
+  /** An attempt for the job's settlement to write (`JobSettlement.alongside`: in its statement on PostgreSQL). */
+  attempt(row: Insertable<CallbackAttemptsTable>): Alongside {
+    const db = this.db;
+    return {
+      // Built only where it is used (PostgreSQL); SQLite writes it with the prepared insert.
+      get query() {
+        return db
+          .insertInto('callback_attempts')
+          .values(Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, row[c] ?? null])) as Insertable<CallbackAttemptsTable>);
+      },
+      write: () => this.insertAttempt(row),
+    };
   }
 
   /** In the order they happened; a resent callback's series follow each other. */

@@ -10,6 +10,7 @@ import { Kysely, Migrator, sql } from 'kysely';
 import { OwnSchemaPostgresDialect } from './pg-schema-dialect';
 import { BetterSqliteDialect } from './sqlite-dialect';
 import { namePreparedStatements } from './prepared';
+import { countQueries, type StatementCount } from './statement-count';
 import type { Database } from './schema';
 import type { Dialect } from './dialect';
 import { KIT_MIGRATIONS, type MigrationSet } from './migrations';
@@ -30,6 +31,8 @@ export interface DbHandle {
   schema?: string;
   /** SQLite only: the connection itself (pragmas; the tests fill the disk or make it read-only through it). */
   sqlite?: SQLite.Database;
+  /** Statements sent to the database so far (round trips on PostgreSQL). */
+  statements: StatementCount;
   close(): Promise<void>;
 }
 
@@ -64,9 +67,10 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   // hold are in the OS page cache anyway (the RSS it saves, at no CPU cost: docs/performance.md,
   // "Where the RSS after a burst goes").
   raw.pragma('cache_size = -2000');
-  const dialect = new BetterSqliteDialect(raw);
+  const statements: StatementCount = { count: 0 };
+  const dialect = new BetterSqliteDialect(raw, statements);
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: 'sqlite', sqlite: raw, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', sqlite: raw, statements, close: () => db.destroy() };
 }
 
 /**
@@ -109,8 +113,11 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   // The same for a client checked out but between queries when its connection drops (the database
   // going away): without a listener its 'error' would end the process. A query running on it fails
   // on its own; the pool throws the broken client away when it is released.
+  const statements: StatementCount = { count: 0 };
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    // Innermost, so a statement run again by its text after a refused named one counts twice.
+    countQueries(client, statements);
     namePreparedStatements(client);
   });
   const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
@@ -119,6 +126,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     dialect: 'postgres',
     pool,
     schema: schema ?? 'public',
+    statements,
     close: () => db.destroy(),
   };
 }

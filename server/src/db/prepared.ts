@@ -80,6 +80,8 @@ export function preparedOn<A extends unknown[], R>(
   db: Kysely<Database>,
   build: (...args: A) => { compile(): CompiledQuery<R> },
   arity: A['length'],
+  /** Whether the query may leave some arguments out (one step of a chain given the chain's arguments: `write-chain.ts`). */
+  someArgs = false,
 ): (on: Kysely<Database>, ...args: A) => Promise<QueryResult<R>> {
   const marks = Array.from({ length: arity }, (_, i) => `\u0000arg${i}\u0000`);
   let compiled: CompiledQuery<R> | undefined;
@@ -89,7 +91,7 @@ export function preparedOn<A extends unknown[], R>(
     if (!compiled) {
       compiled = compileOnce(build(...(marks as unknown as A)).compile());
       slots = compiled.parameters.map((p) => marks.indexOf(p as string));
-      if (new Set(slots.filter((i) => i >= 0)).size !== arity) throw new Error('prepared query must use every argument as a parameter');
+      if (!someArgs && new Set(slots.filter((i) => i >= 0)).size !== arity) throw new Error('prepared query must use every argument as a parameter');
     }
     const parameters = slots!.map((slot, i) => (slot < 0 ? compiled!.parameters[i] : args[slot]));
     return on.getExecutor().provideConnection((conn) => conn.executeQuery<R>({ ...compiled!, parameters }));

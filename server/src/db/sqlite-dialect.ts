@@ -27,6 +27,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { StatementCount } from './statement-count';
 
 const STATEMENT_CACHE = 512;
 /** The savepoint an explicit transaction runs in (one at a time: the owner's). */
@@ -36,6 +37,8 @@ type Waiter = { kind: 'statement'; resolve: () => void } | { kind: 'transaction'
 
 /** The one better-sqlite3 handle and the rules for sharing it. */
 class SharedDatabase {
+  /** The statements Kysely asked for (its BEGIN and COMMIT included), as on PostgreSQL. */
+  statements: StatementCount = { count: 0 };
   private readonly cache = new Map<string, SQLite.Statement>();
   private group: Array<(error?: unknown) => void> | undefined;
   owner: Lease | undefined;
@@ -206,6 +209,7 @@ class Lease implements DatabaseConnection {
   constructor(private readonly shared: SharedDatabase) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.shared.statements.count++;
     const turn = this.shared.statementTurn(this);
     if (turn) await turn;
     const stmt = this.shared.prepare(query.sql);
@@ -215,6 +219,7 @@ class Lease implements DatabaseConnection {
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(query.query)) throw new Error('SQLite can only stream select queries');
+    this.shared.statements.count++;
     // Not cached: an iterating statement cannot be reused until it is done.
     for (const row of this.shared.db.prepare(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
   }
@@ -232,14 +237,17 @@ class LeaseDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    this.shared.statements.count++;
     return this.shared.begin(conn as Lease, settings.accessMode === 'read only');
   }
 
   commitTransaction(): Promise<void> {
+    this.shared.statements.count++;
     return this.shared.end('commit');
   }
 
   rollbackTransaction(): Promise<void> {
+    this.shared.statements.count++;
     return this.shared.end('rollback');
   }
 
@@ -252,8 +260,9 @@ class LeaseDriver implements Driver {
 export class BetterSqliteDialect implements Dialect {
   private readonly shared: SharedDatabase;
 
-  constructor(db: SQLite.Database) {
+  constructor(db: SQLite.Database, statements?: StatementCount) {
     this.shared = new SharedDatabase(db);
+    if (statements) this.shared.statements = statements;
   }
 
   createAdapter() {

@@ -4,11 +4,12 @@
  * worker that dies gives its jobs back when the lease ends; on PostgreSQL `FOR UPDATE SKIP LOCKED`
  * keeps instances off each other's rows.
  */
-import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type OperationNodeSource, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, Executor } from '../db/schema';
 import type { Dialect } from '../db/dialect';
 import type { JobState, JobsTable, QueueName } from './job-tables';
 import { preparedOn } from '../db/prepared';
+import type { Guard } from '../db/write-chain';
 
 export type JobRow = Selectable<JobsTable>;
 
@@ -21,11 +22,21 @@ export interface NewJob {
   at?: number;
 }
 
-/** How a run ended: finished, given up, or to be run again at `nextAt`. */
-export type JobSettlement =
+/**
+ * How a run ended: finished, given up, or to be run again at `nextAt`; `alongside`, a row the
+ * handler records with it (a callback's attempt), written by the same statement on PostgreSQL.
+ */
+export type JobSettlement = (
   | { state: 'done'; result?: string | null }
   | { state: 'failed'; result?: string | null; error?: string | null }
-  | { state: 'pending'; nextAt: number; error?: string | null; payload?: object };
+  | { state: 'pending'; nextAt: number; error?: string | null; payload?: object }
+) & { alongside?: Alongside };
+
+/** A row a handler records with the end of its run: as a query (PostgreSQL's WITH) and written alone (SQLite). */
+export interface Alongside {
+  query: OperationNodeSource;
+  write(): Promise<unknown>;
+}
 
 const ENQUEUE_COLUMNS = [
   'queue',
@@ -78,17 +89,7 @@ export class JobStore {
           .where('lease_token', '=', token),
       5,
     );
-    this.finishRow = preparedOn(
-      db,
-      (queue: QueueName, key: string, result: string, now: number) =>
-        db
-          .updateTable('jobs')
-          .set({ state: 'done', result, lease_token: null, updated_at: now, done_at: now })
-          .where('queue', '=', queue)
-          .where('key', '=', key)
-          .where('state', '=', 'pending'),
-      4,
-    );
+    this.finishRow = preparedOn(db, (queue: QueueName, key: string, result: string, now: number) => this.finishQuery(undefined, queue, key, result, now), 4);
   }
 
   /**
@@ -153,18 +154,29 @@ export class JobStore {
 
   /** Records the end of a claimed run; ignored (false) when the claim was lost meanwhile. */
   async settle(id: number, token: string, attempts: number, s: JobSettlement, now = Date.now()): Promise<boolean> {
+    if (s.alongside && this.dialect === 'postgres') {
+      // One round trip: the handler's row in a data-modifying WITH of the settling update (issue 34).
+      const res = await sql`with alongside as (${s.alongside.query}) ${this.settleQuery(id, token, attempts, s, now)}`.execute(this.db);
+      return Number(res.numAffectedRows) === 1;
+    }
+    if (s.alongside) await s.alongside.write();
     if (s.state === 'done') return Number((await this.settleDoneRow(this.db, id, token, attempts, s.result ?? null, now)).numAffectedRows) === 1;
+    const res = await this.settleQuery(id, token, attempts, s, now).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  private settleQuery(id: number, token: string, attempts: number, s: JobSettlement, now: number) {
     const patch =
-      s.state === 'pending'
-        ? { state: s.state, next_at: s.nextAt, last_error: s.error ?? null, ...(s.payload ? { payload: JSON.stringify(s.payload) } : {}) }
-        : { state: s.state, result: s.result ?? null, last_error: s.error ?? null, done_at: now };
-    const res = await this.db
+      s.state === 'done'
+        ? { state: s.state, result: s.result ?? null, last_error: null, done_at: now }
+        : s.state === 'pending'
+          ? { state: s.state, next_at: s.nextAt, last_error: s.error ?? null, ...(s.payload ? { payload: JSON.stringify(s.payload) } : {}) }
+          : { state: s.state, result: s.result ?? null, last_error: s.error ?? null, done_at: now };
+    return this.db
       .updateTable('jobs')
       .set({ ...patch, attempts, lease_token: null, updated_at: now })
       .where('id', '=', id)
-      .where('lease_token', '=', token)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+      .where('lease_token', '=', token);
   }
 
   /**
@@ -173,6 +185,17 @@ export class JobStore {
    */
   async finish(on: Executor, queue: QueueName, key: string, result: string, now = Date.now()): Promise<boolean> {
     return Number((await this.finishRow(on, queue, key, result, now)).numAffectedRows) === 1;
+  }
+
+  /** `finish` as a query, `guard` added on PostgreSQL (a step of a chain: `db/write-chain.ts`). */
+  finishQuery(guard: Guard, queue: QueueName, key: string, result: string, now: number) {
+    return this.db
+      .updateTable('jobs')
+      .set({ state: 'done', result, lease_token: null, updated_at: now, done_at: now })
+      .where('queue', '=', queue)
+      .where('key', '=', key)
+      .where('state', '=', 'pending')
+      .$if(guard !== undefined, (q) => q.where(guard!));
   }
 
   /**

@@ -5,6 +5,7 @@
  * instance claim and run them (`jobs/job-worker.ts`).
  */
 import type { Executor } from '../db/schema';
+import type { Guard } from '../db/write-chain';
 import type { QueueName } from './job-tables';
 import type { JobRow, JobStore, NewJob } from './job-store';
 
@@ -21,6 +22,11 @@ export class Jobs {
   /** Ends a pending job whose work was done another way. */
   finish(on: Executor, queue: QueueName, key: string, result: string): Promise<boolean> {
     return this.store.finish(on, queue, key, result);
+  }
+
+  /** `finish` as a step of a chain of writes (`db/write-chain.ts`). */
+  finishQuery(guard: Guard, queue: QueueName, key: string, result: string, now: number) {
+    return this.store.finishQuery(guard, queue, key, result, now);
   }
 
   /** Runs the queue's worker in this process now instead of at its next poll. */

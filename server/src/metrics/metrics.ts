@@ -180,6 +180,7 @@ export class Metrics {
 
   /** Sources read when scraped; set by the runtime once the parts exist. */
   private heldCalls?: () => number;
+  private dbStatements?: () => number;
   private logStats?: () => { dropped: number; bufferedBytes: number };
 
   /** `countMaxAgeMs`: how long a database count is reused (COUNT_MAX_AGE_MS). */
@@ -188,6 +189,7 @@ export class Metrics {
     this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     // prom-client calls `collect` with the gauge as `this`; these read the sources set later.
     const held = () => this.heldCalls?.() ?? 0;
+    const statements = () => this.dbStatements?.() ?? 0;
     const dropped = () => this.logStats?.().dropped ?? 0;
     const buffered = () => this.logStats?.().bufferedBytes ?? 0;
     const { outbox, chainQueue } = this;
@@ -197,6 +199,15 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(held());
+      },
+    });
+    new Counter({
+      name: 'kit_db_statements_total',
+      help: 'Statements this instance sent to its database, BEGIN and COMMIT included (on PostgreSQL each is a round trip).',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(statements());
       },
     });
     new Gauge({
@@ -340,6 +351,10 @@ export class Metrics {
 
   readHeldCallsFrom(read: () => number): void {
     this.heldCalls = read;
+  }
+
+  readDbStatementsFrom(read: () => number): void {
+    this.dbStatements = read;
   }
 
   readLogStatsFrom(read: () => { dropped: number; bufferedBytes: number }): void {

@@ -5,7 +5,9 @@
  * from their dependencies, without attaching one to the other afterwards.
  */
 import type { Executor } from '../db/schema';
-import type { OrderEvents } from './order-events';
+import type { Guard } from '../db/write-chain';
+import type { NotifyVia, OrderEvents } from './order-events';
+import { notifyQuery } from './pg-event-bridge';
 import type { OrderStatus, PrepayStore } from './prepay-store';
 
 export class OrderTransitions {
@@ -22,8 +24,30 @@ export class OrderTransitions {
     return this.store.transition(on, prepayId, from, to, patch);
   }
 
-  /** Wakes held detail calls (here and on other instances) after a committed change. */
-  announce(prepayId: string, status: OrderStatus): void {
-    this.events.publish({ prepayId, status });
+  /** `transition` as a step of a chain of writes (`db/write-chain.ts`): from any of `from`. */
+  transitionQuery(guard: Guard, prepayId: string, from: readonly OrderStatus[], to: OrderStatus, now: number, patch: { payment_time?: number } = {}) {
+    return this.store.transitionQuery(guard, prepayId, from, to, now, patch);
+  }
+
+  /**
+   * Where a change's own statement can send its event to the other instances (PostgreSQL, when the
+   * bridge listens): the NOTIFY then commits with the change, one round trip fewer.
+   */
+  get notifyVia(): NotifyVia | undefined {
+    return this.events.notifyVia;
+  }
+
+  /** The NOTIFY of a change as a step of its own statement (`notifyVia`): see `announce`'s `notified`. */
+  notifyQuery(guard: Guard, via: NotifyVia, prepayId: string, status: OrderStatus) {
+    return notifyQuery(guard, via.channel, via.origin, prepayId, status);
+  }
+
+  /**
+   * Wakes held detail calls (here and on other instances) after a committed change; `notified`:
+   * the change's statement sent the NOTIFY itself (`notifyVia`), so only this instance's are woken here.
+   */
+  announce(prepayId: string, status: OrderStatus, notified = false): void {
+    if (notified) this.events.deliver({ prepayId, status });
+    else this.events.publish({ prepayId, status });
   }
 }

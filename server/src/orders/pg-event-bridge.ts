@@ -8,6 +8,8 @@
  * previous version (one event per NOTIFY) still reads the first event of each during a rolling upgrade.
  */
 import type pg from 'pg';
+import { sql } from 'kysely';
+import type { Guard } from '../db/write-chain';
 import type { OrderEvents, OrderEvent } from './order-events';
 
 export class PgOrderEventBridge {
@@ -34,6 +36,8 @@ export class PgOrderEventBridge {
   async start(): Promise<void> {
     await this.listen();
     this.detachRelay = this.events.addRelay((e) => this.notify(e));
+    // A payment's settlement sends its NOTIFY in its own statement (`notifyQuery`).
+    this.events.notifyVia = { channel: this.channel, origin: this.instance };
   }
 
   private async listen(): Promise<void> {
@@ -99,9 +103,20 @@ export class PgOrderEventBridge {
   async stop(): Promise<void> {
     this.stopped = true;
     this.detachRelay?.();
+    this.events.notifyVia = undefined;
     // Its session ends, and with it the LISTEN.
     this.dropClient?.();
   }
+}
+
+/**
+ * The NOTIFY of one event as a step of a change's own statement (`db/write-chain.ts`): sent when the
+ * statement commits, in the payload format above, from `origin` (`OrderEvents.notifyVia`).
+ */
+export function notifyQuery(guard: Guard, channel: string, origin: string, prepayId: string, status: string) {
+  const text = (v: string) => sql`cast(${v} as text)`;
+  const payload = sql`${text(origin)} || ' ' || ${text(prepayId)} || ' ' || ${text(status)}`;
+  return guard === undefined ? sql`select pg_notify(${text(channel)}, ${payload})` : sql`select pg_notify(${text(channel)}, ${payload}) where ${guard}`;
 }
 
 /** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more. */

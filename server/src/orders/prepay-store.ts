@@ -2,6 +2,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { SpentSignature } from '../apps/replay-guard';
 import type { Database, Executor, PrepayOrdersTable } from '../db/schema';
 import { prepared, preparedOn } from '../db/prepared';
+import type { Guard } from '../db/write-chain';
 export type OrderStatus = PrepayOrdersTable['status'];
 
 const INSERT_COLUMNS = [
@@ -124,6 +125,26 @@ export class PrepayStore {
         ? await this.moveRow(on, prepayId, from, to, now)
         : await this.movePaidRow(on, prepayId, from, to, now, patch.payment_time);
     return Number(res.numAffectedRows) === 1;
+  }
+
+  /**
+   * `transition` as a query, from any of `from` (one row, in one state: at most one of them
+   * matches), `guard` added on PostgreSQL (a step of a chain: `db/write-chain.ts`).
+   */
+  transitionQuery(
+    guard: Guard,
+    prepayId: string,
+    from: readonly OrderStatus[],
+    to: OrderStatus,
+    now: number,
+    patch: Partial<Pick<PrepayOrdersTable, 'payment_time'>> = {},
+  ) {
+    return this.db
+      .updateTable('prepay_orders')
+      .set({ status: to, updated_at: now, ...patch })
+      .where('prepay_id', '=', prepayId)
+      .where('status', 'in', [...from])
+      .$if(guard !== undefined, (q) => q.where(guard!));
   }
 
   /** Active orders past their expiry, oldest first. */

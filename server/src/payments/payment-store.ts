@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { ChannelOrderState, Database, Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable, RefundState } from '../db/schema';
 import { prepared, preparedOn } from '../db/prepared';
+import type { Guard } from '../db/write-chain';
 
 type ChannelOrderPatch = Partial<Pick<PayChannelOrdersTable, 'channel_prepay_id' | 'code_url' | 'answer_json' | 'transaction_id' | 'paid_at' | 'paid_via'>>;
 type RefundPatch = Partial<Pick<PayRefundsTable, 'refund_id' | 'last_error' | 'completed_at' | 'app_id' | 'requested_by'>>;
@@ -13,21 +14,10 @@ export class PaymentStore {
   // A payment notification's statements are prepared once (docs/performance.md).
   private readonly channelOrderRow;
   private readonly orderWithMerchantsRow;
-  private readonly markPaidRow;
 
   constructor(readonly db: Kysely<Database>) {
     this.channelOrderRow = prepared(db, (outTradeNo: string) => db.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo), 1);
     this.orderWithMerchantsRow = preparedOn(db, (prepayId: string) => this.orderWithMerchantsQuery(db, prepayId), 1);
-    this.markPaidRow = preparedOn(
-      db,
-      (outTradeNo: string, transactionId: string, paidAt: number, via: PaidVia, now: number) =>
-        db
-          .updateTable('pay_channel_orders')
-          .set({ state: 'paid', updated_at: now, transaction_id: transactionId, paid_at: paidAt, paid_via: via })
-          .where('out_trade_no', '=', outTradeNo)
-          .where('state', 'in', PAYABLE_STATES),
-      5,
-    );
   }
 
   /** The prepay order with what visibility, profit sharing and callbacks need about its merchants. */
@@ -104,9 +94,17 @@ export class PaymentStore {
     return on.insertInto('pay_channel_orders').values(row).execute();
   }
 
-  /** A payment of a channel order in any state but `paid` (the settlement's move); true when this call made it. */
-  async markPaid(on: Executor, outTradeNo: string, transactionId: string, paidAt: number, via: PaidVia, now = Date.now()): Promise<boolean> {
-    return Number((await this.markPaidRow(on, outTradeNo, transactionId, paidAt, via, now)).numAffectedRows) === 1;
+  /**
+   * A payment of a channel order in any state but `paid` (the settlement's first step: `Settlement`),
+   * `guard` added on PostgreSQL (`db/write-chain.ts`).
+   */
+  markPaidQuery(guard: Guard, outTradeNo: string, transactionId: string, paidAt: number, via: PaidVia, now: number) {
+    return this.db
+      .updateTable('pay_channel_orders')
+      .set({ state: 'paid', updated_at: now, transaction_id: transactionId, paid_at: paidAt, paid_via: via })
+      .where('out_trade_no', '=', outTradeNo)
+      .where('state', 'in', PAYABLE_STATES)
+      .$if(guard !== undefined, (q) => q.where(guard!));
   }
 
   /** Moves a channel order between states if it is in one of `from`; true when this call did it. */

@@ -2,8 +2,9 @@
  * The two money transitions, whoever learns of them first (a channel notification, an order or
  * refund query, a close that finds the order paid, the daily statement), on any instance: a payment moves the order to
  * `finish`, a completed refund to `refunded`. Each writes its state changes, the section 6 callback
- * and the end of its follow-up job in one transaction; the loser of a race changes nothing, so
- * one payment gives one transition and one callback.
+ * and the end of its follow-up job in one transaction (a payment on PostgreSQL: in one statement,
+ * with its order event's NOTIFY); the loser of a race changes nothing, so one payment gives one
+ * transition and one callback.
  */
 import type { Logger } from 'pino';
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
@@ -12,49 +13,103 @@ import type { OrderTransitions } from '../orders/order-transitions';
 import type { CallbackService } from '../callbacks/callback-service';
 import type { Jobs } from '../jobs/jobs';
 import type { PaymentStore } from './payment-store';
+import { writeChain, type ChainStep } from '../db/write-chain';
 
 import type { PaidFacts } from './providers/provider';
 
+/** The arguments of a payment's chain of writes (`Settlement.payment`). */
+type PaymentArgs = [
+  outTradeNo: string,
+  transactionId: string,
+  paidAt: number,
+  via: PaidVia,
+  now: number,
+  prepayId: string,
+  channel: PaymentChannel,
+  notifyChannel: string,
+  notifyOrigin: string,
+];
+
 export class Settlement {
+  /**
+   * A payment's writes, each only if the one it follows wrote a row: the channel order paid (only
+   * the first to record the payment counts), its follow-up job ended, the order moved to `finish`
+   * (from `active`, or from `cancel`: a payment that raced the expiry still counts, the money was
+   * taken), its callback, and on PostgreSQL the order event's NOTIFY. One statement there, one
+   * transaction on SQLite, from the same steps (`db/write-chain.ts`, docs/performance.md).
+   */
+  private readonly payment;
+  private readonly paymentWithNotify;
+
   constructor(
     private readonly store: PaymentStore,
     private readonly orders: OrderTransitions,
     private readonly callbacks: CallbackService,
     private readonly jobs: Jobs,
     private readonly log: Logger,
-  ) {}
+  ) {
+    const steps: ChainStep<PaymentArgs>[] = [
+      { name: 'paid', build: (g, outTradeNo, tx, paidAt, via, now) => this.store.markPaidQuery(g, outTradeNo, tx, paidAt, via, now).returning('out_trade_no') },
+      {
+        name: 'followed',
+        after: 'paid',
+        build: (g, outTradeNo, _tx, _paidAt, _via, now) => this.jobs.finishQuery(g, 'payment.reconcile', outTradeNo, 'paid', now).returning('id'),
+      },
+      {
+        name: 'moved',
+        after: 'paid',
+        build: (g, _o, _tx, paidAt, _via, now, prepayId) =>
+          this.orders.transitionQuery(g, prepayId, ['active', 'cancel'], 'finish', now, { payment_time: paidAt }).returning('prepay_id'),
+      },
+      {
+        name: 'callback',
+        after: 'moved',
+        build: (g, _o, _tx, _paidAt, _via, now, prepayId, channel) => this.callbacks.enqueueOfOrderQuery(g, prepayId, 'finish', channel, now).returning('id'),
+      },
+    ];
+    const notify: ChainStep<PaymentArgs> = {
+      name: 'notified',
+      after: 'moved',
+      postgresOnly: true,
+      build: (g, _o, _tx, _paidAt, _via, _now, prepayId, _channel, notifyChannel, origin) =>
+        this.orders.notifyQuery(g, { channel: notifyChannel, origin }, prepayId, 'finish'),
+    };
+    this.payment = writeChain(store.db, steps, 9);
+    this.paymentWithNotify = writeChain(store.db, [...steps, notify], 9);
+  }
 
   /**
-   * A verified payment of a channel order. A payment that races the order's expiry still counts
-   * (`cancel` → `finish`): the money was taken. `via` is how we learned of it, kept for the
-   * console's timeline; only the first to record the payment counts. True when this call made the change.
+   * A verified payment of a channel order. `via` is how we learned of it, kept for the console's
+   * timeline; only the first to record the payment counts. True when this call made the change.
    */
   async recordPayment(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<boolean> {
     // The channel's clock is not ours: a payment is never recorded before the order it pays (4.2).
-    const paid = { ...facts, paidAt: Math.max(facts.paidAt, co.created_at) };
-    const finished = await this.store.db.transaction().execute(async (trx) => {
-      const mine = await this.store.markPaid(trx, co.out_trade_no, paid.transactionId, paid.paidAt, via);
-      if (!mine) return false;
-      await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'paid');
-      const moved =
-        (await this.orders.transition(trx, co.prepay_id, 'active', 'finish', { payment_time: paid.paidAt })) ||
-        (await this.orders.transition(trx, co.prepay_id, 'cancel', 'finish', { payment_time: paid.paidAt }));
-      if (!moved) {
-        // A second channel order of the same prepay order was paid: money to give back by hand.
-        this.log.error(
-          { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
-          'a second payment arrived for an order that is no longer payable; refund it manually',
-        );
-        return false;
-      }
-      await this.enqueueCallback(trx, co.prepay_id, 'finish', co.channel as PaymentChannel);
-      return true;
-    });
-    if (finished) {
-      this.orders.announce(co.prepay_id, 'finish');
-      this.callbacks.committed();
+    const paidAt = Math.max(facts.paidAt, co.created_at);
+    const notifyVia = this.orders.notifyVia;
+    const chain = notifyVia ? this.paymentWithNotify : this.payment;
+    const wrote = await chain(
+      co.out_trade_no,
+      facts.transactionId,
+      paidAt,
+      via,
+      Date.now(),
+      co.prepay_id,
+      co.channel as PaymentChannel,
+      notifyVia?.channel ?? '',
+      notifyVia?.origin ?? '',
+    );
+    if (!wrote.paid) return false;
+    if (!wrote.moved) {
+      // A second channel order of the same prepay order was paid: money to give back by hand.
+      this.log.error(
+        { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
+        'a second payment arrived for an order that is no longer payable; refund it manually',
+      );
+      return false;
     }
-    return finished;
+    this.orders.announce(co.prepay_id, 'finish', wrote.notified > 0);
+    this.callbacks.committed();
+    return true;
   }
 
   /** A refund the channel reports complete. True when this call made the change. */

@@ -2,7 +2,7 @@
 import { signRequest, encodeQuery } from '@kit/shared';
 import { backends } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { waitFor } from '../support/payments';
+import { newOrder, payByCode, payFixture, waitFor } from '../support/payments';
 
 const pg = backends().find((b) => b.name === 'postgres');
 const describePg = pg ? describe : describe.skip;
@@ -56,6 +56,20 @@ describePg('two instances sharing PostgreSQL', () => {
     const answers = await Promise.all(held);
     expect(answers.every((d) => d.status === 'finish')).toBe(true);
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("a payment settled on one instance wakes the call held on the other (the settlement's statement sends the NOTIFY)", async () => {
+    const f = await payFixture(a);
+    const prepayId = await newOrder(f);
+    const onB = new (f.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: f.appId, appSecret: f.appSecret });
+    const held = onB.prepayDetail(prepayId, { wait: true });
+    await waitFor(() => b.runtime.services.events.waiting === 1, 10_000, 'the call held on b');
+    // Paid in a's sandbox, whose notification goes to a: a settles it, b only hears of it.
+    const started = Date.now();
+    await payByCode(a, f, prepayId);
+    expect(await held).toMatchObject({ status: 'finish' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect((await a.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish']);
   });
 
   it('refuses a signature replayed against another instance', async () => {

@@ -1,0 +1,75 @@
+/**
+ * Writes that follow each other, each done only if the write it follows changed a row (a payment's
+ * settlement: the channel order paid, then the order moved, then its callback). The steps are built
+ * once, by the stores that own their tables, and run the same rules on both databases:
+ *
+ * - PostgreSQL: one statement, each step a data-modifying WITH whose WHERE carries
+ *   `exists (select 1 from <the step it follows>)`. One round trip, atomic without BEGIN/COMMIT; the
+ *   steps see one snapshot, so a step reads rows as they were before the statement (never a row
+ *   an earlier step wrote), and row locks make a concurrent chain on the same rows wait and re-check
+ *   its WHERE, as separate statements in a transaction would. What it saves: docs/performance.md (issue 34).
+ * - SQLite: the steps one after another in a transaction, a step skipped when the step it follows
+ *   wrote nothing; statements there are calls into the process, not round trips.
+ *
+ * Every step returns a row per row it wrote (RETURNING): the result is how many each wrote.
+ */
+import { PostgresAdapter, sql, type Expression, type Kysely, type OperationNodeSource, type SqlBool } from 'kysely';
+import type { Database } from './schema';
+import { preparedOn } from './prepared';
+
+/** What a step's WHERE gets on PostgreSQL: true when the step it follows wrote a row. */
+export type Guard = Expression<SqlBool> | undefined;
+
+/** A query a step builds (a Kysely builder or raw SQL): run alone on SQLite, embedded in the WITH on PostgreSQL. */
+export type StepQuery = OperationNodeSource;
+
+export interface ChainStep<A extends unknown[]> {
+  /** Its name in the WITH, and its key in the result. */
+  name: string;
+  /** The step that must have written a row for this one to run; none: it always runs. */
+  after?: string;
+  /** The write, with `guard` (PostgreSQL; undefined on SQLite) added to its WHERE, returning a row per row written. */
+  build(guard: Guard, ...args: A): StepQuery;
+  /** Left out on SQLite (a NOTIFY: SQLite has no other instance to tell). */
+  postgresOnly?: boolean;
+}
+
+export type ChainResult = Record<string, number>;
+
+/** The chain as one function of its arguments (statements prepared once); resolves with the rows each step wrote (0: not run). */
+export function writeChain<A extends unknown[]>(db: Kysely<Database>, steps: ChainStep<A>[], arity: A['length']): (...args: A) => Promise<ChainResult> {
+  const names = new Set<string>();
+  for (const s of steps) {
+    if (s.after && !names.has(s.after)) throw new Error(`chain step ${s.name} follows ${s.after}, which is not before it`);
+    names.add(s.name);
+  }
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const statement = preparedOn(db, (...args: A) => ({ compile: () => withStatement(steps, args).compile(db) }), arity, true);
+    return async (...args) => {
+      const row = (await statement(db, ...args)).rows[0] as Record<string, number | string>;
+      return Object.fromEntries(steps.map((s) => [s.name, Number(row[s.name])]));
+    };
+  }
+  const mine = steps.filter((s) => !s.postgresOnly);
+  const statements = mine.map((s) => preparedOn(db, (...args: A) => ({ compile: () => sql`${s.build(undefined, ...args)}`.compile(db) }), arity, true));
+  return (...args) =>
+    db.transaction().execute(async (trx) => {
+      const wrote: ChainResult = Object.fromEntries(steps.map((s) => [s.name, 0]));
+      for (const [i, s] of mine.entries()) {
+        if (s.after && !wrote[s.after]) continue;
+        wrote[s.name] = (await statements[i](trx, ...args)).rows.length;
+      }
+      return wrote;
+    });
+}
+
+/** `with a as (…), b as (… where exists (select 1 from a)) select (select count(*) from a) as a, …` */
+function withStatement<A extends unknown[]>(steps: ChainStep<A>[], args: A) {
+  const parts = steps.map((s) => {
+    const guard = s.after ? sql<SqlBool>`exists (select 1 from ${sql.id(s.after)})` : undefined;
+    return sql`${sql.id(s.name)} as (${s.build(guard, ...args)})`;
+  });
+  // Every step is counted, so every one runs: PostgreSQL skips a plain SELECT in a WITH nobody reads.
+  const counts = steps.map((s) => sql`(select count(*) from ${sql.id(s.name)}) as ${sql.id(s.name)}`);
+  return sql<Record<string, number>>`with ${sql.join(parts)} select ${sql.join(counts)}`;
+}

@@ -1,0 +1,118 @@
+/**
+ * What a payment notification costs the database (issue 34): on PostgreSQL at most 5 round trips for
+ * the notification with its callback (verification, settlement, state change, callback job, order
+ * event, and the callback's delivery), counted as `kit_db_statements_total` counts them (every
+ * statement, BEGIN and COMMIT included). The background loops are slowed to an hour so that the count
+ * between two quiet moments is the notification's alone; a duplicate costs its read and one guarded
+ * statement that changes nothing. And a rule the one-statement settlement keeps: a second channel
+ * order paid after the order finished is recorded without a second transition or callback.
+ */
+import { signFields } from '../../src/payments/providers/protocol-v2/sign';
+import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
+import { formatChinaTime } from '../../src/payments/providers/china-time';
+import { describeEachBackend } from '../support/backends';
+import { startTestKit, type TestKit } from '../support/kit';
+import { newOrder, payApi, payFixture, startReceiver, waitFor, type PayFixture } from '../support/payments';
+
+/** The bound of issue 34 on PostgreSQL; SQLite runs the same rules as statements of one transaction. */
+const MAX = { postgres: { payment: 5, duplicate: 2 }, sqlite: { payment: 11, duplicate: 4 } };
+
+describeEachBackend(
+  'database round trips of a payment notification',
+  (backend) => {
+    let kit: TestKit;
+    let f: PayFixture;
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+    beforeAll(async () => {
+      receiver = await startReceiver();
+      kit = await startTestKit(backend, { JOB_POLL_INTERVAL: '1h', CALLBACK_POLL_INTERVAL: '1h', EXPIRY_SWEEP_INTERVAL: '1h', CHAIN_SEAL_INTERVAL: '1h' });
+      f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+    });
+    afterAll(async () => {
+      await kit.close();
+      await receiver.close();
+    });
+
+    const statements = () => kit.runtime.db.statements.count;
+    /** The count once nothing has been sent to the database for 300 ms. */
+    const quiet = async () => {
+      let last = statements();
+      let since = Date.now();
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 50));
+        if (statements() !== last) [last, since] = [statements(), Date.now()];
+        else if (Date.now() - since >= 300) return last;
+      }
+    };
+
+    const notification = async (prepayId: string, which = 0) => {
+      const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[which];
+      const m = JSON.parse(co.merchant_json);
+      const fields: Record<string, string> = {
+        return_code: 'SUCCESS',
+        appid: m.appid,
+        mch_id: m.mch_id,
+        sub_mch_id: m.sub_mch_id,
+        nonce_str: 'rt1',
+        result_code: 'SUCCESS',
+        openid: 'oSomeone',
+        trade_type: co.trade_type,
+        bank_type: 'OTHERS',
+        total_fee: String(co.total_cents),
+        cash_fee: String(co.total_cents),
+        fee_type: 'CNY',
+        transaction_id: `4200rt${Date.now()}`,
+        out_trade_no: co.out_trade_no,
+        time_end: formatChinaTime(Date.now()),
+      };
+      fields.sign = signFields(fields, kit.runtime.config.PAY_SP_KEY!, co.sign_type as 'MD5' | 'HMAC-SHA256');
+      return toXml(fields);
+    };
+    const post = async (xml: string) => {
+      const res = await fetch(`${kit.url}/pay-notify/social/pay`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: xml });
+      return parseXml(await res.text()).return_code;
+    };
+
+    test('a payment notification with its callback, then a duplicate', async () => {
+      const prepayId = await newOrder(f);
+      await f.client.socialPayNative(prepayId);
+      const xml = await notification(prepayId);
+
+      const before = await quiet();
+      expect(await post(xml)).toBe('SUCCESS');
+      await waitFor(() => receiver.received.length === 1, 10_000, 'the callback');
+      const paid = (await quiet()) - before;
+
+      expect(await post(xml)).toBe('SUCCESS');
+      const duplicate = (await quiet()) - before - paid;
+
+      expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
+      const callbacks = await kit.runtime.services.callbacks.history(prepayId);
+      expect(callbacks.map((c) => [c.status, c.state])).toEqual([['finish', 'delivered']]);
+      expect(receiver.received).toHaveLength(1);
+      expect(paid).toBeLessThanOrEqual(MAX[backend.name].payment);
+      expect(duplicate).toBeLessThanOrEqual(MAX[backend.name].duplicate);
+    });
+
+    test('a second channel order paid after the order finished: recorded, the order stays finish, one callback', async () => {
+      const prepayId = await newOrder(f);
+      // The scan code, then the app flow: the first channel order is closed, a second one placed.
+      await f.client.socialPayNative(prepayId);
+      await payApi.app(f.client, prepayId);
+      const orders = (await kit.runtime.services.payments.state(prepayId)).channelOrders;
+      expect(orders.map((o) => o.state).sort()).toEqual(['closed', 'open']);
+      const open = orders.findIndex((o) => o.state === 'open');
+      expect(await post(await notification(prepayId, open))).toBe('SUCCESS');
+      expect(await post(await notification(prepayId, 1 - open))).toBe('SUCCESS');
+      await waitFor(() => receiver.received.some((r) => r.body.includes(prepayId)), 10_000, 'the callback');
+      await quiet();
+      const state = await kit.runtime.services.payments.state(prepayId);
+      expect(state.channelOrders.map((o) => o.state)).toEqual(['paid', 'paid']);
+      expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
+      expect((await kit.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish']);
+      expect(receiver.received.filter((r) => r.body.includes(prepayId))).toHaveLength(1);
+    });
+  },
+  { protocols: ['v2'] },
+);
