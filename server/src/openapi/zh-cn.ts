@@ -61,6 +61,10 @@ export const ZH_OPERATIONS: Record<string, OperationProse> = {
       '其他 `active` 应答、网络错误或非 200 应答时立即再次调用。未知、格式错误或其他应用的 id 应答 HTTP 200，`status: "fail"`、`error: "not_found"`（既非 active 也非 finish：循环停止并告知付款人）。',
   },
   postSubmerchantPaySocialPayNative: { summary: '扫码支付参数（将 `args.code_url` 画成二维码）' },
+  postSubmerchantPayAlipayNative: {
+    summary: '支付宝扫码支付参数（将 `args.qr_code` 画成二维码）',
+    description: '以子商户的支付宝参数（`appAuthToken`）向支付宝预下单；支付宝拒绝时，`msg` 带其 `sub_code` 与 `sub_msg`。',
+  },
   postSubmerchantPaySocialPay: {
     summary: '付款人 open id 的小程序支付参数',
     description: '由取得 open id 的商户后端调用；将 `args` 原样传给小程序的支付调用。',
@@ -136,6 +140,11 @@ export const ZH_OPERATIONS: Record<string, OperationProse> = {
   postPayNotifyRealmPay: {
     summary: '来自支付渠道的支付通知（本服务提供给渠道的通知地址）',
     description: '按渠道的协议应答，从不使用本工具包的 `{status: "fail"}`：除确认之外的任何应答都会让渠道重发通知；被拒绝的通知不改变任何东西。',
+  },
+  postPayNotifyRealm: {
+    summary: '来自支付渠道的通知，支付与退款共用一个地址（如支付宝）',
+    description:
+      '按渠道的协议应答（支付宝为 `success`），从不使用本工具包的 `{status: "fail"}`：除确认之外的任何应答都会让渠道重发通知；被拒绝的通知不改变任何东西。',
   },
   postPayNotifyRealmRefund: {
     summary: '来自支付渠道的退款通知（本服务提供给渠道的通知地址）',
