@@ -15,7 +15,7 @@ export interface Step {
 }
 
 /** Workers for the api and browser groups together. Each suite takes its own ports, data folders and PostgreSQL schema. */
-export const SERVICE_WORKERS = 4;
+export const SERVICE_WORKERS = 6;
 
 export const PLAN: Step[][] = [
   [

@@ -87,6 +87,8 @@ async function npmStart(root: string, args: string[], env: NodeJS.ProcessEnv): P
     if (Date.now() > deadline) throw new Error(`npm start did not become healthy:\n${err}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+  // The banner follows the listen: /health can answer a moment before it is written.
+  while (!err.includes('kit ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return { child, url, port, stderr: () => err, exited };
 }
 

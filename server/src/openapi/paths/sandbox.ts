@@ -47,14 +47,6 @@ export const sandboxRoutes: RouteDoc[] = [
   }),
   sandbox({
     method: 'post',
-    path: '/sandbox/alipay/gateway.do',
-    summary:
-      "Alipay's open platform gateway (form parameters signed RSA2 by the kit's development key; answers signed by the sandbox's Alipay key), when no `ALIPAY_*` setting is set",
-    body: text('application/x-www-form-urlencoded', 'The signed call: common parameters and `biz_content`'),
-    answer: text('application/json', '`{"<method>_response": {…}, "sign": "…"}`, slashes written `\\/` as Alipay writes them'),
-  }),
-  sandbox({
-    method: 'post',
     path: '/sandbox/alipay/pay',
     summary:
       'Pay an Alipay code (`qr_code` of alipayNative) as an Alipay payer would; the signed notification is sent to `/pay-notify/alipay` before the answer',

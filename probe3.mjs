@@ -1,0 +1,11 @@
+import { chromium } from 'playwright-core';
+const url = process.argv[2];
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless=new'] });
+const p = await b.newPage({ viewport: { width: 1280, height: 800 } });
+p.on('console', (m) => console.log('console:', m.type(), m.text().slice(0, 400)));
+p.on('pageerror', (e) => console.log('pageerror:', String(e).slice(0, 500)));
+await p.goto(url + '/docs/');
+await p.waitForTimeout(4000);
+const t = await p.evaluate(() => document.body.innerText);
+console.log(t.slice(t.indexOf('alipayNative'), t.indexOf('alipayNative') + 800)); console.log(await p.evaluate(() => document.querySelectorAll('.opblock').length));
+await b.close();
