@@ -87,8 +87,9 @@ it('shows the balance and a deduction code that changes every 5 s; an earlier co
   await startPoints('30');
   const c1 = await codeNumber(1);
   expect(await balanceShown()).toBe('100\u00a0points');
-  // The countdown is to the next code, which the screen says comes every 5 s.
-  expect(await page.getByTestId('points-countdown').textContent()).toMatch(/^New code in [45] s$/);
+  // The countdown is to the next code, which the screen says comes every 5 s (never the code's own 20 s of validity;
+  // how much of the 5 s is left when read here depends on how busy the machine is).
+  expect(await page.getByTestId('points-countdown').textContent()).toMatch(/^New code in [1-5] s$/);
   expect(await page.getByTestId('points-countdown').getAttribute('data-kind')).toBe('next');
   const c2 = await codeNumber(2);
   const c3 = await codeNumber(3);
