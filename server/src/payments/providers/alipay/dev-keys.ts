@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { devFileOnce } from '../dev-file';
 
 /** The folder under DATA_DIR (the test runs' global setup seeds it once per run). */
 export const ALIPAY_DEV_DIR = 'alipay-dev';
@@ -23,23 +24,6 @@ export interface DevAlipayMaterial {
 
 const rsaPem = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 
-/** The file's content, created with `make()` when absent; written aside and linked into place, so a reader never sees half a file. */
-function once(dir: string, name: string, make: () => string): string {
-  const file = path.join(dir, name);
-  if (!fs.existsSync(file)) {
-    const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}`);
-    fs.writeFileSync(tmp, make(), { mode: 0o600, flag: 'wx' });
-    try {
-      fs.linkSync(tmp, file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    } finally {
-      fs.unlinkSync(tmp);
-    }
-  }
-  return fs.readFileSync(file, 'utf8');
-}
-
 const cache = new Map<string, DevAlipayMaterial>();
 
 export function devAlipayMaterial(dataDir: string): DevAlipayMaterial {
@@ -48,9 +32,9 @@ export function devAlipayMaterial(dataDir: string): DevAlipayMaterial {
   if (known && fs.existsSync(dir)) return known;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // An Alipay app id is 16 digits.
-  const appId = once(dir, 'app_id', () => `2021${String(randomBytes(6).readUIntBE(0, 6)).padStart(12, '0').slice(0, 12)}`).trim();
-  const appPrivateKey = createPrivateKey(once(dir, 'app_private_key.pem', rsaPem));
-  const alipayPrivateKey = createPrivateKey(once(dir, 'alipay_private_key.pem', rsaPem));
+  const appId = devFileOnce(dir, 'app_id', () => `2021${String(randomBytes(6).readUIntBE(0, 6)).padStart(12, '0').slice(0, 12)}`).trim();
+  const appPrivateKey = createPrivateKey(devFileOnce(dir, 'app_private_key.pem', rsaPem));
+  const alipayPrivateKey = createPrivateKey(devFileOnce(dir, 'alipay_private_key.pem', rsaPem));
   const material = { appId, appPrivateKey, appPublicKey: createPublicKey(appPrivateKey), alipayPrivateKey, alipayPublicKey: createPublicKey(alipayPrivateKey) };
   cache.set(dir, material);
   return material;

@@ -12,6 +12,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, ty
 import { normalSerial } from './keys';
 import { selfSignedCertificate } from './self-signed';
 import type { V3Settings } from './credentials';
+import { devFileOnce } from '../dev-file';
 
 export interface DevPlatformSide {
   privateKey: KeyObject;
@@ -32,29 +33,12 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex').toUpperCase();
 /** A certificate serial as the platform shows one: upper-case hex with no leading zero (comparisons drop them). */
 export const devCertSerial = (bytes: number) => normalSerial(hex(bytes));
 
-/** The file's content, created with `make()` when absent; written aside and linked into place, so a reader never sees half a file. */
-function once(dir: string, name: string, make: () => string): string {
-  const file = path.join(dir, name);
-  if (!fs.existsSync(file)) {
-    const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}`);
-    fs.writeFileSync(tmp, make(), { mode: 0o600, flag: 'wx' });
-    try {
-      fs.linkSync(tmp, file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    } finally {
-      fs.unlinkSync(tmp);
-    }
-  }
-  return fs.readFileSync(file, 'utf8');
-}
-
 export function devV3Material(dataDir: string, now = Date.now()): DevV3Material {
   const dir = path.join(dataDir, 'pay-v3');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const merchantKey = once(dir, 'apiclient_key.pem', rsaPem);
+  const merchantKey = devFileOnce(dir, 'apiclient_key.pem', rsaPem);
   const ids = JSON.parse(
-    once(dir, 'ids.json', () =>
+    devFileOnce(dir, 'ids.json', () =>
       JSON.stringify({
         merchantCertSerial: devCertSerial(20),
         platformPublicKeyId: `PUB_KEY_ID_01${hex(16)}`,
@@ -63,8 +47,8 @@ export function devV3Material(dataDir: string, now = Date.now()): DevV3Material 
       }),
     ),
   ) as { merchantCertSerial: string; platformPublicKeyId: string; platformCertSerial: string; apiV3Key: string };
-  const platformKey = createPrivateKey(once(dir, 'platform_key.pem', rsaPem));
-  const certificatePem = once(dir, 'platform_cert.pem', () =>
+  const platformKey = createPrivateKey(devFileOnce(dir, 'platform_key.pem', rsaPem));
+  const certificatePem = devFileOnce(dir, 'platform_cert.pem', () =>
     selfSignedCertificate(platformKey, {
       commonName: 'Sandbox payment platform',
       serial: ids.platformCertSerial,
