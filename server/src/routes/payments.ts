@@ -101,7 +101,7 @@ export const alipayNative = defineRoute({
 /** What every Alipay endpoint's description says of its order. */
 const ALIPAY_ORDER =
   "The order is placed for the sub-merchant's authorization (payment parameters of channel `Alipay`, 4.7, inherited from the parent), " +
-  'with `out_trade_no` (letters and digits), `total_amount` in yuan, `subject` the merchant\'s display name and an expiry no later than the order\'s; ' +
+  "with `out_trade_no` (letters and digits), `total_amount` in yuan, `subject` the merchant's display name and an expiry no later than the order's; " +
   'its notifications come to `/pay-notify/alipay`. One payable order at Alipay per prepay order: asking through another endpoint (or for another payer) closes the previous one first. ' +
   "When Alipay refuses, the answer is not `success` and `msg` carries Alipay's `sub_code` and `sub_msg`.";
 
@@ -112,7 +112,7 @@ export const alipayMini = defineRoute({
   section: '6.3',
   summary: "Alipay mini-program payment for a payer's open id (the mini-program pays `args.tradeNO` with `my.tradePay`)",
   description:
-    'Call from the merchant backend, which obtained the payer\'s open id (`alipay.system.oauth.token` of the mini-program\'s `my.getAuthCode` code; the kit\'s own mini-program does this through `/mp/api/alipay/pay`). ' +
+    "Call from the merchant backend, which obtained the payer's open id (`alipay.system.oauth.token` of the mini-program's `my.getAuthCode` code; the kit's own mini-program does this through `/mp/api/alipay/pay`). " +
     'The trade is made with `alipay.trade.create` (`product_code` JSAPI_PAY, `op_app_id` ALIPAY_MINI_APP_ID, `buyer_open_id`); asked again for the same payer, the same `tradeNO`. ' +
     ALIPAY_ORDER,
   example: {
@@ -142,7 +142,10 @@ export const alipayApp = defineRoute({
     answer: {
       version: 1,
       status: 'success',
-      args: { orderStr: 'app_id=2021000122671080&method=alipay.trade.app.pay&format=JSON&charset=utf-8&sign_type=RSA2&timestamp=…&version=1.0&app_auth_token=…&notify_url=…&biz_content=…&sign=…' },
+      args: {
+        orderStr:
+          'app_id=2021000122671080&method=alipay.trade.app.pay&format=JSON&charset=utf-8&sign_type=RSA2&timestamp=…&version=1.0&app_auth_token=…&notify_url=…&biz_content=…&sign=…',
+      },
     },
   },
   auth: 'signed',
@@ -159,12 +162,16 @@ export const alipayWap = defineRoute({
   section: '6.3',
   summary: "Alipay payment page for Alipay's browser (open `args.url`)",
   description:
-    'The signed `alipay.trade.wap.pay` URL (a GET on Alipay\'s gateway, `product_code` QUICK_WAP_WAY), made by the kit without a call to Alipay and signed afresh at each request. ' +
+    "The signed `alipay.trade.wap.pay` URL (a GET on Alipay's gateway, `product_code` QUICK_WAP_WAY), made by the kit without a call to Alipay and signed afresh at each request. " +
     'With `returnUrl`, Alipay sends the payer back there after paying (`return_url`) and when the payer leaves the page (`quit_url`); the payment itself is known from the notification, never from the return. ' +
     ALIPAY_ORDER,
   example: {
     body: { prepayId: 'Qx81Fk2LmZ0a', returnUrl: 'https://shop.example.com/paid' },
-    answer: { version: 1, status: 'success', args: { url: 'https://openapi.alipay.com/gateway.do?app_id=2021000122671080&method=alipay.trade.wap.pay&…&sign=…' } },
+    answer: {
+      version: 1,
+      status: 'success',
+      args: { url: 'https://openapi.alipay.com/gateway.do?app_id=2021000122671080&method=alipay.trade.wap.pay&…&sign=…' },
+    },
   },
   auth: 'signed',
   body: alipayWapRequestSchema,

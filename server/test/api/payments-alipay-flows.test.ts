@@ -42,8 +42,20 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
     f = { ...app, ...m };
     dev = devAlipayMaterial(kit.runtime.config.DATA_DIR);
     const gateway = `${kit.url}/sandbox/alipay/gateway.do`;
-    sdkAsGateway = new AlipaySdk({ appId: dev.appId, privateKey: pem(dev.alipayPrivateKey, 'pkcs8'), keyType: 'PKCS8', alipayPublicKey: pem(dev.appPublicKey, 'spki'), gateway });
-    sdkAsApp = new AlipaySdk({ appId: dev.appId, privateKey: pem(dev.appPrivateKey, 'pkcs8'), keyType: 'PKCS8', alipayPublicKey: pem(dev.alipayPublicKey, 'spki'), gateway });
+    sdkAsGateway = new AlipaySdk({
+      appId: dev.appId,
+      privateKey: pem(dev.alipayPrivateKey, 'pkcs8'),
+      keyType: 'PKCS8',
+      alipayPublicKey: pem(dev.appPublicKey, 'spki'),
+      gateway,
+    });
+    sdkAsApp = new AlipaySdk({
+      appId: dev.appId,
+      privateKey: pem(dev.appPrivateKey, 'pkcs8'),
+      keyType: 'PKCS8',
+      alipayPublicKey: pem(dev.alipayPublicKey, 'spki'),
+      gateway,
+    });
   });
   afterAll(async () => {
     await kit.close();
@@ -217,7 +229,10 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
     expect(code).toMatchObject({ status: 200, body: { status: 'success', authCode: expect.any(String), buyerOpenId: 'sandbox_buyer_mp_0001' } });
     const pay = await post(kit.url, '/mp/api/alipay/pay', { prepayId, authCode: code.body.authCode });
     expect(pay).toMatchObject({ status: 200, body: { version: 1, status: 'success', args: { tradeNO: expect.any(String) } } });
-    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({ trade_type: 'WALLET_MINI', open_id: 'sandbox_buyer_mp_0001' });
+    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({
+      trade_type: 'WALLET_MINI',
+      open_id: 'sandbox_buyer_mp_0001',
+    });
     // The same code again, or one the sandbox never issued: refused as a login.
     for (const authCode of [code.body.authCode, 'sandboxNeverIssued0001']) {
       const refused = await post(kit.url, '/mp/api/alipay/pay', { prepayId, authCode });
@@ -233,7 +248,10 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
   test('/mp/api/alipay/wap: the payment page URL for Alipay’s browser', async () => {
     const prepayId = await newOrder(f, '8.90');
     const answer = await post(kit.url, '/mp/api/alipay/wap', { prepayId, returnUrl: `${kit.url}/mp/#/pages/pay/index?prepayid=${prepayId}` });
-    expect(answer).toMatchObject({ status: 200, body: { version: 1, status: 'success', args: { url: expect.stringContaining('/sandbox/alipay/gateway.do?') } } });
+    expect(answer).toMatchObject({
+      status: 200,
+      body: { version: 1, status: 'success', args: { url: expect.stringContaining('/sandbox/alipay/gateway.do?') } },
+    });
     const params = Object.fromEntries(new URL(answer.body.args.url).searchParams);
     expect(params).toMatchObject({ method: 'alipay.trade.wap.pay', return_url: `${kit.url}/mp/#/pages/pay/index?prepayid=${prepayId}` });
     expect(sdkAsGateway.checkNotifySignV2(params)).toBe(true);
@@ -252,7 +270,11 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
       expect((await sandboxPost(kit.url, '/alipay/pay', { orderStr: args.orderStr })).status).toBe(200);
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
       const split = await f.client.call<any>('POST', '/submerchant-pay/profitSharing/orders', {
-        body: { prepayId, outOrderNo: 'ALIPAY_SPLIT_1', receivers: [{ type: 'PERSONAL_OPENID', account: 'oPartner0000000000000000001', amount: '1.00', description: 'x' }] },
+        body: {
+          prepayId,
+          outOrderNo: 'ALIPAY_SPLIT_1',
+          receivers: [{ type: 'PERSONAL_OPENID', account: 'oPartner0000000000000000001', amount: '1.00', description: 'x' }],
+        },
       });
       expect(split).toMatchObject({ httpStatus: 400, body: { status: 'fail', error: 'profit_sharing_not_enabled', code: 'E0024' } });
       expect(split.body.msg).toMatch(/channel Alipay, which does not share profits/);
@@ -263,7 +285,13 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
 
   test('the stand-in’s alipay.system.oauth.token, called by alipay-sdk as the mini-program: an issued code once, signed answers', async () => {
     const gateway = `${kit.url}/sandbox/alipay/gateway.do`;
-    const asMini = new AlipaySdk({ appId: dev.miniAppId, privateKey: pem(dev.appPrivateKey, 'pkcs8'), keyType: 'PKCS8', alipayPublicKey: pem(dev.alipayPublicKey, 'spki'), gateway });
+    const asMini = new AlipaySdk({
+      appId: dev.miniAppId,
+      privateKey: pem(dev.appPrivateKey, 'pkcs8'),
+      keyType: 'PKCS8',
+      alipayPublicKey: pem(dev.alipayPublicKey, 'spki'),
+      gateway,
+    });
     const code = (await sandboxPost(kit.url, '/alipay/auth-code', {})).body.authCode as string;
     // alipay-sdk stamps the host's local time: given China time, as Alipay wants it.
     const exchange = (sdk: AlipaySdk, authCode: string, validateSign = false) =>
@@ -272,7 +300,13 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
     expect(await exchange(asMini, code, true)).toMatchObject({ openId: 'sandbox_alipay_buyer', accessToken: expect.any(String) });
     expect(await exchange(asMini, code)).toMatchObject({ code: '40002', subCode: 'isv.code-invalid' });
     // The kit's application is not the mini-program the codes are for.
-    const asKitApp = new AlipaySdk({ appId: dev.appId, privateKey: pem(dev.appPrivateKey, 'pkcs8'), keyType: 'PKCS8', alipayPublicKey: pem(dev.alipayPublicKey, 'spki'), gateway });
+    const asKitApp = new AlipaySdk({
+      appId: dev.appId,
+      privateKey: pem(dev.appPrivateKey, 'pkcs8'),
+      keyType: 'PKCS8',
+      alipayPublicKey: pem(dev.alipayPublicKey, 'spki'),
+      gateway,
+    });
     const other = (await sandboxPost(kit.url, '/alipay/auth-code', {})).body.authCode as string;
     expect(await exchange(asKitApp, other)).toMatchObject({ subCode: 'isv.invalid-app-id' });
   });

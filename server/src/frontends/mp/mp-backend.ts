@@ -68,7 +68,10 @@ export class MpBackend {
   }
 
   /** A payment call's `args` as `success`; its refusal is an answer the page shows (scan again), not an error. */
-  private async answer<A>(prepayId: string, call: () => Promise<A>): Promise<{ version: 1; status: 'success'; args: A } | { version: 1; status: string; error?: string; msg?: string }> {
+  private async answer<A>(
+    prepayId: string,
+    call: () => Promise<A>,
+  ): Promise<{ version: 1; status: 'success'; args: A } | { version: 1; status: string; error?: string; msg?: string }> {
     try {
       return { version: PAY_VERSION, status: 'success', args: await call() };
     } catch (e) {

@@ -38,7 +38,14 @@ export function devAlipayMaterial(dataDir: string): DevAlipayMaterial {
   const miniAppId = devFileOnce(dir, 'mini_app_id', () => `2021${String(randomBytes(6).readUIntBE(0, 6)).padStart(12, '0').slice(0, 12)}`).trim();
   const appPrivateKey = createPrivateKey(devFileOnce(dir, 'app_private_key.pem', rsaPem));
   const alipayPrivateKey = createPrivateKey(devFileOnce(dir, 'alipay_private_key.pem', rsaPem));
-  const material = { appId, miniAppId, appPrivateKey, appPublicKey: createPublicKey(appPrivateKey), alipayPrivateKey, alipayPublicKey: createPublicKey(alipayPrivateKey) };
+  const material = {
+    appId,
+    miniAppId,
+    appPrivateKey,
+    appPublicKey: createPublicKey(appPrivateKey),
+    alipayPrivateKey,
+    alipayPublicKey: createPublicKey(alipayPrivateKey),
+  };
   cache.set(dir, material);
   return material;
 }
