@@ -102,6 +102,9 @@ async function attempt<T extends object>(call: Refusal['call'], fn: () => Promis
   }
 }
 
+const miniAppMissing = () =>
+  new KitError('channel_unavailable', 'ALIPAY_MINI_APP_ID is not set: Alipay mini-program payments and logins need the mini-program payers open');
+
 /** The flows Alipay takes, all through its own endpoints. */
 const ALIPAY_FLOWS = ['scan', 'walletMini', 'app', 'wap'] as const satisfies readonly PaymentFlow[];
 
@@ -125,7 +128,11 @@ export class AlipayProvider implements PaymentProvider {
   ) {
     this.notifications = alipayNotifications(() => this.keys());
     this.payerLogin = {
-      openIdFor: (code) => attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId })),
+      openIdFor: (code) => {
+        // Not the payer's fault: no refusal to count against them.
+        if (!this.keys().miniAppId) throw miniAppMissing();
+        return attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId }));
+      },
     };
   }
 
@@ -136,8 +143,7 @@ export class AlipayProvider implements PaymentProvider {
   merchant(params: Parameters<PaymentProvider['merchant']>[0], flow: PaymentFlow): AlipayMerchant {
     if (!(ALIPAY_FLOWS as readonly string[]).includes(flow)) throw new KitError('channel_unavailable', `Alipay does not take ${flow} payments`);
     // Checked before anything is placed: the mini-program's trades name the mini-program payers open.
-    if (flow === 'walletMini' && !this.keys().miniAppId)
-      throw new KitError('channel_unavailable', 'ALIPAY_MINI_APP_ID is not set: Alipay mini-program payments need the mini-program payers open');
+    if (flow === 'walletMini' && !this.keys().miniAppId) throw miniAppMissing();
     const p = params as Partial<AlipayParams>;
     if (!p.appAuthToken) throw new KitError('payment_params_missing', 'payment parameters of channel Alipay are missing: appAuthToken');
     return { appAuthToken: p.appAuthToken };
