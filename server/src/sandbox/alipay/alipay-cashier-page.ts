@@ -49,7 +49,7 @@ const text = catalogue<Key>({
 
 const STYLE = `<style>.cashier{max-width:440px;margin:0 auto;text-align:center}.amount{font-size:2.6rem;font-weight:700;margin:.4rem 0}
 .merchant{color:var(--muted);font-size:1.1rem}.cashier button{width:100%;margin-top:.7rem;font-size:1.15rem;min-height:52px}
-.cashier button.primary{background:#1677ff}</style>`;
+.cashier button.primary{background:#0958d9}</style>`;
 
 /** The page of a refused request: Alipay's sub_code and message. */
 export function alipayRefusedPage(req: Request, subCode: string, message: string): string {
