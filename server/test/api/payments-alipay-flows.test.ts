@@ -199,6 +199,36 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
     expect(again.body).toMatchObject({ status: 'fail', error: 'order_not_active' });
   });
 
+  test("Alipay's refusal of alipay.trade.create is not success and names sub_code and sub_msg", async () => {
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: 'appAuthToken_withdrawn_mini' });
+    expect((await sandboxPost(kit.url, '/alipay/revoke', { appAuthToken: 'appAuthToken_withdrawn_mini' })).status).toBe(200);
+    const order = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '2.00' });
+    const refused = await app.client.call<any>('POST', '/submerchant-pay/alipayMini', { body: { prepayId: order.prepayId, buyerOpenId: 'sandbox_buyer_x' } });
+    expect(refused.body).toMatchObject({ version: 1, status: 'fail', error: 'channel_error' });
+    expect(refused.body.msg).toContain('aop.invalid-app-auth-token');
+    expect(refused.body.msg).toContain('无效的应用授权令牌');
+  });
+
+  test('a payment page whose notification is lost converges through alipay.trade.query (not opened yet: asked again, not closed)', async () => {
+    const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
+    expect((await faults({ payNotifications: 'drop' })).status).toBe(200);
+    try {
+      const prepayId = await newOrder(f, '4.32');
+      const { args } = await f.client.alipayWap(prepayId);
+      // Followed while nobody has opened it: still open.
+      await new Promise((r) => setTimeout(r, 900));
+      expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state).toBe('open');
+      const paid = await sandboxPost(kit.url, '/alipay/pay', { wapUrl: args.url });
+      expect(paid.status).toBe(200);
+      await finishedOnce(prepayId);
+      expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({ paid_via: 'query', transaction_id: paid.body.tradeNo });
+    } finally {
+      await faults({});
+    }
+  });
+
   test('bad input answers 400 in the specification’s shape and changes nothing', async () => {
     const prepayId = await newOrder(f, '6.00');
     const bad = [
