@@ -36,12 +36,18 @@ import {
   type ReconciliationResponse,
 } from './api/reconciliation';
 import {
+  alipayAppResponseSchema,
+  alipayMiniResponseSchema,
   alipayNativeResponseSchema,
+  alipayWapResponseSchema,
   appPayResponseSchema,
   miniProgramPayResponseSchema,
   nativePayResponseSchema,
   refundResponseSchema,
+  type AlipayAppResponse,
+  type AlipayMiniResponse,
   type AlipayNativeResponse,
+  type AlipayWapResponse,
   type AppPayResponse,
   type MiniProgramPayResponse,
   type NativePayResponse,
@@ -247,6 +253,22 @@ export class KitClient {
   /** 6.3 Alipay scan-code payment arguments; make the QR code from `args.qr_code`. */
   alipayNative(prepayId: string): Promise<AlipayNativeResponse> {
     return this.expect('success', 'POST', '/submerchant-pay/alipayNative', { body: { prepayId }, schema: alipayNativeResponseSchema });
+  }
+
+  /** 6.3 Alipay mini-program payment for the payer `buyerOpenId`; the mini-program pays `args.tradeNO` with `my.tradePay`. */
+  alipayMini(prepayId: string, buyerOpenId: string): Promise<AlipayMiniResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/alipayMini', { body: { prepayId, buyerOpenId }, schema: alipayMiniResponseSchema });
+  }
+
+  /** 6.3 Alipay app payment; give `args.orderStr` to the Alipay app SDK as it is. */
+  alipayApp(prepayId: string): Promise<AlipayAppResponse> {
+    return this.expect('success', 'POST', '/submerchant-pay/alipayApp', { body: { prepayId }, schema: alipayAppResponseSchema });
+  }
+
+  /** 6.3 Alipay payment page: open `args.url` in Alipay's browser; the payer comes back to `returnUrl`. */
+  alipayWap(prepayId: string, returnUrl?: string): Promise<AlipayWapResponse> {
+    const body = returnUrl === undefined ? { prepayId } : { prepayId, returnUrl };
+    return this.expect('success', 'POST', '/submerchant-pay/alipayWap', { body, schema: alipayWapResponseSchema });
   }
 
   /**

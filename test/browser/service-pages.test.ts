@@ -1,7 +1,8 @@
 /**
  * The service's own small pages in Chromium, in both languages: `/` leads to every screen, and
  * `/sandbox/` pays a code and sets the faults the way `POST /sandbox/pay` and `/sandbox/faults` do;
- * the sandbox cashier speaks the payer's language. Each page is measured and saved (look.ts).
+ * the sandbox cashier speaks the payer's language, and so does its Alipay cashier, which pays a
+ * payment page URL and returns to `return_url`. Each page is measured and saved (look.ts).
  */
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -146,6 +147,26 @@ describe.each(LANGS)('in %s', (lang) => {
       expect(await page.locator('#sandbox-pay').textContent()).toBe(lang === 'en' ? 'Pay' : '支付');
       expect(await page.locator('#sandbox-state').textContent()).toBe(lang === 'en' ? 'Waiting for payment' : '等待付款');
       expect(await look(page, `sandbox-cashier-${lang}`, { ...LOOK, actionsInView: true })).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the sandbox's Alipay cashier opens the signed payment page URL, pays it and returns to return_url", async () => {
+    await f.client.setPaymentParams(f.parentId, 'Alipay', { appAuthToken: 'appAuthToken_browser_01' });
+    const prepayId = await newOrder(f, '9.10');
+    const returnUrl = `${kit.url}/?lang=${lang}&back=${prepayId}`;
+    const { args } = await f.client.alipayWap(prepayId, returnUrl);
+    const { page, problems } = await open(`${args.url.slice(kit.url.length)}&lang=${lang}`, lang, { width: 390, height: 844 });
+    try {
+      expect(await page.locator('#alipay-pay').textContent()).toBe(lang === 'en' ? 'Pay with Alipay' : '用支付宝付款');
+      expect(await page.locator('#alipay-state').textContent()).toBe(lang === 'en' ? 'Waiting for payment' : '等待付款');
+      expect(await page.locator('#alipay-amount').textContent()).toBe('¥9.10');
+      expect(await look(page, `sandbox-alipay-cashier-${lang}`, { ...LOOK, actionsInView: true })).toEqual([]);
+      await Promise.all([page.waitForURL((u) => u.searchParams.get('back') === prepayId), page.locator('#alipay-pay').click()]);
+      expect(new URL(page.url()).searchParams.get('method')).toBe('alipay.trade.wap.pay.return');
+      expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+      expect(problems).toEqual([]);
     } finally {
       await page.close();
     }

@@ -21,7 +21,7 @@ import { orderVisibleTo } from '../orders/order-visibility';
 import type { ChannelOrders } from './channel-orders';
 import type { PaymentStore } from './payment-store';
 import type { Providers } from './providers/in-use';
-import type { PaymentFlow, PaymentProvider } from './providers/provider';
+import { refusalText, type PaymentFlow, type PaymentProvider } from './providers/provider';
 import { isOverdue } from '../orders/order-expiry';
 
 type OrderRow = NonNullable<Awaited<ReturnType<PaymentStore['orderWithMerchants']>>>;
@@ -47,12 +47,44 @@ export class PaymentArgs {
    * which is asked for by name, never as the social flows' default. `args` is what its order call
    * gave (`qr_code` for Alipay).
    */
-  async nativeVia<A>(appId: string, prepayId: string, channel: PaymentChannel): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: A }> {
+  nativeVia<A>(appId: string, prepayId: string, channel: PaymentChannel): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: A }> {
+    return this.walletVia<A>(appId, prepayId, channel, 'scan');
+  }
+
+  /**
+   * 6.3: a wallet's own endpoints (`alipayNative`, `alipayMini`, `alipayApp`, `alipayWap`): the
+   * provider of `channel`, asked for by name, places (or reuses) the order's one payable channel
+   * order for the flow (a payer switching flows closes the other one first, as 4.3–4.5 do) and
+   * gives the payer's arguments in its platform's words. `openId` names the payer of `walletMini`;
+   * `returnUrl` is where a `wap` page sends the payer back.
+   */
+  async walletVia<A>(
+    appId: string,
+    prepayId: string,
+    channel: PaymentChannel,
+    flow: PaymentFlow,
+    payer: { openId?: string; returnUrl?: string } = {},
+  ): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: A }> {
     const order = await this.payable(appId, prepayId);
     const provider = this.providers.get(channel);
-    const merchant = provider.merchant(await this.merchants.effectivePaymentParams(order.sub_merchant_id, channel), 'scan');
-    const co = await this.channelOrders.payableFor(order, { provider, flow: 'scan', openId: null, profitSharing: false, merchant });
-    return { version: PAY_VERSION, status: 'success', args: JSON.parse(co.answer_json!) as A };
+    if (!provider.flows.includes(flow)) throw new KitError('channel_unavailable', `payment channel ${channel} does not take ${flow} payments`);
+    const merchant = provider.merchant(await this.merchants.effectivePaymentParams(order.sub_merchant_id, channel), flow, payer.openId);
+    const openId = payer.openId ?? null;
+    const co = await this.channelOrders.payableFor(order, { provider, flow, openId, profitSharing: false, merchant });
+    const args = provider.walletArgs ? provider.walletArgs(co, order, flow, { returnUrl: payer.returnUrl }) : JSON.parse(co.answer_json!);
+    return { version: PAY_VERSION, status: 'success', args: args as A };
+  }
+
+  /**
+   * The open id of a wallet's payer from the login code its mini-program got (`walletMini`):
+   * `mp_login_failed` when the platform refuses the code.
+   */
+  async walletPayer(channel: PaymentChannel, code: string): Promise<string> {
+    const login = this.providers.get(channel).payerLogin;
+    if (!login) throw new KitError('channel_unavailable', `payment channel ${channel} has no payer login`);
+    const answer = await login.openIdFor(code);
+    if (!answer.ok) throw new KitError('mp_login_failed', `the login code was refused (${refusalText(answer.refusal)}); log in again`);
+    return answer.openId;
   }
 
   /**

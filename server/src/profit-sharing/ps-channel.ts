@@ -207,6 +207,11 @@ export class PsChannel {
     return { provider, sharing: provider.profitSharing };
   }
 
+  /** Whether the provider of a channel (a paid channel order's) shares profits. */
+  sharesProfits(channel: string): boolean {
+    return this.providers.with('profitSharing').some((p) => p.channel === channel);
+  }
+
   /** The channel whose merchant numbers receivers are added for. */
   sharingChannel(): PaymentChannel {
     return this.sharing().provider.channel;

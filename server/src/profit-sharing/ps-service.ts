@@ -336,6 +336,13 @@ export class ProfitSharingService {
       throw new KitError('order_not_paid', `prepay order "${order.prepay_id}" is ${order.status}; only a paid order can be shared`);
     const co = await this.payments.paidChannelOrder(order.prepay_id);
     if (!co) throw new KitError('order_not_paid', `prepay order "${order.prepay_id}" has no recorded payment`);
+    // A wallet that does not share profits (design 6.3: sharing stays the social channel's).
+    if (!this.channel.sharesProfits(co.channel)) {
+      throw new KitError(
+        'profit_sharing_not_enabled',
+        `prepay order "${order.prepay_id}" was paid through payment channel ${co.channel}, which does not share profits; only orders paid through a channel that does can be shared`,
+      );
+    }
     if (!co.profit_sharing) {
       throw new KitError(
         'profit_sharing_not_enabled',

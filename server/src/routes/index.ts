@@ -5,7 +5,7 @@
  */
 import type { AnyRoute } from './route';
 import { createPrepay, prepayDetail } from './submerchant-pay';
-import { alipayNative, refundOrder, socialPay, socialPayApp, socialPayNative } from './payments';
+import { alipayApp, alipayMini, alipayNative, alipayWap, refundOrder, socialPay, socialPayApp, socialPayNative } from './payments';
 import { createMerchant, merchantLogin, setPaymentParams } from './merchant';
 import { addReceiver, finishSharing, removeReceiver, sharingAmounts, split, splitDetail } from './profit-sharing';
 import { listCallbacks, recoverCallbacks, resendCallback } from './callbacks';
@@ -21,6 +21,9 @@ export const API_ROUTES: readonly AnyRoute[] = [
   socialPay,
   socialPayApp,
   alipayNative,
+  alipayMini,
+  alipayApp,
+  alipayWap,
   refundOrder,
   merchantLogin,
   createMerchant,

@@ -16,6 +16,7 @@ import { sandboxPage } from './sandbox-page';
 import { SandboxError } from './sandbox-payer';
 import type { Sandbox } from './sandbox';
 import { sandboxV3Routes } from './v3/sandbox-v3-routes';
+import { ALIPAY_PAYER_PATHS, alipayPayerRoutes } from './alipay/sandbox-alipay-routes';
 
 /** `home`: the service's front page, linked from the sandbox page. */
 export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home: '/' }): Router {
@@ -121,25 +122,9 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
     }
   };
 
-  r.options(['/pay', '/alipay/pay', '/alipay/revoke', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
-  // An Alipay payer scans a code (`qr_code` of alipayNative) and pays; the signed notification is sent before the answer.
-  r.post(
-    '/alipay/pay',
-    cors,
-    raw,
-    payer(async (req) => {
-      if (!alipay) throw new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
-      const body = json(req);
-      if (typeof body.qrCode !== 'string' || !body.qrCode) throw new SandboxError(400, 'qrCode (the qr_code of alipayNative) is required');
-      const buyer = typeof body.buyerOpenId === 'string' && body.buyerOpenId ? body.buyerOpenId : 'sandbox_alipay_buyer';
-      try {
-        const trade = await alipay.scanAndPay(body.qrCode, buyer);
-        return { status: 'success', tradeNo: trade.tradeNo };
-      } catch (e) {
-        throw new SandboxError(409, (e as Error).message);
-      }
-    }),
-  );
+  r.options(['/pay', ...ALIPAY_PAYER_PATHS, '/alipay/revoke', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  // Alipay's payers: pay what the kit gave (a code, a mini-program trade, an app order string, a page URL), log in, the cashier page.
+  alipayPayerRoutes(r, alipay, { raw, cors, json, payer });
   // A merchant withdraws its authorization of the kit's application: Alipay refuses its calls from then on.
   r.post(
     '/alipay/revoke',
@@ -218,7 +203,7 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
   r.all(
-    ['/pay', '/alipay/pay', '/alipay/revoke', '/alipay/gateway.do', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
+    ['/pay', ...ALIPAY_PAYER_PATHS, '/alipay/revoke', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
     methodNotAllowed(['POST']),
   );
   r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));

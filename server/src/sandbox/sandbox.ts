@@ -83,6 +83,7 @@ function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
   const dev = devAlipayMaterial(config.DATA_DIR);
   return new SandboxAlipay({
     appId: dev.appId,
+    miniAppId: dev.miniAppId,
     appPublicKey: dev.appPublicKey,
     keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey },
     post: async (url, body) => {

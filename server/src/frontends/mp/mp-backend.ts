@@ -6,11 +6,11 @@
  * is, the order's items) and guards the payer's login with the service's brute-force limit.
  */
 import { KitError, PAY_VERSION, readOrderItems, type PrepayDetail } from '@kit/shared';
-import type { MpOrder, MpPayResponse } from '@kit/shared/api/mp';
+import type { MpAlipayPayResponse, MpAlipayWapResponse, MpOrder, MpPayResponse } from '@kit/shared/api/mp';
 import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
 import { prepayDetail } from '../../routes/submerchant-pay';
-import { socialPay } from '../../routes/payments';
+import { alipayMini, alipayWap, socialPay } from '../../routes/payments';
 import type { PayerLogin } from './payer-login';
 
 export class MpBackend {
@@ -47,9 +47,33 @@ export class MpBackend {
     const appId = await this.appOf(prepayId);
     // A login code has no account: refused codes count against the payer's address.
     const openId = await this.services.logins.guard({ address: payer.address }, () => this.login.openIdFor(code));
+    return this.answer(prepayId, async () => (await this.api.call(socialPay, { appId }, { body: { prepayId, openId } })).args);
+  }
+
+  /**
+   * The mini-program in Alipay: its login code → the payer's open id (the Alipay provider's payer
+   * login, guarded like the social login) → `alipayMini` → the trade the page pays.
+   */
+  async alipayPay(prepayId: string, authCode: string, payer: { address?: string }): Promise<MpAlipayPayResponse> {
+    const appId = await this.appOf(prepayId);
+    const buyerOpenId = await this.services.logins.guard({ address: payer.address }, () => this.services.payments.args.walletPayer('Alipay', authCode));
+    return this.answer(prepayId, async () => (await this.api.call(alipayMini, { appId }, { body: { prepayId, buyerOpenId } })).args);
+  }
+
+  /** The page in Alipay's browser: `alipayWap`'s signed payment page URL, back to `returnUrl`. */
+  async alipayWap(prepayId: string, returnUrl: string | undefined): Promise<MpAlipayWapResponse> {
+    const appId = await this.appOf(prepayId);
+    const body = returnUrl === undefined ? { prepayId } : { prepayId, returnUrl };
+    return this.answer(prepayId, async () => (await this.api.call(alipayWap, { appId }, { body })).args);
+  }
+
+  /** A payment call's `args` as `success`; its refusal is an answer the page shows (scan again), not an error. */
+  private async answer<A>(
+    prepayId: string,
+    call: () => Promise<A>,
+  ): Promise<{ version: 1; status: 'success'; args: A } | { version: 1; status: string; error?: string; msg?: string }> {
     try {
-      const { args } = await this.api.call(socialPay, { appId }, { body: { prepayId, openId } });
-      return { version: PAY_VERSION, status: 'success', args };
+      return { version: PAY_VERSION, status: 'success', args: await call() };
     } catch (e) {
       if (!(e instanceof KitError)) throw e;
       // The owning app was disabled meanwhile.

@@ -1,11 +1,12 @@
 /**
  * `/mp/api/*`: the payer mini-program's only server. No login and no secret on the page: the
- * router reads orders (4.2) and gets payment arguments (4.4) on the payer's behalf, signed as the
- * app owning the order's sub-merchant, and exchanges the login code for the open id itself.
+ * router reads orders (4.2) and gets payment arguments (4.4; in Alipay, 6.3's `alipayMini` and
+ * `alipayWap`) on the payer's behalf, signed as the app owning the order's sub-merchant, and
+ * exchanges the login code for the open id itself.
  */
 import { Router } from 'express';
 import { PAY_VERSION } from '@kit/shared';
-import { mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
+import { mpAlipayPayRequestSchema, mpAlipayWapRequestSchema, mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
 import { apiGroup } from '../../http/api-group';
 import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
@@ -41,6 +42,16 @@ export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
   r.post('/pay', async (req, res) => {
     const { prepayId, code } = validate(mpPayRequestSchema, req.body);
     res.json(await backend.pay(prepayId, code, { address: req.ip }));
+  });
+
+  // The same page built for Alipay: its mini-program (`my.getAuthCode` → `my.tradePay`), and the H5 page in Alipay's browser.
+  r.post('/alipay/pay', async (req, res) => {
+    const { prepayId, authCode } = validate(mpAlipayPayRequestSchema, req.body);
+    res.json(await backend.alipayPay(prepayId, authCode, { address: req.ip }));
+  });
+  r.post('/alipay/wap', async (req, res) => {
+    const { prepayId, returnUrl } = validate(mpAlipayWapRequestSchema, req.body);
+    res.json(await backend.alipayWap(prepayId, returnUrl));
   });
 
   return r;

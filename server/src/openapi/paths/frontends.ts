@@ -4,8 +4,8 @@
  * service's own API for them; merchants do not call them directly.
  */
 import { z } from 'zod';
-import { ORDER_STATUSES, miniProgramPayArgsSchema, prepayDetailSchema } from '@kit/shared';
-import { mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
+import { ORDER_STATUSES, alipayMiniArgsSchema, alipayWapArgsSchema, miniProgramPayArgsSchema, prepayDetailSchema } from '@kit/shared';
+import { mpAlipayPayRequestSchema, mpAlipayWapRequestSchema, mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
 import {
   posBalanceQuerySchema,
   posCreateOrderSchema,
@@ -179,6 +179,29 @@ export const frontendRoutes: RouteDoc[] = [
     body: mpPayRequestSchema,
     answer: success(1, { args: miniProgramPayArgsSchema }),
     errors: ['mp_login_failed', 'mp_login_unavailable', 'mp_not_configured', 'order_not_active'],
+  }),
+  mp({
+    method: 'post',
+    path: '/mp/api/alipay/pay',
+    summary:
+      "The mini-program in Alipay: exchange the login code (`my.getAuthCode`) for the payer's open id and get the trade to pay with `my.tradePay({tradeNO})` (alipayMini behind the router)",
+    description:
+      'A code is good once. Anything but `success` (HTTP 200 with `status: "fail"`) means the order can no longer be paid this way: the page asks to scan again. ' +
+      'In the sandbox, `POST /sandbox/alipay/auth-code` gives a code (docs/sandbox.md).',
+    body: mpAlipayPayRequestSchema,
+    answer: success(1, { args: alipayMiniArgsSchema }),
+    errors: ['mp_login_failed', 'channel_unavailable', 'not_found'],
+  }),
+  mp({
+    method: 'post',
+    path: '/mp/api/alipay/wap',
+    summary: "The payer page in Alipay's browser: the Alipay payment page to open (`location.href = args.url`; alipayWap behind the router)",
+    description:
+      "After paying (or on leaving Alipay's page) the payer comes back to `returnUrl`; the payment itself is known from 4.2 (`/mp/api/orders/{prepayId}`), never from the return. " +
+      'Anything but `success` (HTTP 200 with `status: "fail"`) means the order can no longer be paid this way.',
+    body: mpAlipayWapRequestSchema,
+    answer: success(1, { args: alipayWapArgsSchema }),
+    errors: ['not_found'],
   }),
   {
     method: 'get',

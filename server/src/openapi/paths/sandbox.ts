@@ -49,9 +49,30 @@ export const sandboxRoutes: RouteDoc[] = [
     method: 'post',
     path: '/sandbox/alipay/pay',
     summary:
-      'Pay an Alipay code (`qr_code` of alipayNative) as an Alipay payer would; the signed notification is sent to `/pay-notify/alipay` before the answer',
-    body: z.object({ qrCode: z.string(), buyerOpenId: z.string().optional() }),
-    answer: z.union([z.object({ status: z.literal('success'), tradeNo: z.string() }), fail]),
+      'Pay as an Alipay payer would what the kit gave, one of: a code (`qrCode`, alipayNative), a mini-program trade (`tradeNo`, alipayMini), an app order string (`orderStr`, alipayApp), a payment page URL (`wapUrl`, alipayWap); the signed notification is sent to `/pay-notify/alipay` before the answer',
+    body: z.object({
+      qrCode: z.string().optional(),
+      tradeNo: z.string().optional(),
+      orderStr: z.string().optional(),
+      wapUrl: z.string().optional(),
+      buyerOpenId: z.string().optional(),
+    }),
+    answer: z.union([
+      z.object({
+        status: z.literal('success'),
+        tradeNo: z.string(),
+        returnUrl: z.string().optional().openapi({ description: "A page URL's `return_url` with Alipay's signed return parameters" }),
+      }),
+      fail,
+    ]),
+  }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/alipay/auth-code',
+    summary:
+      "A login code for an Alipay payer (the stand-in for the mini-program's `my.getAuthCode`): the kit's `alipay.system.oauth.token` exchanges it once, within 5 minutes, for `buyerOpenId`",
+    body: z.object({ buyerOpenId: z.string().optional().openapi({ description: 'Default `sandbox_alipay_buyer`' }) }),
+    answer: z.union([z.object({ status: z.literal('success'), authCode: z.string(), buyerOpenId: z.string() }), fail]),
   }),
   sandbox({
     method: 'post',
@@ -165,6 +186,7 @@ export const sandboxRoutes: RouteDoc[] = [
   ...[
     '/sandbox/pay',
     '/sandbox/alipay/pay',
+    '/sandbox/alipay/auth-code',
     '/sandbox/alipay/revoke',
     '/sandbox/login',
     '/sandbox/renotify',

@@ -14,14 +14,20 @@ import type { z } from 'zod';
 import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../db/schema';
 
-/** How the payer pays: a code to scan (4.3), a mini-program (4.4), an app (4.5). */
-export type PaymentFlow = 'scan' | 'miniProgram' | 'app';
+/**
+ * How the payer pays: a code to scan (4.3), the kit's mini-program inside the social app (4.4), an
+ * app (4.5); and a wallet's own ways (6.3): the kit's mini-program inside that wallet
+ * (`walletMini`, the payer named by the wallet's open id) and a payment page opened in the wallet's
+ * browser (`wap`).
+ */
+export type PaymentFlow = 'scan' | 'miniProgram' | 'app' | 'walletMini' | 'wap';
 
 /**
  * The trade type column of a channel order keeps the names the first protocol gave the flows (the
- * rows written before this contract say them); the column's values, not a protocol's words.
+ * rows written before this contract say them); the column's values, not a protocol's words. One
+ * value per flow, whichever provider takes it (the column is read with the channel).
  */
-export const FLOW_COLUMN: Record<PaymentFlow, string> = { scan: 'NATIVE', miniProgram: 'JSAPI', app: 'APP' };
+export const FLOW_COLUMN: Record<PaymentFlow, string> = { scan: 'NATIVE', miniProgram: 'JSAPI', app: 'APP', walletMini: 'WALLET_MINI', wap: 'WAP' };
 
 export function flowOf(column: string): PaymentFlow {
   const flow = (Object.keys(FLOW_COLUMN) as PaymentFlow[]).find((f) => FLOW_COLUMN[f] === column);
@@ -176,6 +182,15 @@ export interface ProfitSharing {
   finish(co: PayChannelOrdersTable, splitNo: string, description: string): Promise<Outcome<{ channelOrderId: string | null }>>;
 }
 
+/**
+ * A wallet's payer login: the kit's mini-program in the wallet asks it for a one-time code, which
+ * the server exchanges for the payer's open id (the id its `walletMini` orders name the payer by).
+ */
+export interface PayerLogin {
+  /** A refusal means the code is not (or no longer) good; an unreachable platform throws `channel_unavailable`. */
+  openIdFor(code: string): Promise<Outcome<{ openId: string }>>;
+}
+
 /** Fees are kept in 1/100000 of a yuan (bills carry up to 5 decimals). */
 export const FEE_SCALE = 5;
 
@@ -248,6 +263,15 @@ export interface PaymentProvider {
   /** The arguments a payer's mini-program or app payment needs, signed as the platform wants. */
   payerArgs(co: PayChannelOrdersTable, flow: 'miniProgram'): MiniProgramPayArgs;
   payerArgs(co: PayChannelOrdersTable, flow: 'app'): AppPayArgs;
+  /**
+   * A provider with its own endpoints (6.3): what the payer's wallet is given for a placed channel
+   * order of one of its flows, in the platform's words as its endpoint documents them. What the kit
+   * signs itself (an order string, a payment page's URL) is signed at each request, so that its
+   * time is fresh; `returnUrl` is where a payment page sends the payer back.
+   */
+  walletArgs?(co: PayChannelOrdersTable, order: OrderForChannel, flow: PaymentFlow, payer: { returnUrl?: string }): Record<string, string>;
+  /** The capability of naming a payer from the login code the wallet gave the kit's mini-program there. */
+  payerLogin?: PayerLogin;
   notifications: NotificationReader;
   /** Whether a refusal means "the same call again later", not "no". */
   isRetryable(refusal: Refusal): boolean;

@@ -7,7 +7,11 @@
  * followed by form notifications signed as Alipay signs them. Trades live in memory.
  *
  * A precreated code is no trade until a payer scans it: query and close answer
- * `ACQ.TRADE_NOT_EXIST` until then, as Alipay does.
+ * `ACQ.TRADE_NOT_EXIST` until then, as Alipay does; so is an app order string or a WAP payment URL
+ * until the payer opens it. `alipay.trade.create` makes a trade at once (WAIT_BUYER_PAY) for the
+ * mini-program's `my.tradePay`. `alipay.system.oauth.token` takes the login codes the stand-in
+ * issued (`issueAuthCode`, the sandbox's stand-in for `my.getAuthCode`), once each, for the
+ * development mini-program (`miniAppId`).
  */
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { formatCents, parseCents } from '@kit/shared';
@@ -18,6 +22,8 @@ export interface SandboxAlipayOptions {
   /** The service provider's application, and its public key (requests are checked with it). */
   appId: string;
   appPublicKey: KeyObject;
+  /** The mini-program the login codes are for (`alipay.system.oauth.token` is its call); none: codes are refused. */
+  miniAppId?: string;
   /** The stand-in's key pair; generated when not given. */
   keys?: { privateKey: KeyObject; publicKey: KeyObject };
   now?: () => number;
@@ -77,12 +83,36 @@ const METHODS = [
   'alipay.trade.close',
   'alipay.trade.refund',
   'alipay.trade.fastpay.refund.query',
+  'alipay.system.oauth.token',
 ] as const;
 type Method = (typeof METHODS)[number];
 
 /** How far the request's `timestamp` may be from the stand-in's clock. */
 const TIMESTAMP_SLACK_MS = 15 * 60_000;
 const OUT_NO = /^[A-Za-z0-9_]{1,64}$/;
+/** A login code is good this long, once (Alipay's `auth_code` lives a few minutes). */
+const AUTH_CODE_TTL_MS = 5 * 60_000;
+
+/** What the stand-in's cashier shows of a signed `alipay.trade.wap.pay` URL. */
+export interface WapOrder {
+  outTradeNo: string;
+  subject: string;
+  totalCents: number;
+  /** The trade's status, `WAIT_BUYER_PAY` for one not opened yet; `EXPIRED` past its `time_expire`. */
+  status: TradeStatus | 'EXPIRED';
+  returnUrl: string | null;
+  quitUrl: string | null;
+}
+
+/** A request the stand-in refuses, in Alipay's words (`sub_code`, `sub_msg`). */
+export class SandboxAlipayRefusal extends Error {
+  constructor(
+    readonly subCode: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export class SandboxAlipay {
   readonly publicKey: KeyObject;
@@ -97,6 +127,8 @@ export class SandboxAlipay {
   private readonly pending = new Set<Promise<void>>();
   /** Authorizations merchants withdrew (`revoke`): calls with them are refused as Alipay refuses them. */
   private readonly revoked = new Set<string>();
+  /** Login codes issued and not used yet. */
+  private readonly authCodes = new Map<string, { openId: string; expiresAt: number }>();
 
   constructor(private readonly opts: SandboxAlipayOptions) {
     const keys = opts.keys ?? generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -134,14 +166,101 @@ export class SandboxAlipay {
       return this.answer('error_response', { code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.invalid-method', sub_msg: `不存在的方法名: ${method}` });
     }
     const nodeName = `${method.replace(/\./g, '_')}_response`;
+    if (method === 'alipay.system.oauth.token') {
+      // The mini-program's own call: its app id, no merchant's token, no biz_content; refused in `error_response`, taken without a `code`.
+      try {
+        this.checkRequest(params, { appId: this.opts.miniAppId ?? '', merchant: false });
+        return this.answer(nodeName, this.oauthToken(params));
+      } catch (e) {
+        if (!(e instanceof Fail)) throw e;
+        return this.answer('error_response', { code: e.code, msg: e.msg, sub_code: e.subCode, sub_msg: e.message });
+      }
+    }
     try {
       this.checkRequest(params);
       const biz = this.bizContent(params);
-      return this.answer(nodeName, { code: '10000', msg: 'Success', ...this.perform(method as Method, params, biz) });
+      return this.answer(nodeName, { code: '10000', msg: 'Success', ...this.perform(method as Exclude<Method, 'alipay.system.oauth.token'>, params, biz) });
     } catch (e) {
       if (!(e instanceof Fail)) throw e;
       return this.answer(nodeName, { code: e.code, msg: e.msg, sub_code: e.subCode, sub_msg: e.message });
     }
+  }
+
+  /** A login code for a payer of the mini-program, as `my.getAuthCode` gives one: good once, for a few minutes. */
+  issueAuthCode(buyerOpenId = 'sandbox_alipay_buyer'): { authCode: string; buyerOpenId: string } {
+    const authCode = `sandbox${randomBytes(12).toString('hex')}`;
+    this.authCodes.set(authCode, { openId: buyerOpenId, expiresAt: this.now() + AUTH_CODE_TTL_MS });
+    return { authCode, buyerOpenId };
+  }
+
+  private oauthToken(p: Params): Record<string, string> {
+    if (p.grant_type !== 'authorization_code') throw invalid('isv.grant-type-invalid', `不支持的grant_type: ${p.grant_type ?? ''}`);
+    const issued = this.authCodes.get(p.code ?? '');
+    this.authCodes.delete(p.code ?? '');
+    if (!issued || issued.expiresAt < this.now()) throw invalid('isv.code-invalid', '授权码code无效');
+    const now = this.now();
+    return {
+      open_id: issued.openId,
+      access_token: `authusrB${randomBytes(12).toString('hex')}`,
+      expires_in: '1296000',
+      refresh_token: `authusrB${randomBytes(12).toString('hex')}`,
+      re_expires_in: '2592000',
+      auth_start: alipayTime(now),
+    };
+  }
+
+  /**
+   * The order of a signed `alipay.trade.wap.pay` URL's parameters, for the cashier page; refused
+   * (SandboxAlipayRefusal) as Alipay's gateway refuses a request it cannot take.
+   */
+  wapOrder(params: Params): WapOrder {
+    try {
+      if (params.method !== 'alipay.trade.wap.pay') throw invalid('isv.invalid-method', `不存在的方法名: ${params.method ?? ''}`);
+      this.checkRequest(params);
+      const biz = this.bizContent(params);
+      this.checkOrder(biz);
+      if (biz.product_code !== 'QUICK_WAP_WAY') throw invalid('isv.invalid-parameter', 'product_code must be QUICK_WAP_WAY');
+      const trade = this.trades.get(tradeKey(params.app_auth_token, biz.out_trade_no));
+      if (trade) this.expire(trade);
+      const expireAt = biz.time_expire ? parseAlipayTime(biz.time_expire) : null;
+      const expired = !trade && expireAt !== null && this.now() > expireAt;
+      return {
+        outTradeNo: biz.out_trade_no,
+        subject: biz.subject,
+        totalCents: parseCents(biz.total_amount),
+        status: expired ? 'EXPIRED' : (trade?.status ?? 'WAIT_BUYER_PAY'),
+        returnUrl: params.return_url || null,
+        quitUrl: biz.quit_url || null,
+      };
+    } catch (e) {
+      if (e instanceof Fail) throw new SandboxAlipayRefusal(e.subCode, e.message);
+      throw e;
+    }
+  }
+
+  /**
+   * Where the WAP page sends a payer who paid: `return_url` with Alipay's synchronous return
+   * parameters (`method=alipay.trade.wap.pay.return`), signed as Alipay signs them.
+   */
+  wapReturnUrl(returnUrl: string, trade: Trade): string {
+    const params = signNotification(
+      {
+        charset: 'utf-8',
+        out_trade_no: trade.outTradeNo,
+        method: 'alipay.trade.wap.pay.return',
+        total_amount: formatCents(trade.totalCents),
+        trade_no: trade.tradeNo,
+        auth_app_id: this.opts.appId,
+        version: '1.0',
+        app_id: this.opts.appId,
+        seller_id: '2088000000000001',
+        timestamp: alipayTime(this.now()),
+      },
+      this.privateKey,
+    );
+    const url = new URL(returnUrl);
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    return url.toString();
   }
 
   /** The payer scans a precreated code (`qr_code`) and pays. */
@@ -163,12 +282,12 @@ export class SandboxAlipay {
     return this.paySigned(Object.fromEntries(new URL(url).searchParams), 'alipay.trade.wap.pay', buyerOpenId);
   }
 
-  /** The payer pays a trade made by `alipay.trade.create` (`my.tradePay({tradeNO})`). */
-  async payTradeNo(tradeNo: string, buyerOpenId: string): Promise<Trade> {
+  /** The payer pays a trade made by `alipay.trade.create` (`my.tradePay({tradeNO})`); by default, the buyer it was made for. */
+  async payTradeNo(tradeNo: string, buyerOpenId?: string): Promise<Trade> {
     const trade = [...this.trades.values()].find((t) => t.tradeNo === tradeNo);
     if (!trade) throw new Error('no such trade');
-    if (trade.buyerOpenId && trade.buyerOpenId !== buyerOpenId) throw new Error('the trade is for another buyer');
-    return this.pay(trade, buyerOpenId);
+    if (trade.buyerOpenId && buyerOpenId && trade.buyerOpenId !== buyerOpenId) throw new Error('the trade is for another buyer');
+    return this.pay(trade, buyerOpenId ?? trade.buyerOpenId ?? 'sandbox_alipay_buyer');
   }
 
   /** A merchant withdraws its authorization of the application: every call with its token is refused from now on. */
@@ -218,8 +337,8 @@ export class SandboxAlipay {
     return trade;
   }
 
-  private checkRequest(p: Params): void {
-    if (p.app_id !== this.opts.appId) throw invalid('isv.invalid-app-id', '无效的AppID参数');
+  private checkRequest(p: Params, as: { appId: string; merchant: boolean } = { appId: this.opts.appId, merchant: true }): void {
+    if (!as.appId || p.app_id !== as.appId) throw invalid('isv.invalid-app-id', '无效的AppID参数');
     if (p.sign_type !== 'RSA2') throw invalid('isv.invalid-signature-type', 'sign_type must be RSA2');
     if ((p.charset ?? 'utf-8').toLowerCase() !== 'utf-8') throw invalid('isv.invalid-charset', 'charset must be utf-8');
     if (p.version !== '1.0') throw invalid('isv.invalid-version', 'version must be 1.0');
@@ -228,6 +347,7 @@ export class SandboxAlipay {
       throw invalid('isv.invalid-timestamp', `timestamp ${p.timestamp} is not China time now (${alipayTime(this.now())})`);
     if (!rsa2Verify(signContent(p), p.sign, this.opts.appPublicKey))
       throw invalid('isv.invalid-signature', `验签出错，网关生成的验签字符串为：${signContent(p).slice(0, 300)}`);
+    if (!as.merchant) return;
     if (!p.app_auth_token) throw new Fail('20001', 'Insufficient Token Permissions', 'aop.invalid-app-auth-token', 'app_auth_token is required');
     if (this.revoked.has(p.app_auth_token)) throw new Fail('20001', 'Insufficient Token Permissions', 'aop.invalid-app-auth-token', '无效的应用授权令牌');
   }
@@ -243,7 +363,7 @@ export class SandboxAlipay {
     return Object.fromEntries(Object.entries(biz).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   }
 
-  private perform(method: Method, p: Params, biz: Record<string, string>): Record<string, string> {
+  private perform(method: Exclude<Method, 'alipay.system.oauth.token'>, p: Params, biz: Record<string, string>): Record<string, string> {
     switch (method) {
       case 'alipay.trade.precreate': {
         this.checkOrder(biz);

@@ -144,6 +144,56 @@ describe('requests the kit signs verify under alipay-sdk', () => {
     expect(sdkAsGateway.checkNotifySignV2(params)).toBe(true);
   });
 
+  test("alipay.system.oauth.token is the mini-program's own call: its app id, no app_auth_token; open_id, else user_id; a refused code names its sub_code", async () => {
+    const tokenNode = (payer: object) => ({ access_token: 'authusrB1', expires_in: 1296000, refresh_token: 'authusrB2', re_expires_in: 2592000, ...payer });
+    const { seen, transport } = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({ open_id: '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5' })));
+    await expect(new AlipayClient(credentials, { now: () => NOW, transport }).oauthToken('4b203fe6c11548bcabd8da5bb087a83b')).resolves.toEqual({
+      openId: '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5',
+    });
+    expect(seen[0]).toMatchObject({
+      app_id: '2021000122671081',
+      method: 'alipay.system.oauth.token',
+      grant_type: 'authorization_code',
+      code: '4b203fe6c11548bcabd8da5bb087a83b',
+      timestamp: '2024-07-01 01:30:05',
+    });
+    expect(seen[0].app_auth_token).toBeUndefined();
+    expect(seen[0].biz_content).toBeUndefined();
+    // Checked by alipay-sdk as the mini-program's gateway would (the same application key).
+    const sdkAsMiniGateway = new AlipaySdk({
+      appId: '2021000122671081',
+      privateKey: pem(alipay.privateKey, 'pkcs8'),
+      keyType: 'PKCS8',
+      alipayPublicKey: pem(app.publicKey, 'spki'),
+    });
+    expect(sdkAsMiniGateway.checkNotifySignV2(seen[0])).toBe(true);
+    expect(sdkAsMiniGateway.checkNotifySignV2({ ...seen[0], code: 'another' })).toBe(false);
+
+    const older = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({ user_id: '2088102150477652' })));
+    await expect(new AlipayClient(credentials, { now: () => NOW, transport: older.transport }).oauthToken('c')).resolves.toEqual({
+      openId: '2088102150477652',
+    });
+
+    // A refused code comes in `error_response`, signed over that node.
+    const errorNode = JSON.stringify({ code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.code-invalid', sub_msg: '授权码code无效' });
+    const signed = `{"error_response":${errorNode},"sign":"${createSign('RSA-SHA256').update(errorNode, 'utf8').sign(alipay.privateKey, 'base64')}"}`;
+    const refused = new AlipayClient(credentials, { now: () => NOW, transport: answering(signed).transport });
+    await expect(refused.oauthToken('used')).rejects.toMatchObject({ failure: 'refused', subCode: 'isv.code-invalid', subMsg: '授权码code无效' });
+    // A token node that names no payer, or one signed by someone else, is not used.
+    const nobody = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({})));
+    await expect(new AlipayClient(credentials, { now: () => NOW, transport: nobody.transport }).oauthToken('c')).rejects.toMatchObject({ failure: 'format' });
+    const forged = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({ open_id: 'x' }), pair().privateKey));
+    await expect(new AlipayClient(credentials, { now: () => NOW, transport: forged.transport }).oauthToken('c')).rejects.toMatchObject({
+      failure: 'signature',
+    });
+    // Without ALIPAY_MINI_APP_ID the codes' application is unknown: nothing is sent.
+    const none = answering('{}');
+    await expect(new AlipayClient({ ...credentials, miniAppId: undefined }, { transport: none.transport }).oauthToken('c')).rejects.toThrow(
+      /ALIPAY_MINI_APP_ID/,
+    );
+    expect(none.seen).toEqual([]);
+  });
+
   test('alipay.trade.create carries product_code JSAPI_PAY, op_app_id and buyer_open_id', async () => {
     const { seen, transport } = answering(
       alipayAnswer('alipay.trade.create', { code: '10000', msg: 'Success', out_trade_no: order.outTradeNo, trade_no: '2024070122001400000001' }),

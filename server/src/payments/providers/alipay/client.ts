@@ -198,18 +198,21 @@ export class AlipayClient {
   /** The signed parameters of a call (also the app order string's and the WAP URL's). */
   signed(method: string, appAuthToken: string, biz: Record<string, unknown>, extra: Params = {}): Params {
     if (!appAuthToken) throw new TypeError(`${method}: the merchant's app_auth_token is required`);
+    return this.sign(this.credentials.appId, method, { app_auth_token: appAuthToken, ...extra, biz_content: JSON.stringify(biz) });
+  }
+
+  /** The common parameters of `appId`'s call, its own and the certificate mode's, signed. */
+  private sign(appId: string, method: string, own: Params): Params {
     const c = this.credentials;
     const params: Params = {
-      app_id: c.appId,
+      app_id: appId,
       method,
       format: 'JSON',
       charset: 'utf-8',
       sign_type: 'RSA2',
       timestamp: alipayTime(this.now()),
       version: '1.0',
-      app_auth_token: appAuthToken,
-      ...extra,
-      biz_content: JSON.stringify(biz),
+      ...own,
     };
     if (c.trust.mode === 'certificate') {
       params.app_cert_sn = c.trust.appCertSn;
@@ -219,11 +222,32 @@ export class AlipayClient {
   }
 
   /**
+   * `alipay.system.oauth.token` (`grant_type: authorization_code`): the payer of the mini-program's
+   * `my.getAuthCode` code. The code belongs to the mini-program (`ALIPAY_MINI_APP_ID`), so the call
+   * is the mini-program's own (its app id, no merchant's `app_auth_token`), signed with the
+   * application key it shares with the kit's application. The payer is `open_id`, or `user_id`
+   * for applications still on user ids.
+   */
+  async oauthToken(code: string): Promise<{ openId: string }> {
+    const method = 'alipay.system.oauth.token';
+    const miniAppId = this.credentials.miniAppId;
+    if (!miniAppId) throw new AlipayError(method, 'refused', 'ALIPAY_MINI_APP_ID is not set: the mini-program whose codes these are is unknown');
+    const node = await this.post(method, this.sign(miniAppId, method, { grant_type: 'authorization_code', code }));
+    const openId = stringField(node, 'open_id') ?? stringField(node, 'user_id');
+    if (!openId) throw formatError(method, 'neither open_id nor user_id');
+    return { openId };
+  }
+
+  /**
    * One call: posts the signed request and returns the verified response node of a successful
    * answer (`code` 10000); throws AlipayError otherwise.
    */
   async call(method: string, appAuthToken: string, biz: Record<string, unknown>, notifyUrl?: string): Promise<Record<string, unknown>> {
-    const params = this.signed(method, appAuthToken, biz, notifyUrl ? { notify_url: notifyUrl } : {});
+    return this.post(method, this.signed(method, appAuthToken, biz, notifyUrl ? { notify_url: notifyUrl } : {}));
+  }
+
+  /** Posts signed parameters to the gateway; the verified response node of a successful answer. */
+  private async post(method: string, params: Params): Promise<Record<string, unknown>> {
     const url = new URL(this.credentials.gatewayUrl);
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) {
@@ -272,7 +296,9 @@ export class AlipayClient {
     if (!rsa2Verify(answer.nodeText, answer.sign, trust.alipayPublicKey)) {
       throw new AlipayError(method, 'signature', `Alipay ${method} answer's signature does not verify; the answer is not used`);
     }
-    if (code !== '10000') throw AlipayError.refused(method, answer.node);
+    // `alipay.system.oauth.token` answers its node without a `code` when it succeeds.
+    const tokenAnswer = method === 'alipay.system.oauth.token' && answer.nodeName !== 'error_response' && code === undefined;
+    if (code !== '10000' && !tokenAnswer) throw AlipayError.refused(method, answer.node);
     return answer.node;
   }
 

@@ -16,7 +16,7 @@ describe('devAlipayMaterial', () => {
     const first = devAlipayMaterial(dir);
     expect(first.appId).toMatch(/^\d{16}$/);
     const files = fs.readdirSync(path.join(dir, ALIPAY_DEV_DIR)).sort();
-    expect(files).toEqual(['alipay_private_key.pem', 'app_id', 'app_private_key.pem']);
+    expect(files).toEqual(['alipay_private_key.pem', 'app_id', 'app_private_key.pem', 'mini_app_id']);
     for (const f of files) expect(fs.statSync(path.join(dir, ALIPAY_DEV_DIR, f)).mode & 0o777).toBe(0o600);
     const again = devAlipayMaterial(dir);
     expect(again.appId).toBe(first.appId);

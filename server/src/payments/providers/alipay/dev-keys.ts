@@ -16,6 +16,8 @@ export const ALIPAY_DEV_DIR = 'alipay-dev';
 
 export interface DevAlipayMaterial {
   appId: string;
+  /** The development mini-program (`ALIPAY_MINI_APP_ID`'s stand-in): `op_app_id`, and the app its login codes are for. */
+  miniAppId: string;
   appPrivateKey: KeyObject;
   appPublicKey: KeyObject;
   alipayPrivateKey: KeyObject;
@@ -33,9 +35,17 @@ export function devAlipayMaterial(dataDir: string): DevAlipayMaterial {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // An Alipay app id is 16 digits.
   const appId = devFileOnce(dir, 'app_id', () => `2021${String(randomBytes(6).readUIntBE(0, 6)).padStart(12, '0').slice(0, 12)}`).trim();
+  const miniAppId = devFileOnce(dir, 'mini_app_id', () => `2021${String(randomBytes(6).readUIntBE(0, 6)).padStart(12, '0').slice(0, 12)}`).trim();
   const appPrivateKey = createPrivateKey(devFileOnce(dir, 'app_private_key.pem', rsaPem));
   const alipayPrivateKey = createPrivateKey(devFileOnce(dir, 'alipay_private_key.pem', rsaPem));
-  const material = { appId, appPrivateKey, appPublicKey: createPublicKey(appPrivateKey), alipayPrivateKey, alipayPublicKey: createPublicKey(alipayPrivateKey) };
+  const material = {
+    appId,
+    miniAppId,
+    appPrivateKey,
+    appPublicKey: createPublicKey(appPrivateKey),
+    alipayPrivateKey,
+    alipayPublicKey: createPublicKey(alipayPrivateKey),
+  };
   cache.set(dir, material);
   return material;
 }

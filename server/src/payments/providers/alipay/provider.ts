@@ -6,27 +6,38 @@
  * `alipay.trade.fastpay.refund.query`; payment and refund notifications come to one URL,
  * `/pay-notify/alipay`, form-encoded, answered `success`.
  *
+ * The other flows, through its own endpoints too: the kit's mini-program inside Alipay
+ * (`walletMini`: `alipay.trade.create` for the payer's open id, whose `trade_no` the page's
+ * `my.tradePay` pays; the open id comes from `alipay.system.oauth.token`, the payer login), the
+ * Alipay app (`app`: the signed `alipay.trade.app.pay` order string) and a page in Alipay's browser
+ * (`wap`: the signed `alipay.trade.wap.pay` URL). The last two make no call: the kit signs them at
+ * each request and Alipay makes the trade when the payer opens them.
+ *
  * Never picked for the social flows (4.3–4.5): it is asked for by channel, through its own
- * endpoint (`alipayNative`). With no `ALIPAY_*` key setting it is off, except in development with
- * the sandbox, which plays Alipay with keys generated into DATA_DIR (`dev-keys.ts`).
+ * endpoints (`alipayNative`, `alipayMini`, `alipayApp`, `alipayWap`). With no `ALIPAY_*` key
+ * setting it is off, except in development with the sandbox, which plays Alipay with keys generated
+ * into DATA_DIR (`dev-keys.ts`).
  */
 import { KitError, type AlipayParams, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
 import { text } from '../../../openapi/describe';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema';
 import {
   defineProvider,
+  flowOf,
   type KitEvent,
   type NotificationReader,
   type OrderForChannel,
   type Outcome,
   type PaymentFacts,
   type PaymentFlow,
+  type PayerLogin,
   type PaymentProvider,
+  type Placed,
   type ProviderContext,
   type Refusal,
   type ServiceSettings,
 } from '../provider';
-import { AlipayClient } from './client';
+import { AlipayClient, type AlipayOrder } from './client';
 import { devAlipayMaterial } from './dev-keys';
 import { AlipayError } from './errors';
 import { ALIPAY_NOTIFY_ACK, AlipayNotificationError, parseNotificationBody, readNotification } from './notification';
@@ -52,7 +63,12 @@ function credentialsOf(config: Config): Omit<AlipayCredentials, 'gatewayUrl'> {
     return c;
   }
   const dev = devAlipayMaterial(config.DATA_DIR);
-  return { appId: dev.appId, privateKey: dev.appPrivateKey, trust: { mode: 'public-key', alipayPublicKey: dev.alipayPublicKey } };
+  return {
+    appId: dev.appId,
+    privateKey: dev.appPrivateKey,
+    trust: { mode: 'public-key', alipayPublicKey: dev.alipayPublicKey },
+    miniAppId: dev.miniAppId,
+  };
 }
 
 /** The merchant an Alipay order is placed for: its authorization. */
@@ -86,30 +102,48 @@ async function attempt<T extends object>(call: Refusal['call'], fn: () => Promis
   }
 }
 
+const miniAppMissing = () =>
+  new KitError('channel_unavailable', 'ALIPAY_MINI_APP_ID is not set: Alipay mini-program payments and logins need the mini-program payers open');
+
+/** The flows Alipay takes, all through its own endpoints. */
+const ALIPAY_FLOWS = ['scan', 'walletMini', 'app', 'wap'] as const satisfies readonly PaymentFlow[];
+
 const RETRYABLE_CODES = new Set(['ACQ.SYSTEM_ERROR', 'aop.ACQ.SYSTEM_ERROR', 'isp.unknow-error', 'aop.unknow-error', 'isp.unknown-error', '20000']);
 
 export class AlipayProvider implements PaymentProvider {
   readonly id = 'alipay';
   readonly channel = 'Alipay' as const;
   readonly realm = 'alipay';
-  readonly flows: readonly PaymentFlow[] = ['scan'];
-  /** Asked for by its own endpoint (`alipayNative`), never for 4.3's social code. */
+  readonly flows: readonly PaymentFlow[] = ALIPAY_FLOWS;
+  /** Asked for by its own endpoints (`alipayNative`…), never for 4.3–4.5's social flows. */
   readonly ownEndpoints = true;
   readonly notifications: NotificationReader;
   private credentials?: Omit<AlipayCredentials, 'gatewayUrl'>;
+
+  readonly payerLogin: PayerLogin;
 
   constructor(
     private readonly config: Config,
     private readonly ctx: ProviderContext,
   ) {
     this.notifications = alipayNotifications(() => this.keys());
+    this.payerLogin = {
+      openIdFor: (code) => {
+        // Not the payer's fault: no refusal to count against them.
+        if (!this.keys().miniAppId) throw miniAppMissing();
+        return attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId }));
+      },
+    };
   }
 
   signType(): string {
     return 'RSA2';
   }
 
-  merchant(params: Parameters<PaymentProvider['merchant']>[0]): AlipayMerchant {
+  merchant(params: Parameters<PaymentProvider['merchant']>[0], flow: PaymentFlow): AlipayMerchant {
+    if (!(ALIPAY_FLOWS as readonly string[]).includes(flow)) throw new KitError('channel_unavailable', `Alipay does not take ${flow} payments`);
+    // Checked before anything is placed: the mini-program's trades name the mini-program payers open.
+    if (flow === 'walletMini' && !this.keys().miniAppId) throw miniAppMissing();
     const p = params as Partial<AlipayParams>;
     if (!p.appAuthToken) throw new KitError('payment_params_missing', 'payment parameters of channel Alipay are missing: appAuthToken');
     return { appAuthToken: p.appAuthToken };
@@ -126,18 +160,52 @@ export class AlipayProvider implements PaymentProvider {
     return new AlipayClient({ ...this.keys(), gatewayUrl }, { timeoutMs: this.config.PAY_GATEWAY_TIMEOUT });
   }
 
-  async placeOrder(co: PayChannelOrdersTable, order: OrderForChannel) {
-    return attempt('order', async () => {
-      const { qrCode } = await this.client().precreate({
-        appAuthToken: merchantOf(co).appAuthToken,
-        outTradeNo: co.out_trade_no,
-        totalCents: order.total_cents,
-        subject: order.display_name,
-        expireAt: order.expire_at,
-        notifyUrl: this.ctx.notifyUrl(),
-      });
+  async placeOrder(co: PayChannelOrdersTable, order: OrderForChannel): Promise<Outcome<Placed>> {
+    const flow = flowOf(co.trade_type);
+    return attempt('order', async (): Promise<Placed> => {
+      const trade = this.trade(co, order);
+      if (flow === 'walletMini') {
+        // The same out_trade_no again is the same trade: Alipay answers its trade_no.
+        const { tradeNo } = await this.client().create({ ...trade, buyerOpenId: co.open_id ?? '' });
+        return { channelPrepayId: tradeNo, codeUrl: null, scanArgs: { tradeNO: tradeNo } };
+      }
+      if (flow === 'app' || flow === 'wap') {
+        // Nothing to ask Alipay: the payer's wallet makes the trade from what the kit signs (walletArgs).
+        return { channelPrepayId: null, codeUrl: null, scanArgs: {} };
+      }
+      const { qrCode } = await this.client().precreate(trade);
       return { channelPrepayId: null, codeUrl: qrCode, scanArgs: { qr_code: qrCode } };
     });
+  }
+
+  /**
+   * The payer's arguments of a placed order: what the order call gave (the code, the mini-program's
+   * `tradeNO`), or the order string and the payment page's URL signed now (their `timestamp` is
+   * checked by Alipay when the payer opens them).
+   */
+  walletArgs(co: PayChannelOrdersTable, order: OrderForChannel, flow: PaymentFlow, payer: { returnUrl?: string }): Record<string, string> {
+    if (flow === 'scan' || flow === 'walletMini') return JSON.parse(co.answer_json ?? '{}') as Record<string, string>;
+    try {
+      if (flow === 'app') return { orderStr: this.client().appPayOrderString(this.trade(co, order)) };
+      if (flow === 'wap') return { url: this.client().wapPayUrl({ ...this.trade(co, order), returnUrl: payer.returnUrl }) };
+    } catch (e) {
+      // The order expired while it was being signed.
+      if (e instanceof AlipayError) throw new KitError('order_not_active', `prepay order "${order.prepay_id}" has expired; start a new payment`);
+      throw e;
+    }
+    throw new KitError('channel_unavailable', `Alipay does not take ${flow} payments`);
+  }
+
+  /** A kit order as Alipay is told about it, whatever the flow. */
+  private trade(co: PayChannelOrdersTable, order: OrderForChannel): AlipayOrder {
+    return {
+      appAuthToken: merchantOf(co).appAuthToken,
+      outTradeNo: co.out_trade_no,
+      totalCents: order.total_cents,
+      subject: order.display_name,
+      expireAt: order.expire_at,
+      notifyUrl: this.ctx.notifyUrl(),
+    };
   }
 
   async queryOrder(co: PayChannelOrdersTable): Promise<Outcome<PaymentFacts>> {
@@ -150,7 +218,7 @@ export class AlipayProvider implements PaymentProvider {
         transactionId: f.tradeNo ?? null,
         amountCents: f.amountCents ?? null,
         paidAt: f.paidAt ?? Date.now(),
-        stateText: f.exists ? f.state : 'not scanned yet',
+        stateText: f.exists ? f.state : 'no trade at Alipay yet (not scanned or opened)',
         mismatch,
       };
     });
@@ -190,7 +258,7 @@ export class AlipayProvider implements PaymentProvider {
   payerArgs(co: PayChannelOrdersTable, flow: 'miniProgram'): MiniProgramPayArgs;
   payerArgs(co: PayChannelOrdersTable, flow: 'app'): AppPayArgs;
   payerArgs(): MiniProgramPayArgs | AppPayArgs {
-    throw new KitError('channel_unavailable', 'Alipay takes scan-code payments here (alipayNative)');
+    throw new KitError('channel_unavailable', "Alipay's payments go through its own endpoints (alipayNative, alipayMini, alipayApp, alipayWap)");
   }
 
   isRetryable(r: Refusal): boolean {
@@ -239,7 +307,7 @@ export const alipay = defineProvider({
   channel: 'Alipay',
   realm: 'alipay',
   description: 'Alipay',
-  flows: ['scan'],
+  flows: ALIPAY_FLOWS,
   settings: () => alipaySettingsShape,
   settingsProblem: (config) => alipaySettingsProblem(config),
   // Off with none of its settings, except where the sandbox plays it.

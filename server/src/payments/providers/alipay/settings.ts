@@ -47,7 +47,7 @@ export const alipaySettingsShape = {
       "Alipay's open platform gateway, used once the `ALIPAY_*` keys are set; without them, in development, the sandbox's (`<service>/sandbox/alipay/gateway.do`).",
     ),
   ALIPAY_MINI_APP_ID: optionalText().describe(
-    'Alipay: the Alipay mini-program payers open (`op_app_id` of `alipay.trade.create`), the counterpart of `MP_APPID`.',
+    "Alipay: the kit's Alipay mini-program payers open, the counterpart of `MP_APPID`: `op_app_id` of `alipay.trade.create` (`alipayMini`, `/mp/api/alipay/pay`) and the application whose login codes `alipay.system.oauth.token` exchanges (signed with ALIPAY_PRIVATE_KEY: give the mini-program the same application key). Unset: `alipayMini` answers `channel_unavailable`. In development with the sandbox, generated with the keys (`DATA_DIR/alipay-dev/mini_app_id`).",
   ),
 };
 
