@@ -13,6 +13,7 @@ import type { OrderTransitions } from '../orders/order-transitions';
 import type { CallbackService } from '../callbacks/callback-service';
 import type { Jobs } from '../jobs/jobs';
 import type { PaymentStore } from './payment-store';
+import type { DuplicatePayments } from './duplicate-payments';
 import { writeChain, type ChainStep } from '../db/write-chain';
 
 import type { PaidFacts } from './providers/provider';
@@ -47,6 +48,7 @@ export class Settlement {
     private readonly callbacks: CallbackService,
     private readonly jobs: Jobs,
     private readonly log: Logger,
+    private readonly duplicates?: DuplicatePayments,
   ) {
     const steps: ChainStep<PaymentArgs>[] = [
       { name: 'paid', build: (g, outTradeNo, tx, paidAt, via, now) => this.store.markPaidQuery(g, outTradeNo, tx, paidAt, via, now).returning('out_trade_no') },
@@ -80,7 +82,8 @@ export class Settlement {
 
   /**
    * A verified payment of a channel order. `via` is how we learned of it, kept for the console's
-   * timeline; only the first to record the payment counts. True when this call made the change.
+   * timeline; only the first to record the payment counts. True when this call made the change
+   * (false for a second payment of the order, which is refunded: `duplicate-payments.ts`).
    */
   async recordPayment(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<boolean> {
     // The channel's clock is not ours: a payment is never recorded before the order it pays (4.2).
@@ -100,15 +103,22 @@ export class Settlement {
     );
     if (!wrote.paid) return false;
     if (!wrote.moved) {
-      // A second channel order of the same prepay order was paid: money to give back by hand.
-      this.log.error(
-        { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
-        'a second payment arrived for an order that is no longer payable; refund it manually',
-      );
+      // The order was already paid through another of its channel orders: an order is paid once,
+      // so this payment goes back to the payer, automatically (design 6.3; `duplicate-payments.ts`).
+      if (this.duplicates) await this.duplicates.record(co, facts, via);
+      else
+        this.log.error(
+          { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
+          'a second payment arrived for an order that is no longer payable; refund it manually',
+        );
       return false;
     }
     this.orders.announce(co.prepay_id, 'finish', wrote.notified > 0);
     this.callbacks.committed();
+    // Paid through a channel order that was no longer the payable one (the payer switched): the one
+    // payable now must not take a second payment. Only then a read more; the usual payment, through
+    // the order's one payable channel order, has none to close.
+    if (this.duplicates && co.state !== 'open' && co.state !== 'creating') await this.duplicates.closeOthers(co);
     return true;
   }
 
