@@ -172,7 +172,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   // Profit sharing and reconciliation, on top of the payments.
   const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, providers, metrics }, log);
   const rlog = log.child({ part: 'reconciliation' });
-  const reconciliation = new ReconciliationService(new ReconStore(db), providers, paymentStore, channelOrders, settlement, rlog, metrics);
+  const reconciliation = new ReconciliationService(new ReconStore(db), providers, paymentStore, channelOrders, settlement, rlog, metrics, duplicates.store);
   const ready = new Set(channelSetup(config).flatMap((c) => (c.missing.length ? [] : [c.channel])));
   const dailyReconciliation = new DailyReconciliation(
     reconciliation,

@@ -10,11 +10,9 @@
  * no second `finish`, and its own refund (4.6) stays the first payment's.
  */
 import type { Logger } from 'pino';
-import { isUniqueViolation } from '../db/errors';
 import type { PaidVia, PayChannelOrdersTable, PayDuplicatePaymentsTable, PayRefundsTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
 import type { Metrics } from '../metrics/metrics';
-import { randomAlnum } from '../security/ids';
 import type { DuplicateStore } from './duplicate-store';
 import type { PaidFacts } from './providers/provider';
 
@@ -37,37 +35,14 @@ export class DuplicatePayments {
   ) {}
 
   /**
-   * The settlement recorded a payment of `co` while its order was already paid through another
-   * channel order: keep it with its refund to make and the job that makes it, in one transaction.
-   * A repeat (the same payment learned again) changes nothing.
+   * The settlement recorded a payment of `co` as a second payment of its order, with its refund to
+   * make and the job that makes it (in the payment's own statement or transaction: `Settlement`):
+   * counted, told, and the job started now.
    */
-  async record(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<void> {
-    const now = Date.now();
-    const row: PayDuplicatePaymentsTable = {
-      out_trade_no: co.out_trade_no,
-      prepay_id: co.prepay_id,
-      channel: co.channel,
-      out_refund_no: `R${randomAlnum(27)}`,
-      refund_cents: co.total_cents,
-      state: 'requesting',
-      refund_id: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-      completed_at: null,
-    };
-    try {
-      await this.store.db.transaction().execute(async (trx) => {
-        await this.store.insert(trx, row);
-        await this.jobs.enqueue(trx, { queue: DUPLICATE_QUEUE, key: co.out_trade_no, ref: co.prepay_id, at: now }, 'rearm');
-      });
-    } catch (e) {
-      if (isUniqueViolation(e)) return;
-      throw e;
-    }
+  recorded(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): void {
     this.metrics?.duplicatePayment(co.channel);
     this.log.warn(
-      { prepayId: co.prepay_id, outTradeNo: co.out_trade_no, channel: co.channel, transactionId: facts.transactionId, via, outRefundNo: row.out_refund_no },
+      { prepayId: co.prepay_id, outTradeNo: co.out_trade_no, channel: co.channel, transactionId: facts.transactionId, via },
       'second payment of an order that was already paid; refunding it automatically',
     );
     this.jobs.wake(DUPLICATE_QUEUE);

@@ -1,15 +1,43 @@
 /** SQL of duplicate payments (`pay_duplicate_payments`, migration 0014): a second payment of an order and its automatic refund. */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, Executor, PayDuplicatePaymentsTable, RefundState } from '../db/schema';
+import type { Guard } from '../db/write-chain';
 
 type DuplicatePatch = Partial<Pick<PayDuplicatePaymentsTable, 'refund_id' | 'last_error' | 'completed_at'>>;
 
 export class DuplicateStore {
   constructor(readonly db: Kysely<Database>) {}
 
-  /** Records a second payment; throws a unique violation when its channel order is already recorded as one. */
-  insert(on: Executor, row: PayDuplicatePaymentsTable): Promise<unknown> {
-    return on.insertInto('pay_duplicate_payments').values(row).execute();
+  /**
+   * Records the payment of channel order `outTradeNo` as a second payment of its order, its refund
+   * still to make: a step of the settlement's chain of writes (`db/write-chain.ts`), `guard` added
+   * on PostgreSQL. Nothing when it is recorded already. The refund number is the channel order's
+   * number after a `D`: the same on every retry and after any crash, never one of the order's own
+   * refunds (`R` and 27 characters), and within what every platform takes (letters and digits, at
+   * most 64).
+   */
+  recordQuery(guard: Guard, outTradeNo: string, now: number) {
+    const int = (v: number) => sql<number>`cast(${v} as bigint)`;
+    return this.db
+      .insertInto('pay_duplicate_payments')
+      .columns(['out_trade_no', 'prepay_id', 'channel', 'out_refund_no', 'refund_cents', 'state', 'created_at', 'updated_at'])
+      .expression(
+        this.db
+          .selectFrom('pay_channel_orders as c')
+          .select([
+            'c.out_trade_no',
+            'c.prepay_id',
+            'c.channel',
+            sql<string>`${sql.lit('D')} || c.out_trade_no`.as('out_refund_no'),
+            'c.total_cents',
+            sql.lit('requesting').as('state'),
+            int(now).as('created_at'),
+            int(now).as('updated_at'),
+          ])
+          .where('c.out_trade_no', '=', outTradeNo)
+          .$if(guard !== undefined, (q) => q.where(guard!)),
+      )
+      .onConflict((oc) => oc.column('out_trade_no').doNothing());
   }
 
   byChannelOrder(outTradeNo: string, on: Executor = this.db) {

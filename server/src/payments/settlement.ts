@@ -13,7 +13,7 @@ import type { OrderTransitions } from '../orders/order-transitions';
 import type { CallbackService } from '../callbacks/callback-service';
 import type { Jobs } from '../jobs/jobs';
 import type { PaymentStore } from './payment-store';
-import type { DuplicatePayments } from './duplicate-payments';
+import { DUPLICATE_QUEUE, type DuplicatePayments } from './duplicate-payments';
 import { writeChain, type ChainStep } from '../db/write-chain';
 
 import type { PaidFacts } from './providers/provider';
@@ -37,7 +37,10 @@ export class Settlement {
    * the first to record the payment counts), its follow-up job ended, the order moved to `finish`
    * (from `active`, or from `cancel`: a payment that raced the expiry still counts, the money was
    * taken), its callback, and on PostgreSQL the order event's NOTIFY. One statement there, one
-   * transaction on SQLite, from the same steps (`db/write-chain.ts`, docs/performance.md).
+   * transaction on SQLite, from the same steps (`db/write-chain.ts`, docs/performance.md). When the
+   * order was not moved (already paid through another of its channel orders), the payment is a
+   * second one: recorded with its refund to make and the job that makes it, in the same statement
+   * or transaction, so that no crash can keep the money (design 6.3, `duplicate-payments.ts`).
    */
   private readonly payment;
   private readonly paymentWithNotify;
@@ -68,6 +71,7 @@ export class Settlement {
         after: 'moved',
         build: (g, _o, _tx, _paidAt, _via, now, prepayId, channel) => this.callbacks.enqueueOfOrderQuery(g, prepayId, 'finish', channel, now).returning('id'),
       },
+      ...(duplicates ? duplicateSteps(duplicates, jobs) : []),
     ];
     const notify: ChainStep<PaymentArgs> = {
       name: 'notified',
@@ -105,8 +109,8 @@ export class Settlement {
     if (!wrote.moved) {
       // The order was already paid through another of its channel orders: an order is paid once,
       // so this payment goes back to the payer, automatically (design 6.3; `duplicate-payments.ts`).
-      if (this.duplicates) await this.duplicates.record(co, facts, via);
-      else
+      if (wrote.second) this.duplicates!.recorded(co, facts, via);
+      else if (!this.duplicates)
         this.log.error(
           { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
           'a second payment arrived for an order that is no longer payable; refund it manually',
@@ -164,4 +168,25 @@ export class Settlement {
       channel,
     });
   }
+}
+
+/**
+ * The rare branch of a payment's chain: the channel order paid, the order not moved (it was paid
+ * already). Free for the usual payment: skipped on SQLite, a WITH that writes nothing on PostgreSQL.
+ */
+function duplicateSteps(duplicates: DuplicatePayments, jobs: Jobs): ChainStep<PaymentArgs>[] {
+  return [
+    {
+      name: 'second',
+      after: 'paid',
+      unless: 'moved',
+      build: (g, outTradeNo, _tx, _paidAt, _via, now) => duplicates.store.recordQuery(g, outTradeNo, now).returning('out_trade_no'),
+    },
+    {
+      name: 'refunding',
+      after: 'second',
+      build: (g, outTradeNo, _tx, _paidAt, _via, now, prepayId) =>
+        jobs.enqueueQuery(g, { queue: DUPLICATE_QUEUE, key: outTradeNo, ref: prepayId, at: now }, now).returning('id'),
+    },
+  ];
 }

@@ -4,8 +4,10 @@
  * the first payment finishes it with one `finish` callback and closes the other wallet's open order
  * at its platform; a second payment that got through anyway (the Alipay code is no trade to close
  * until scanned; the social code paid before its close) is refunded automatically through its own
- * wallet, shown in the console's story, and the order's own refund (4.6) refunds the first payment only.
+ * wallet, shown in the console's story and reconciled with the day's bill, and the order's own refund
+ * (4.6) refunds the first payment only.
  */
+import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
 import { PageClient } from '../support/page-client';
@@ -162,5 +164,12 @@ describeEachBackend('an order is paid once', (backend) => {
     expect(refund).toMatchObject({ out_trade_no: alipay.out_trade_no, channel: 'Alipay' });
     expect(alipayAt(alipay.out_trade_no)).toMatchObject({ status: 'TRADE_CLOSED', refunds: [{ outRequestNo: refund.out_refund_no, cents: 333 }] });
     expect(await refundsAtSocial(social)).toHaveLength(1);
+
+    // The day's social bill shows the second payment and its refund: both reconcile, explained, not as unknown lines.
+    const report = await services().reconciliation.reconcile(chinaDate(Date.now()), 'SocialNative');
+    const named = report.differences.filter((d) => d.outTradeNo === social.out_trade_no || d.outRefundNo === dup.out_refund_no);
+    expect(named).toEqual([]);
+    const bill = await sandboxTables(kit).selectFrom('sandbox_refunds').select('out_refund_no').where('out_refund_no', '=', dup.out_refund_no).execute();
+    expect(bill).toHaveLength(1);
   });
 });
