@@ -107,7 +107,8 @@ const en = {
   'event.refundRequested': 'Refund of {amount} requested ({outRefundNo})',
   'event.refundCompleted': 'Refund completed by the channel ({refundId})',
   'event.refundFailed': 'Refund failed: {error}',
-  'event.duplicatePaid': 'Second payment through {channel} (transaction {transactionId}, {amount}): the order was already paid, so it is refunded automatically',
+  'event.duplicatePaid':
+    'Second payment through {channel} (transaction {transactionId}, {amount}): the order was already paid, so it is refunded automatically',
   'event.duplicateRefunded': 'Second payment through {channel} refunded automatically ({amount})',
   'event.duplicateRefundFailed': 'The automatic refund of the second payment through {channel} failed: {error} (refund it by hand)',
   'event.callback': 'Callback “{cause}” queued — now {state}',

@@ -10,7 +10,13 @@ import type { DuplicateStore } from '../payments/duplicate-store';
 import { chinaDayRange } from './china-day';
 import { isRefundedLine, type KitDay } from './matcher';
 
-export async function withDuplicateRefunds(kit: KitDay, duplicates: DuplicateStore, channel: string, date: string, lines: readonly BillLine[]): Promise<KitDay> {
+export async function withDuplicateRefunds(
+  kit: KitDay,
+  duplicates: DuplicateStore,
+  channel: string,
+  date: string,
+  lines: readonly BillLine[],
+): Promise<KitDay> {
   const { from, to } = chinaDayRange(date);
   const named = [...new Set(lines.filter(isRefundedLine).map((l) => l.refundNo!))].filter((no) => !kit.refunds.has(no));
   const refunds = new Map(kit.refunds);

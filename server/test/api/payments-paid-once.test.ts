@@ -108,7 +108,9 @@ describeEachBackend('an order is paid once', (backend) => {
       detail: { channel: 'Alipay', outTradeNo: alipay.out_trade_no, amount: '8.88' },
     });
     expect(story.timeline.find((e: { kind: string }) => e.kind === 'duplicateRefunded')).toMatchObject({ detail: { channel: 'Alipay', amount: '8.88' } });
-    expect(story.duplicatePayments).toEqual([expect.objectContaining({ channel: 'Alipay', outTradeNo: alipay.out_trade_no, refundState: 'success', amount: '8.88' })]);
+    expect(story.duplicatePayments).toEqual([
+      expect.objectContaining({ channel: 'Alipay', outTradeNo: alipay.out_trade_no, refundState: 'success', amount: '8.88' }),
+    ]);
     expect(story.refundable).toBe(true);
 
     // The order's own refund goes back through the first payment only.

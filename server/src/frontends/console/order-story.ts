@@ -140,7 +140,12 @@ function duplicateStory(co: PayChannelOrdersTable, d: PayDuplicatePaymentsTable,
     detail: { channel: d.channel, transactionId: co.transaction_id ?? '', outTradeNo: co.out_trade_no, amount, outRefundNo: d.out_refund_no },
   });
   if (d.state === 'success' && d.completed_at)
-    timeline.push({ at: iso(d.completed_at)!, kind: 'duplicateRefunded', cause: 'automatic', detail: { channel: d.channel, amount, refundId: d.refund_id ?? '' } });
+    timeline.push({
+      at: iso(d.completed_at)!,
+      kind: 'duplicateRefunded',
+      cause: 'automatic',
+      detail: { channel: d.channel, amount, refundId: d.refund_id ?? '' },
+    });
   if (d.state === 'failed')
     timeline.push({ at: iso(d.updated_at)!, kind: 'duplicateRefundFailed', cause: 'channel', detail: { channel: d.channel, error: d.last_error ?? '' } });
   return {

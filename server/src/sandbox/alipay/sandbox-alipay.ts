@@ -172,11 +172,19 @@ export class SandboxAlipay {
   }
 
   /** What the stand-in holds of a merchant's trade (tests and people look at the platform's side): undefined before it exists. */
-  trade(appAuthToken: string, outTradeNo: string): { status: TradeStatus; tradeNo: string; totalCents: number; refunds: Array<{ outRequestNo: string; cents: number }> } | undefined {
+  trade(
+    appAuthToken: string,
+    outTradeNo: string,
+  ): { status: TradeStatus; tradeNo: string; totalCents: number; refunds: Array<{ outRequestNo: string; cents: number }> } | undefined {
     const t = this.trades.get(tradeKey(appAuthToken, outTradeNo));
     if (!t) return undefined;
     this.expire(t);
-    return { status: t.status, tradeNo: t.tradeNo, totalCents: t.totalCents, refunds: [...t.refunds].map(([outRequestNo, r]) => ({ outRequestNo, cents: r.cents })) };
+    return {
+      status: t.status,
+      tradeNo: t.tradeNo,
+      totalCents: t.totalCents,
+      refunds: [...t.refunds].map(([outRequestNo, r]) => ({ outRequestNo, cents: r.cents })),
+    };
   }
 
   /** A merchant withdraws its authorization of the application: every call with its token is refused from now on. */
