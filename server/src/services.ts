@@ -139,7 +139,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const endpoints = new ChannelEndpoints(config, selfUrl);
   const providers = new Providers(config, endpoints, plog);
   const duplicates = new DuplicatePayments(new DuplicateStore(db), jobs, plog, metrics);
-  const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, plog, duplicates);
+  const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates);
   const channelOrders = new ChannelOrders(
     paymentStore,
     providers,

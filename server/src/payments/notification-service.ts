@@ -25,7 +25,7 @@ export class NotificationService {
     private readonly providers: Providers,
     private readonly settlement: Settlement,
     private readonly log: Logger,
-    private readonly duplicates?: DuplicatePayments,
+    private readonly duplicates: DuplicatePayments,
   ) {}
 
   /** The provider of a notification route, or undefined for a realm no provider of this configuration has. */
@@ -72,7 +72,7 @@ export class NotificationService {
         return OK;
       case 'refund':
         // The automatic refund of a second payment is not the order's refund (4.6).
-        if (this.duplicates?.isDuplicateRefund(e.refund)) {
+        if (this.duplicates.isDuplicateRefund(e.refund)) {
           if (e.outcome === 'succeeded') await this.duplicates.complete(e.refund, e.refundId);
           else await this.duplicates.fail(e.refund, `channel: ${e.stateText}`);
           return OK;
@@ -91,7 +91,7 @@ export class NotificationService {
         return co && co.channel === provider.channel ? co : undefined;
       },
       refund: async (no) => {
-        const r = (await this.store.refundByNumber(no)) ?? (await this.duplicates?.refundByNumber(no));
+        const r = (await this.store.refundByNumber(no)) ?? (await this.duplicates.refundByNumber(no));
         return r && r.channel === provider.channel ? r : undefined;
       },
     };

@@ -6,7 +6,6 @@
  * with its order event's NOTIFY); the loser of a race changes nothing, so one payment gives one
  * transition and one callback.
  */
-import type { Logger } from 'pino';
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
 import type { Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
 import type { OrderTransitions } from '../orders/order-transitions';
@@ -50,8 +49,7 @@ export class Settlement {
     private readonly orders: OrderTransitions,
     private readonly callbacks: CallbackService,
     private readonly jobs: Jobs,
-    private readonly log: Logger,
-    private readonly duplicates?: DuplicatePayments,
+    private readonly duplicates: DuplicatePayments,
   ) {
     const steps: ChainStep<PaymentArgs>[] = [
       { name: 'paid', build: (g, outTradeNo, tx, paidAt, via, now) => this.store.markPaidQuery(g, outTradeNo, tx, paidAt, via, now).returning('out_trade_no') },
@@ -71,7 +69,7 @@ export class Settlement {
         after: 'moved',
         build: (g, _o, _tx, _paidAt, _via, now, prepayId, channel) => this.callbacks.enqueueOfOrderQuery(g, prepayId, 'finish', channel, now).returning('id'),
       },
-      ...(duplicates ? duplicateSteps(duplicates, jobs) : []),
+      ...duplicateSteps(duplicates, jobs),
     ];
     const notify: ChainStep<PaymentArgs> = {
       name: 'notified',
@@ -109,12 +107,7 @@ export class Settlement {
     if (!wrote.moved) {
       // The order was already paid through another of its channel orders: an order is paid once,
       // so this payment goes back to the payer, automatically (design 6.3; `duplicate-payments.ts`).
-      if (wrote.second) this.duplicates!.recorded(co, facts, via);
-      else if (!this.duplicates)
-        this.log.error(
-          { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
-          'a second payment arrived for an order that is no longer payable; refund it manually',
-        );
+      if (wrote.second) this.duplicates.recorded(co, facts, via);
       return false;
     }
     this.orders.announce(co.prepay_id, 'finish', wrote.notified > 0);
@@ -122,7 +115,7 @@ export class Settlement {
     // Paid through a channel order that was no longer the payable one (the payer switched): the one
     // payable now must not take a second payment. Only then a read more; the usual payment, through
     // the order's one payable channel order, has none to close.
-    if (this.duplicates && co.state !== 'open' && co.state !== 'creating') await this.duplicates.closeOthers(co);
+    if (co.state !== 'open' && co.state !== 'creating') await this.duplicates.closeOthers(co);
     return true;
   }
 
