@@ -69,6 +69,13 @@ describeEachBackend('an order is paid once', (backend) => {
     expect(receiver.received.filter((r) => r.body.includes(prepayId))).toHaveLength(1);
   };
 
+  /** The order's story as the console's API tells it to the sub-merchant's login. */
+  const storyOf = async (prepayId: string) => {
+    const desk = new PageClient(`${kit.url}/console/api`);
+    expect((await desk.call('POST', '/login', { userId: f.subId, pw: f.pw })).status).toBe(200);
+    return (await desk.call('GET', `/orders/${prepayId}`)).body.order;
+  };
+
   const refundTheOrder = async (prepayId: string) => {
     const token = (await f.client.login(f.subId, f.pw)).loginToken;
     expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
@@ -98,9 +105,7 @@ describeEachBackend('an order is paid once', (backend) => {
     await oneFinishCallback(prepayId);
 
     // The console's story and detail tell it.
-    const desk = new PageClient(`${kit.url}/console/api`);
-    expect((await desk.call('POST', '/login', { userId: f.subId, pw: f.pw })).status).toBe(200);
-    const story = (await desk.call('GET', `/orders/${prepayId}`)).body.order;
+    const story = await storyOf(prepayId);
     const kinds = story.timeline.map((e: { kind: string }) => e.kind);
     expect(kinds.filter((k: string) => k === 'paid')).toHaveLength(1);
     expect(story.timeline.find((e: { kind: string }) => e.kind === 'duplicatePaid')).toMatchObject({
@@ -160,6 +165,15 @@ describeEachBackend('an order is paid once', (backend) => {
     expect(await refundsAtSocial(social)).toEqual([{ out_refund_no: dup.out_refund_no, refund_fee: 333 }]);
     expect(alipayAt(alipay.out_trade_no)).toMatchObject({ status: 'TRADE_SUCCESS', refunds: [] });
     await oneFinishCallback(prepayId);
+    const story = await storyOf(prepayId);
+    expect(story.timeline.find((e: { kind: string }) => e.kind === 'duplicatePaid')).toMatchObject({
+      cause: 'query',
+      detail: { channel: 'SocialNative', outTradeNo: social.out_trade_no, amount: '3.33' },
+    });
+    expect(story.timeline.some((e: { kind: string }) => e.kind === 'duplicateRefunded')).toBe(true);
+    expect(story.timeline.filter((e: { kind: string }) => e.kind === 'paid')).toEqual([
+      expect.objectContaining({ cause: 'notification', detail: expect.objectContaining({ outTradeNo: alipay.out_trade_no }) }),
+    ]);
 
     // 4.6 refunds the Alipay payment, not the social one again.
     const refund = await refundTheOrder(prepayId);
