@@ -40,6 +40,9 @@ import { PaymentArgs } from './payments/payment-args';
 import { PaymentFollower } from './payments/payment-follower';
 import { PaymentStore } from './payments/payment-store';
 import { RefundFollower } from './payments/refund-follower';
+import { DuplicateRefundFollower } from './payments/duplicate-refund-follower';
+import { DuplicatePayments } from './payments/duplicate-payments';
+import { DuplicateStore } from './payments/duplicate-store';
 import { RefundService } from './payments/refund-service';
 import { Settlement } from './payments/settlement';
 import type { Payments } from './payments/payment-services';
@@ -135,7 +138,8 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const paymentStore = new PaymentStore(db);
   const endpoints = new ChannelEndpoints(config, selfUrl);
   const providers = new Providers(config, endpoints, plog);
-  const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, plog);
+  const duplicates = new DuplicatePayments(new DuplicateStore(db), jobs, plog, metrics);
+  const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates);
   const channelOrders = new ChannelOrders(
     paymentStore,
     providers,
@@ -154,17 +158,21 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const payments: Payments = {
     args: new PaymentArgs(paymentStore, prepay, merchants, providers, channelOrders),
     refunds,
-    notifications: new NotificationService(paymentStore, providers, settlement, plog),
+    notifications: new NotificationService(paymentStore, providers, settlement, plog, duplicates),
     channelOrders,
     settlement,
-    state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
+    state: async (prepayId) => ({
+      channelOrders: await paymentStore.channelOrdersOf(prepayId),
+      refund: (await paymentStore.refund(prepayId)) ?? null,
+      duplicates: await duplicates.store.ofOrder(prepayId),
+    }),
     refundsCompleted: (prepayIds) => paymentStore.refundsCompleted(prepayIds),
   };
 
   // Profit sharing and reconciliation, on top of the payments.
   const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, providers, metrics }, log);
   const rlog = log.child({ part: 'reconciliation' });
-  const reconciliation = new ReconciliationService(new ReconStore(db), providers, paymentStore, channelOrders, settlement, rlog, metrics);
+  const reconciliation = new ReconciliationService(new ReconStore(db), providers, paymentStore, channelOrders, settlement, rlog, metrics, duplicates.store);
   const ready = new Set(channelSetup(config).flatMap((c) => (c.missing.length ? [] : [c.channel])));
   const dailyReconciliation = new DailyReconciliation(
     reconciliation,
@@ -192,6 +200,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
       ),
       paymentFollower: new FollowUp(new PaymentFollower(paymentStore, prepay, providers, channelOrders, followOpts, plog), followOpts, metrics),
       refundFollower: new FollowUp(new RefundFollower(paymentStore, providers, refunds, settlement, followOpts, plog), followOpts, metrics),
+      duplicateRefundFollower: new FollowUp(new DuplicateRefundFollower(duplicates, paymentStore, providers, plog), followOpts, metrics),
       dailyReconciliation,
     }),
     ...(sandbox?.jobs ?? []),

@@ -151,6 +151,25 @@ export interface PayRefundsTable {
   completed_at: number | null;
 }
 
+/**
+ * A second payment of an order through another of its channel orders, refunded automatically
+ * (`payments/duplicate-payments.ts`): its refund's state as for `pay_refunds`, keyed by the channel
+ * order paid twice.
+ */
+export interface PayDuplicatePaymentsTable {
+  out_trade_no: string;
+  prepay_id: string;
+  channel: string;
+  out_refund_no: string;
+  refund_cents: number;
+  state: RefundState;
+  refund_id: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
 /** One delivery attempt of a merchant callback (the callback itself is a job of queue `callback`). */
 export interface CallbackAttemptsTable {
   id: Generated<number>;
@@ -167,6 +186,7 @@ export interface CallbackAttemptsTable {
 export interface PaymentTables {
   pay_channel_orders: PayChannelOrdersTable;
   pay_refunds: PayRefundsTable;
+  pay_duplicate_payments: PayDuplicatePaymentsTable;
   callback_attempts: CallbackAttemptsTable;
 }
 

@@ -17,7 +17,7 @@ import { PostgresAdapter, sql, type Expression, type Kysely, type OperationNodeS
 import type { Database } from './schema';
 import { preparedOn } from './prepared';
 
-/** What a step's WHERE gets on PostgreSQL: true when the step it follows wrote a row. */
+/** What a step's WHERE gets on PostgreSQL: true when the step it follows wrote a row (and its `unless` step none). */
 export type Guard = Expression<SqlBool> | undefined;
 
 /** A query a step builds (a Kysely builder or raw SQL): run alone on SQLite, embedded in the WITH on PostgreSQL. */
@@ -28,6 +28,12 @@ export interface ChainStep<A extends unknown[]> {
   name: string;
   /** The step that must have written a row for this one to run; none: it always runs. */
   after?: string;
+  /**
+   * A step (before this one) that must have written nothing for this one to run: the rare branch of
+   * a chain (a payment of an order already paid), which costs the usual case no statement on SQLite
+   * and only a WITH that writes nothing on PostgreSQL.
+   */
+  unless?: string;
   /** The write, with `guard` (PostgreSQL; undefined on SQLite) added to its WHERE, returning a row per row written. */
   build(guard: Guard, ...args: A): StepQuery;
   /** Left out on SQLite (a NOTIFY: SQLite has no other instance to tell). */
@@ -41,6 +47,7 @@ export function writeChain<A extends unknown[]>(db: Kysely<Database>, steps: Cha
   const names = new Set<string>();
   for (const s of steps) {
     if (s.after && !names.has(s.after)) throw new Error(`chain step ${s.name} follows ${s.after}, which is not before it`);
+    if (s.unless && !names.has(s.unless)) throw new Error(`chain step ${s.name} is unless ${s.unless}, which is not before it`);
     names.add(s.name);
   }
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
@@ -56,7 +63,7 @@ export function writeChain<A extends unknown[]>(db: Kysely<Database>, steps: Cha
     db.transaction().execute(async (trx) => {
       const wrote: ChainResult = Object.fromEntries(steps.map((s) => [s.name, 0]));
       for (const [i, s] of mine.entries()) {
-        if (s.after && !wrote[s.after]) continue;
+        if ((s.after && !wrote[s.after]) || (s.unless && wrote[s.unless])) continue;
         wrote[s.name] = (await statements[i](trx, ...args)).rows.length;
       }
       return wrote;
@@ -66,7 +73,9 @@ export function writeChain<A extends unknown[]>(db: Kysely<Database>, steps: Cha
 /** `with a as (…), b as (… where exists (select 1 from a)) select (select count(*) from a) as a, …` */
 function withStatement<A extends unknown[]>(steps: ChainStep<A>[], args: A) {
   const parts = steps.map((s) => {
-    const guard = s.after ? sql<SqlBool>`exists (select 1 from ${sql.id(s.after)})` : undefined;
+    const after = s.after ? sql<SqlBool>`exists (select 1 from ${sql.id(s.after)})` : undefined;
+    const unless = s.unless ? sql<SqlBool>`not exists (select 1 from ${sql.id(s.unless)})` : undefined;
+    const guard = after && unless ? sql<SqlBool>`${after} and ${unless}` : (after ?? unless);
     return sql`${sql.id(s.name)} as (${s.build(guard, ...args)})`;
   });
   // Every step is counted, so every one runs: PostgreSQL skips a plain SELECT in a WITH nobody reads.

@@ -187,6 +187,31 @@ export class JobStore {
     return Number((await this.finishRow(on, queue, key, result, now)).numAffectedRows) === 1;
   }
 
+  /** `enqueue` (`once`) as a query, `guard` added on PostgreSQL (a step of a chain: `db/write-chain.ts`). Nothing when the key exists. */
+  enqueueQuery(guard: Guard, job: { queue: QueueName; key: string; ref: string; at: number }, now: number) {
+    const text = (v: string) => sql<string>`cast(${v} as text)`;
+    const int = (v: number) => sql<number>`cast(${v} as bigint)`;
+    return this.db
+      .insertInto('jobs')
+      .columns(['queue', 'key', 'ref', 'payload', 'state', 'attempts', 'next_at', 'created_at', 'updated_at'])
+      .expression(
+        this.db
+          .selectNoFrom([
+            text(job.queue).as('queue'),
+            text(job.key).as('key'),
+            text(job.ref).as('ref'),
+            sql.lit('{}').as('payload'),
+            sql.lit('pending').as('state'),
+            sql.lit(0).as('attempts'),
+            int(job.at).as('next_at'),
+            int(now).as('created_at'),
+            int(now).as('updated_at'),
+          ])
+          .$if(guard !== undefined, (q) => q.where(guard!)),
+      )
+      .onConflict((oc) => oc.columns(['queue', 'key']).doNothing());
+  }
+
   /** `finish` as a query, `guard` added on PostgreSQL (a step of a chain: `db/write-chain.ts`). */
   finishQuery(guard: Guard, queue: QueueName, key: string, result: string, now: number) {
     return this.db

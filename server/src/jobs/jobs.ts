@@ -24,6 +24,11 @@ export class Jobs {
     return this.store.finish(on, queue, key, result);
   }
 
+  /** `enqueue` (`once`) as a step of a chain of writes (`db/write-chain.ts`). */
+  enqueueQuery(guard: Guard, job: { queue: QueueName; key: string; ref: string; at: number }, now: number) {
+    return this.store.enqueueQuery(guard, job, now);
+  }
+
   /** `finish` as a step of a chain of writes (`db/write-chain.ts`). */
   finishQuery(guard: Guard, queue: QueueName, key: string, result: string, now: number) {
     return this.store.finishQuery(guard, queue, key, result, now);

@@ -9,6 +9,7 @@ const handlers: KitJobHandlers = {
   callbackDelivery: handler('callback'),
   paymentFollower: handler('payment.reconcile'),
   refundFollower: handler('refund.follow'),
+  duplicateRefundFollower: handler('payment.duplicate'),
   dailyReconciliation: handler('reconcile.daily'),
 };
 const env = {
@@ -24,7 +25,7 @@ const waitAfterRun = (queue: string, n: number) => new Retry(policyOf(queue), { 
 
 describe('the job registry', () => {
   test('registers each queue once', () => {
-    expect(checkRegistry(kitJobs(config, handlers)).map((k) => k.handler.queue)).toHaveLength(5);
+    expect(checkRegistry(kitJobs(config, handlers)).map((k) => k.handler.queue)).toHaveLength(6);
     const again = kitJobs(config, handlers).find((k) => k.handler.queue === 'callback')!;
     expect(() => checkRegistry([...kitJobs(config, handlers), again])).toThrow(/twice/);
   });
@@ -32,7 +33,14 @@ describe('the job registry', () => {
   test('callbacks poll at CALLBACK_POLL_INTERVAL, the other queues at JOB_POLL_INTERVAL', () => {
     const own = loadConfig({ ...env, CALLBACK_POLL_INTERVAL: '40ms', JOB_POLL_INTERVAL: '3s' });
     const polls = Object.fromEntries(kitJobs(own, handlers).map((k) => [k.handler.queue, k.pollMs]));
-    expect(polls).toEqual({ callback: 40, 'payment.reconcile': 3_000, 'refund.follow': 3_000, 'profit-sharing.follow': 3_000, 'reconcile.daily': 3_000 });
+    expect(polls).toEqual({
+      callback: 40,
+      'payment.reconcile': 3_000,
+      'refund.follow': 3_000,
+      'payment.duplicate': 3_000,
+      'profit-sharing.follow': 3_000,
+      'reconcile.daily': 3_000,
+    });
   });
 
   test('follow-ups are kept JOB_RETENTION; callbacks and daily reconciliations, the history people read, are kept', () => {
@@ -43,6 +51,7 @@ describe('the job registry', () => {
       'reconcile.daily': null,
       'payment.reconcile': 172_800_000,
       'refund.follow': 172_800_000,
+      'payment.duplicate': 172_800_000,
       'profit-sharing.follow': 172_800_000,
     });
   });
@@ -53,6 +62,9 @@ describe('the job registry', () => {
     expect(waitAfterRun('reconcile.daily', 2)).toBe(10 * 60_000);
     // Then its last wait repeats: a bill can be late for days.
     expect(waitAfterRun('reconcile.daily', 9)).toBe(30 * 60_000);
+    // A second payment is refunded at once, then its refund followed on the payment schedule.
+    expect(waitAfterRun('payment.duplicate', 1)).toBe(10_000);
+    expect(waitAfterRun('payment.duplicate', 9)).toBe(30_000);
   });
 
   test("follow-up jobs, added due after the schedule's first wait, go on from its second", () => {

@@ -18,6 +18,8 @@ export interface KitJobHandlers {
   paymentFollower: JobHandler;
   /** `refund.follow`: carries a refund to the channel and follows it until it completes. */
   refundFollower: JobHandler;
+  /** `payment.duplicate`: refunds a second payment of an already paid order and follows that refund until it completes. */
+  duplicateRefundFollower: JobHandler;
   /** `reconcile.daily`: one day with one channel's trade bill (key `<date>/<channel>`: once across instances). */
   dailyReconciliation: JobHandler;
 }
@@ -52,6 +54,12 @@ export function kitJobs(config: Config, h: KitJobHandlers): JobKind[] {
     },
     // Refunds can take days at a bank: after the schedule, its last wait repeats.
     { handler: h.refundFollower, retry: { schedule: config.PAYMENT_QUERY_SCHEDULE, firstWaitBeforeFirstRun: true, whenOver: 'repeat-last' }, ...followUp },
+    // A second payment is refunded at once (its job is due when recorded); then as a refund is followed.
+    {
+      handler: h.duplicateRefundFollower,
+      retry: { schedule: config.PAYMENT_QUERY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'repeat-last' },
+      ...followUp,
+    },
     // Its job is due at once (after RECONCILE_AT): the schedule's first wait follows the first run.
     {
       handler: h.dailyReconciliation,

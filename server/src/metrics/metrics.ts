@@ -17,8 +17,8 @@ export const COUNT_TIMEOUT_MS = 1_000;
 export type CallbackOutcome = 'delivered' | 'refused' | 'timeout' | 'network_error' | 'gave_up';
 /** How a login ended (the brute-force limit): checked and right, checked and wrong, refused unchecked while locked out, or the failure that started a lockout. */
 export type LoginOutcome = 'succeeded' | 'failed' | 'throttled' | 'locked';
-/** Which convergence path ran (docs/payments.md): order query on schedule, close at expiry, refund resumption. */
-export type ReconciliationKind = 'payment_query' | 'expiry_close' | 'refund_resume' | 'profit_sharing_follow';
+/** Which convergence path ran (docs/payments.md): order query on schedule, close at expiry, refund resumption, a duplicate payment's refund. */
+export type ReconciliationKind = 'payment_query' | 'expiry_close' | 'refund_resume' | 'profit_sharing_follow' | 'duplicate_refund';
 /** What it found or did. */
 export type ReconciliationOutcome = 'paid' | 'unpaid' | 'closed' | 'refunded' | 'resent' | 'pending' | 'finished' | 'failed';
 
@@ -101,6 +101,12 @@ export class Metrics {
     name: 'kit_payment_reconciliations_total',
     help: 'Money-path convergence runs (order queries, closes at expiry, refund resumptions, profit-sharing follow-ups) by kind and outcome.',
     labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly duplicatePayments = new Counter({
+    name: 'kit_duplicate_payments_total',
+    help: 'Second payments of an already paid order through another of its channel orders (an order is paid once: each is refunded automatically), by channel.',
+    labelNames: ['channel'] as const,
     registers: [this.registry],
   });
   private readonly chainQueue: CachedCount;
@@ -277,6 +283,11 @@ export class Metrics {
   /** One reconciliation (docs/payments.md) ran. */
   reconciliation(kind: ReconciliationKind, outcome: ReconciliationOutcome): void {
     this.reconciliations.inc({ kind, outcome });
+  }
+
+  /** A second payment of an already paid order was recorded (its automatic refund follows). */
+  duplicatePayment(channel: string): void {
+    this.duplicatePayments.inc({ channel });
   }
 
   // ---- logins and shutdown ----------------------------------------------------------------

@@ -9,6 +9,7 @@ import type { PaymentStore } from './payment-store';
 import type { Providers } from './providers/in-use';
 import type { KitEvent, NotificationAnswer, NotificationLookup, PaymentProvider, RawNotification } from './providers/provider';
 import type { Settlement } from './settlement';
+import type { DuplicatePayments } from './duplicate-payments';
 
 export interface NotificationResult {
   /** Whether the platform may stop repeating it. */
@@ -24,6 +25,7 @@ export class NotificationService {
     private readonly providers: Providers,
     private readonly settlement: Settlement,
     private readonly log: Logger,
+    private readonly duplicates: DuplicatePayments,
   ) {}
 
   /** The provider of a notification route, or undefined for a realm no provider of this configuration has. */
@@ -69,6 +71,12 @@ export class NotificationService {
         await this.settlement.recordPayment(e.order, e.facts, 'notification');
         return OK;
       case 'refund':
+        // The automatic refund of a second payment is not the order's refund (4.6).
+        if (this.duplicates.isDuplicateRefund(e.refund)) {
+          if (e.outcome === 'succeeded') await this.duplicates.complete(e.refund, e.refundId);
+          else await this.duplicates.fail(e.refund, `channel: ${e.stateText}`);
+          return OK;
+        }
         if (e.outcome === 'succeeded') await this.settlement.completeRefund(e.refund, e.refundId);
         else await this.settlement.failRefund(e.refund, `channel: ${e.stateText}`);
         return OK;
@@ -83,7 +91,7 @@ export class NotificationService {
         return co && co.channel === provider.channel ? co : undefined;
       },
       refund: async (no) => {
-        const r = await this.store.refundByNumber(no);
+        const r = (await this.store.refundByNumber(no)) ?? (await this.duplicates.refundByNumber(no));
         return r && r.channel === provider.channel ? r : undefined;
       },
     };

@@ -5,6 +5,7 @@ import type { PaymentArgs } from './payment-args';
 import type { PaymentStore } from './payment-store';
 import type { RefundService } from './refund-service';
 import type { Settlement } from './settlement';
+import type { DuplicateStore } from './duplicate-store';
 
 export interface Payments {
   /** 4.3–4.5 */
@@ -15,10 +16,12 @@ export interface Payments {
   notifications: NotificationService;
   channelOrders: ChannelOrders;
   settlement: Settlement;
-  /** What the service knows of an order's payment: its channel orders and refund (operators and tests). */
-  state(
-    prepayId: string,
-  ): Promise<{ channelOrders: Awaited<ReturnType<PaymentStore['channelOrdersOf']>>; refund: Awaited<ReturnType<PaymentStore['refund']>> | null }>;
+  /** What the service knows of an order's payment: its channel orders, refund and second payments refunded automatically (operators and tests). */
+  state(prepayId: string): Promise<{
+    channelOrders: Awaited<ReturnType<PaymentStore['channelOrdersOf']>>;
+    refund: Awaited<ReturnType<PaymentStore['refund']>> | null;
+    duplicates: Awaited<ReturnType<DuplicateStore['ofOrder']>>;
+  }>;
   /** When the given orders' refunds completed (Unix ms), for those whose refund did (the POS's list says when each was refunded). */
   refundsCompleted(prepayIds: readonly string[]): Promise<Map<string, number>>;
 }

@@ -75,13 +75,17 @@ export class PaymentStore {
     return rows.map((r) => r.prepay_id);
   }
 
+  /** The channel order that paid the order: the first paid, never a second payment (refunded on its own: `duplicate-payments.ts`). */
   paidChannelOrder(prepayId: string, on: Executor = this.db) {
     return on
-      .selectFrom('pay_channel_orders')
-      .selectAll()
-      .where('prepay_id', '=', prepayId)
-      .where('state', '=', 'paid')
-      .orderBy('paid_at', 'asc')
+      .selectFrom('pay_channel_orders as c')
+      .selectAll('c')
+      .where('c.prepay_id', '=', prepayId)
+      .where('c.state', '=', 'paid')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('pay_duplicate_payments as d').select('d.out_trade_no').whereRef('d.out_trade_no', '=', 'c.out_trade_no'))),
+      )
+      .orderBy('c.paid_at', 'asc')
       .executeTakeFirst();
   }
 

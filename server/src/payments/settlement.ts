@@ -6,13 +6,13 @@
  * with its order event's NOTIFY); the loser of a race changes nothing, so one payment gives one
  * transition and one callback.
  */
-import type { Logger } from 'pino';
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
 import type { Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
 import type { OrderTransitions } from '../orders/order-transitions';
 import type { CallbackService } from '../callbacks/callback-service';
 import type { Jobs } from '../jobs/jobs';
 import type { PaymentStore } from './payment-store';
+import { DUPLICATE_QUEUE, type DuplicatePayments } from './duplicate-payments';
 import { writeChain, type ChainStep } from '../db/write-chain';
 
 import type { PaidFacts } from './providers/provider';
@@ -36,7 +36,10 @@ export class Settlement {
    * the first to record the payment counts), its follow-up job ended, the order moved to `finish`
    * (from `active`, or from `cancel`: a payment that raced the expiry still counts, the money was
    * taken), its callback, and on PostgreSQL the order event's NOTIFY. One statement there, one
-   * transaction on SQLite, from the same steps (`db/write-chain.ts`, docs/performance.md).
+   * transaction on SQLite, from the same steps (`db/write-chain.ts`, docs/performance.md). When the
+   * order was not moved (already paid through another of its channel orders), the payment is a
+   * second one: recorded with its refund to make and the job that makes it, in the same statement
+   * or transaction, so that no crash can keep the money (design 6.3, `duplicate-payments.ts`).
    */
   private readonly payment;
   private readonly paymentWithNotify;
@@ -46,7 +49,7 @@ export class Settlement {
     private readonly orders: OrderTransitions,
     private readonly callbacks: CallbackService,
     private readonly jobs: Jobs,
-    private readonly log: Logger,
+    private readonly duplicates: DuplicatePayments,
   ) {
     const steps: ChainStep<PaymentArgs>[] = [
       { name: 'paid', build: (g, outTradeNo, tx, paidAt, via, now) => this.store.markPaidQuery(g, outTradeNo, tx, paidAt, via, now).returning('out_trade_no') },
@@ -66,6 +69,7 @@ export class Settlement {
         after: 'moved',
         build: (g, _o, _tx, _paidAt, _via, now, prepayId, channel) => this.callbacks.enqueueOfOrderQuery(g, prepayId, 'finish', channel, now).returning('id'),
       },
+      ...duplicateSteps(duplicates, jobs),
     ];
     const notify: ChainStep<PaymentArgs> = {
       name: 'notified',
@@ -80,7 +84,8 @@ export class Settlement {
 
   /**
    * A verified payment of a channel order. `via` is how we learned of it, kept for the console's
-   * timeline; only the first to record the payment counts. True when this call made the change.
+   * timeline; only the first to record the payment counts. True when this call made the change
+   * (false for a second payment of the order, which is refunded: `duplicate-payments.ts`).
    */
   async recordPayment(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<boolean> {
     // The channel's clock is not ours: a payment is never recorded before the order it pays (4.2).
@@ -100,15 +105,17 @@ export class Settlement {
     );
     if (!wrote.paid) return false;
     if (!wrote.moved) {
-      // A second channel order of the same prepay order was paid: money to give back by hand.
-      this.log.error(
-        { prepayId: co.prepay_id, outTradeNo: co.out_trade_no },
-        'a second payment arrived for an order that is no longer payable; refund it manually',
-      );
+      // The order was already paid through another of its channel orders: an order is paid once,
+      // so this payment goes back to the payer, automatically (design 6.3; `duplicate-payments.ts`).
+      if (wrote.second) this.duplicates.recorded(co, facts, via);
       return false;
     }
     this.orders.announce(co.prepay_id, 'finish', wrote.notified > 0);
     this.callbacks.committed();
+    // Paid through a channel order that was no longer the payable one (the payer switched): the one
+    // payable now must not take a second payment. Only then a read more; the usual payment, through
+    // the order's one payable channel order, has none to close.
+    if (co.state !== 'open' && co.state !== 'creating') await this.duplicates.closeOthers(co);
     return true;
   }
 
@@ -154,4 +161,25 @@ export class Settlement {
       channel,
     });
   }
+}
+
+/**
+ * The rare branch of a payment's chain: the channel order paid, the order not moved (it was paid
+ * already). Free for the usual payment: skipped on SQLite, a WITH that writes nothing on PostgreSQL.
+ */
+function duplicateSteps(duplicates: DuplicatePayments, jobs: Jobs): ChainStep<PaymentArgs>[] {
+  return [
+    {
+      name: 'second',
+      after: 'paid',
+      unless: 'moved',
+      build: (g, outTradeNo, _tx, _paidAt, _via, now) => duplicates.store.recordQuery(g, outTradeNo, now).returning('out_trade_no'),
+    },
+    {
+      name: 'refunding',
+      after: 'second',
+      build: (g, outTradeNo, _tx, _paidAt, _via, now, prepayId) =>
+        jobs.enqueueQuery(g, { queue: DUPLICATE_QUEUE, key: outTradeNo, ref: prepayId, at: now }, now).returning('id'),
+    },
+  ];
 }

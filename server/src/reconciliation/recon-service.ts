@@ -13,9 +13,11 @@ import { FEE_SCALE, type BillDownload, type BillLine, type PaymentProvider } fro
 import type { ChannelOrders } from '../payments/channel-orders';
 import type { PaymentStore } from '../payments/payment-store';
 import type { Settlement } from '../payments/settlement';
+import type { DuplicateStore } from '../payments/duplicate-store';
 import type { Metrics } from '../metrics/metrics';
 import { addDays, chinaDayRange, isChinaDate } from './china-day';
 import { isPaidLine, isRefundedLine, match, type Found, type KitDay, type View } from './matcher';
+import { withDuplicateRefunds } from './duplicate-refunds';
 import type { DifferenceRow, ReconStore, ReportRow } from './recon-store';
 import type { DifferenceKind, Resolution } from './recon-tables';
 
@@ -79,6 +81,8 @@ export class ReconciliationService {
     private readonly settlement: Settlement,
     private readonly log: Logger,
     private readonly metrics?: Pick<Metrics, 'statementDifference' | 'reconciledDay'>,
+    /** Second payments refunded automatically: their refunds are the kit's too (`duplicate-refunds.ts`). */
+    private readonly duplicates?: DuplicateStore,
   ) {}
 
   /** The channels that publish a bill (the card acquirer does not). */
@@ -104,7 +108,8 @@ export class ReconciliationService {
       throw e;
     }
     const lines = bill?.lines ?? [];
-    const kit = await this.kitSide(channel, date, lines);
+    const own = await this.kitSide(channel, date, lines);
+    const kit = this.duplicates ? await withDuplicateRefunds(own, this.duplicates, channel, date, lines) : own;
     const found = match(lines, kit);
     await this.record(gateway, date, channel, lines, found);
     await this.confirmWithChannel(gateway, date);

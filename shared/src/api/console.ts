@@ -33,6 +33,9 @@ export interface ConsoleOrderLine {
  * `detail` the facts. A `paid` event's cause is how the kit learned of the payment: `notification`,
  * `query` (an order query: reconciliation, the check before expiry, a close answered "paid"),
  * `reconciliation` (the daily statement) or `unrecorded` (paid before the kit kept it).
+ * `duplicatePaid`: a second payment of the paid order through another channel order (`detail.channel`;
+ * cause: how the kit learned of it), refunded automatically: `duplicateRefunded` (or
+ * `duplicateRefundFailed`, to be refunded by hand) follows.
  */
 export interface ConsoleTimelineEvent {
   at: string;
@@ -47,7 +50,10 @@ export interface ConsoleTimelineEvent {
     | 'refundFailed'
     | 'callback'
     | 'sharingRequested'
-    | 'sharingResult';
+    | 'sharingResult'
+    | 'duplicatePaid'
+    | 'duplicateRefunded'
+    | 'duplicateRefundFailed';
   cause: string;
   detail?: Record<string, string>;
 }
@@ -69,6 +75,22 @@ export interface ConsoleOrderDetail extends ConsoleOrderLine {
   /** 4.6: a paid order, not refunded and no refund under way. */
   refundable: boolean;
   refund: { state: string; amount: string; requestedAt: string; completedAt?: string; error?: string } | null;
+  /** Second payments of the order (an order is paid once), each refunded automatically; empty for almost every order. */
+  duplicatePayments: ConsoleDuplicatePayment[];
+}
+
+/** A second payment of a paid order through another channel order, and its automatic refund. */
+export interface ConsoleDuplicatePayment {
+  channel: string;
+  outTradeNo: string;
+  transactionId: string;
+  amount: string;
+  paidAt?: string;
+  /** The refund's state: `requesting`, `accepted`, `success` or `failed` (then `error`). */
+  refundState: string;
+  outRefundNo: string;
+  refundedAt?: string;
+  error?: string;
 }
 
 export interface ConsoleReceived {

@@ -19,6 +19,7 @@ import { receiverCustomRelation } from './0010_receiver_custom_relation';
 import { chainAnchorLeafRule } from './0011_chain_anchor_leaf_rule';
 import { chainAnchorPending } from './0012_chain_anchor_pending';
 import { miniProgram } from './0013_mini_program';
+import { duplicatePayments } from './0014_duplicate_payments';
 
 /**
  * A set of migrations recorded in a table of its own: the service's (always applied) and the
@@ -49,5 +50,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0011_chain_anchor_leaf_rule': chainAnchorLeafRule(dialect),
     '0012_chain_anchor_pending': chainAnchorPending(dialect),
     '0013_mini_program': miniProgram(dialect),
+    '0014_duplicate_payments': duplicatePayments(dialect),
   };
 }

@@ -56,13 +56,13 @@ export class ConsoleBackend {
   /** The order's story: every state change with its time and cause, callbacks with their attempts, refund, splits. */
   async order(user: ConsoleUser, prepayId: string, now = Date.now()): Promise<ConsoleOrderDetail> {
     const row = await this.visibleOrder(user, prepayId);
-    const [{ channelOrders, refund }, answer, requests, sub] = await Promise.all([
+    const [{ channelOrders, refund, duplicates }, answer, requests, sub] = await Promise.all([
       this.services.payments.state(prepayId),
       upstream('reading the callbacks', () => this.api.call(listCallbacks, user, { query: { prepayId } })),
       this.services.profitSharing.requestsOf(prepayId),
       this.services.merchants.find(row.sub_merchant_id),
     ]);
-    return orderStory({ row, channelOrders, refund, callbacks: [...answer.data.items].reverse(), requests, merchantName: sub?.display_name, now });
+    return orderStory({ row, channelOrders, refund, duplicates, callbacks: [...answer.data.items].reverse(), requests, merchantName: sub?.display_name, now });
   }
 
   /** 4.6 with the console user's own login token (a parent's works for its sub-merchants' orders). */

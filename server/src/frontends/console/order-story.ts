@@ -4,8 +4,8 @@
  * what the services and the public API answered. No I/O: `console-backend.ts` gathers the parts.
  */
 import { formatCents, type CallbackItem } from '@kit/shared';
-import type { ConsoleOrderDetail, ConsoleOrderLine, ConsoleSplit, ConsoleTimelineEvent } from '@kit/shared/api/console';
-import type { PayChannelOrdersTable, PayRefundsTable, PrepayOrdersTable } from '../../db/schema';
+import type { ConsoleDuplicatePayment, ConsoleOrderDetail, ConsoleOrderLine, ConsoleSplit, ConsoleTimelineEvent } from '@kit/shared/api/console';
+import type { PayChannelOrdersTable, PayDuplicatePaymentsTable, PayRefundsTable, PrepayOrdersTable } from '../../db/schema';
 import { shownStatus } from '../../orders/order-expiry';
 import type { ProfitSharingService } from '../../profit-sharing/ps-service';
 
@@ -15,6 +15,7 @@ const KIND_ORDER: ConsoleTimelineEvent['kind'][] = [
   'channelOrder',
   'channelOrderClosed',
   'paid',
+  'duplicatePaid',
   'expired',
   'callback',
   'sharingRequested',
@@ -22,6 +23,8 @@ const KIND_ORDER: ConsoleTimelineEvent['kind'][] = [
   'refundRequested',
   'refundCompleted',
   'refundFailed',
+  'duplicateRefunded',
+  'duplicateRefundFailed',
 ];
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : new Date(Number(ms)).toISOString());
@@ -30,6 +33,8 @@ export interface OrderParts {
   row: PrepayOrdersTable;
   channelOrders: PayChannelOrdersTable[];
   refund: PayRefundsTable | undefined | null;
+  /** Second payments of the order, refunded automatically (almost always none). */
+  duplicates?: PayDuplicatePaymentsTable[];
   /** Oldest first. */
   callbacks: CallbackItem[];
   requests: Awaited<ReturnType<ProfitSharingService['requestsOf']>>;
@@ -38,11 +43,16 @@ export interface OrderParts {
   now: number;
 }
 
-export function orderStory({ row, channelOrders, refund, callbacks, requests, merchantName, now }: OrderParts): ConsoleOrderDetail {
+export function orderStory({ row, channelOrders, refund, duplicates = [], callbacks, requests, merchantName, now }: OrderParts): ConsoleOrderDetail {
   const timeline: ConsoleTimelineEvent[] = [{ at: iso(row.create_time)!, kind: 'created', cause: 'created', detail: { amount: formatCents(row.total_cents) } }];
+  const secondPayments = new Map(duplicates.map((d) => [d.out_trade_no, d]));
+  const duplicatePayments: ConsoleDuplicatePayment[] = [];
   for (const co of channelOrders) {
     timeline.push({ at: iso(co.created_at)!, kind: 'channelOrder', cause: co.trade_type, detail: { channel: co.channel, outTradeNo: co.out_trade_no } });
-    if (co.state === 'paid' && co.paid_at) {
+    const second = secondPayments.get(co.out_trade_no);
+    if (second) {
+      duplicatePayments.push(duplicateStory(co, second, timeline));
+    } else if (co.state === 'paid' && co.paid_at) {
       timeline.push({
         at: iso(co.paid_at)!,
         kind: 'paid',
@@ -112,6 +122,42 @@ export function orderStory({ row, channelOrders, refund, callbacks, requests, me
           ...(refund.last_error ? { error: refund.last_error } : {}),
         }
       : null,
+    duplicatePayments,
+  };
+}
+
+/**
+ * A second payment through `co`, refunded automatically: "second payment through <channel> …
+ * refunded automatically" in the timeline, and its line in the detail.
+ */
+function duplicateStory(co: PayChannelOrdersTable, d: PayDuplicatePaymentsTable, timeline: ConsoleTimelineEvent[]): ConsoleDuplicatePayment {
+  const amount = formatCents(d.refund_cents);
+  const paidAt = iso(co.paid_at ?? d.created_at)!;
+  timeline.push({
+    at: paidAt,
+    kind: 'duplicatePaid',
+    cause: co.paid_via ?? 'unrecorded',
+    detail: { channel: d.channel, transactionId: co.transaction_id ?? '', outTradeNo: co.out_trade_no, amount, outRefundNo: d.out_refund_no },
+  });
+  if (d.state === 'success' && d.completed_at)
+    timeline.push({
+      at: iso(d.completed_at)!,
+      kind: 'duplicateRefunded',
+      cause: 'automatic',
+      detail: { channel: d.channel, amount, refundId: d.refund_id ?? '' },
+    });
+  if (d.state === 'failed')
+    timeline.push({ at: iso(d.updated_at)!, kind: 'duplicateRefundFailed', cause: 'channel', detail: { channel: d.channel, error: d.last_error ?? '' } });
+  return {
+    channel: d.channel,
+    outTradeNo: co.out_trade_no,
+    transactionId: co.transaction_id ?? '',
+    amount,
+    paidAt,
+    refundState: d.state,
+    outRefundNo: d.out_refund_no,
+    ...(d.completed_at ? { refundedAt: iso(d.completed_at)! } : {}),
+    ...(d.last_error ? { error: d.last_error } : {}),
   };
 }
 

@@ -48,6 +48,20 @@ const detail = line.extend({
   refund: z
     .object({ state: z.string(), amount: z.string(), requestedAt: z.string(), completedAt: z.string().optional(), error: z.string().optional() })
     .nullable(),
+  // An order is paid once: a second payment through another channel order, refunded automatically.
+  duplicatePayments: z.array(
+    z.object({
+      channel: z.string(),
+      outTradeNo: z.string(),
+      transactionId: z.string(),
+      amount: z.string(),
+      paidAt: z.string().optional(),
+      refundState: z.string(),
+      outRefundNo: z.string(),
+      refundedAt: z.string().optional(),
+      error: z.string().optional(),
+    }),
+  ),
 });
 
 const con = (doc: Omit<RouteDoc, 'tag' | 'auth'> & { auth?: RouteDoc['auth'] }): RouteDoc => ({ tag: 'Console router', auth: 'consoleCookie', ...doc });

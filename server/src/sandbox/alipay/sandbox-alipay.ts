@@ -290,6 +290,22 @@ export class SandboxAlipay {
     return this.pay(trade, buyerOpenId ?? trade.buyerOpenId ?? 'sandbox_alipay_buyer');
   }
 
+  /** What the stand-in holds of a merchant's trade (tests and people look at the platform's side): undefined before it exists. */
+  trade(
+    appAuthToken: string,
+    outTradeNo: string,
+  ): { status: TradeStatus; tradeNo: string; totalCents: number; refunds: Array<{ outRequestNo: string; cents: number }> } | undefined {
+    const t = this.trades.get(tradeKey(appAuthToken, outTradeNo));
+    if (!t) return undefined;
+    this.expire(t);
+    return {
+      status: t.status,
+      tradeNo: t.tradeNo,
+      totalCents: t.totalCents,
+      refunds: [...t.refunds].map(([outRequestNo, r]) => ({ outRequestNo, cents: r.cents })),
+    };
+  }
+
   /** A merchant withdraws its authorization of the application: every call with its token is refused from now on. */
   revoke(appAuthToken: string): void {
     this.revoked.add(appAuthToken);
