@@ -4,7 +4,8 @@
  * `alipay.trade.precreate` (its `qr_code` is the payer's code), followed with `alipay.trade.query`,
  * ended with `alipay.trade.close`, refunded with `alipay.trade.refund` and confirmed with
  * `alipay.trade.fastpay.refund.query`; payment and refund notifications come to one URL,
- * `/pay-notify/alipay`, form-encoded, answered `success`.
+ * `/pay-notify/alipay`, form-encoded, answered `success`. The daily bill: one per authorizing
+ * merchant (`daily-bill.ts`).
  *
  * Never picked for the social flows (4.3–4.5): it is asked for by channel, through its own
  * endpoint (`alipayNative`). With no `ALIPAY_*` key setting it is off, except in development with
@@ -15,6 +16,7 @@ import { text } from '../../../openapi/describe';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema';
 import {
   defineProvider,
+  type DailyBill,
   type KitEvent,
   type NotificationReader,
   type OrderForChannel,
@@ -27,6 +29,7 @@ import {
   type ServiceSettings,
 } from '../provider';
 import { AlipayClient } from './client';
+import { alipayAccountOf, alipayDailyBill } from './daily-bill';
 import { devAlipayMaterial } from './dev-keys';
 import { AlipayError } from './errors';
 import { ALIPAY_NOTIFY_ACK, AlipayNotificationError, parseNotificationBody, readNotification } from './notification';
@@ -96,6 +99,9 @@ export class AlipayProvider implements PaymentProvider {
   /** Asked for by its own endpoint (`alipayNative`), never for 4.3's social code. */
   readonly ownEndpoints = true;
   readonly notifications: NotificationReader;
+  /** One bill per authorizing merchant (`daily-bill.ts`). */
+  readonly dailyBill: DailyBill;
+  readonly accountOf = alipayAccountOf;
   private credentials?: Omit<AlipayCredentials, 'gatewayUrl'>;
 
   constructor(
@@ -103,6 +109,7 @@ export class AlipayProvider implements PaymentProvider {
     private readonly ctx: ProviderContext,
   ) {
     this.notifications = alipayNotifications(() => this.keys());
+    this.dailyBill = alipayDailyBill(() => this.client(), { timeoutMs: config.PAY_GATEWAY_TIMEOUT, log: ctx.log });
   }
 
   signType(): string {
@@ -255,8 +262,9 @@ export const alipay = defineProvider({
     key: () => '',
     merchantProblem: (_config, f) => (!f.app_auth_token ? 'app_auth_token missing' : null),
     sharesProfits: false,
+    // Not protocol v2's `downloadbill`: its own gateway answers the bill's link (`sandbox/alipay/`).
     publishesBills: false,
-    // `sandbox/alipay/`: its gateway and payer (`sandbox-routes.ts`).
+    // `sandbox/alipay/`: its gateway, bills and payer (`sandbox-routes.ts`).
     ownRoutes: true,
   },
   notificationDoc: {
