@@ -132,7 +132,10 @@ export class SandboxAlipayBills {
       const at = from + 12 * 3_600_000;
       rows.push({
         kind: 'payment',
-        tradeNo: `${date.replaceAll('-', '')}2200${BigInt(`0x${n.slice(0, 15)}`).toString().padStart(18, '0').slice(-18)}`,
+        tradeNo: `${date.replaceAll('-', '')}2200${BigInt(`0x${n.slice(0, 15)}`)
+          .toString()
+          .padStart(18, '0')
+          .slice(-18)}`,
         outTradeNo: `SBXONLY${date.replaceAll('-', '')}${n.slice(0, 8)}`,
         subject: 'paid elsewhere (sandbox fault)',
         createdAt: at,
@@ -230,7 +233,13 @@ function summaryCsv(account: string, date: string, rows: readonly Row[], now: nu
     yuan(received + fee),
   ];
   // One shop (none named: the kit names no shops), then the 合计 row.
-  const lines = [...head('#支付宝业务汇总查询', account, date), SUMMARY_OPEN, SUMMARY_COLUMNS.join(','), csvRow(['', '', ...totals]), csvRow(['合计', '', ...totals])];
+  const lines = [
+    ...head('#支付宝业务汇总查询', account, date),
+    SUMMARY_OPEN,
+    SUMMARY_COLUMNS.join(','),
+    csvRow(['', '', ...totals]),
+    csvRow(['合计', '', ...totals]),
+  ];
   lines.push(SUMMARY_CLOSE, `#导出时间：[${chineseTime(now)}]`);
   return `${lines.join('\r\n')}\r\n`;
 }

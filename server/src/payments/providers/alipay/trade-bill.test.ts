@@ -9,7 +9,10 @@ import iconv from 'iconv-lite';
 import { AlipayBillFormatError, DETAIL_COLUMNS, readAlipayBillFiles, SUMMARY_COLUMNS } from './trade-bill';
 
 const T = '\t';
-const detailLines = (rows: string[], trailer = ['#交易合计：2笔，商家实收共1001.20元，商家优惠共0.00元', '#退款合计：1笔，商家实收退款共-0.10元，商家优惠退款共0.00元']) => [
+const detailLines = (
+  rows: string[],
+  trailer = ['#交易合计：2笔，商家实收共1001.20元，商家优惠共0.00元', '#退款合计：1笔，商家实收退款共-0.10元，商家优惠退款共0.00元'],
+) => [
   '#支付宝业务明细查询',
   '#账号：[20881234567890120156]',
   '#起始日期：[2026年11月26日 00:00:00]   终止日期：[2026年11月27日 00:00:00]',

@@ -202,12 +202,13 @@ function readHead(l: Lines, title: string): { account: string; date: string } {
   if (first.replace(/^\uFEFF/, '').trim() !== title) fail(1, `expected "${title}", found "${clip(first)}"`);
   const account = /^#账号：\[(\d{16,28})\]\s*$/.exec(next(l, 'the account line'));
   if (!account) fail(2, 'expected "#账号：[<account>]"');
-  const period = /^#起始日期：\[(\d{4})年(\d{2})月(\d{2})日 00:00:00\]\s+终止日期：\[(\d{4})年(\d{2})月(\d{2})日 00:00:00\]\s*$/.exec(next(l, 'the period line'));
+  const period = /^#起始日期：\[(\d{4})年(\d{2})月(\d{2})日 00:00:00\]\s+终止日期：\[(\d{4})年(\d{2})月(\d{2})日 00:00:00\]\s*$/.exec(
+    next(l, 'the period line'),
+  );
   if (!period) fail(3, 'expected "#起始日期：[yyyy年MM月dd日 00:00:00]   终止日期：[…]"');
   const date = `${period![1]}-${period![2]}-${period![3]}`;
   const end = `${period![4]}-${period![5]}-${period![6]}`;
-  if (new Date(`${date}T00:00:00Z`).getTime() + 86_400_000 !== new Date(`${end}T00:00:00Z`).getTime())
-    fail(3, `the period ${date} – ${end} is not one day`);
+  if (new Date(`${date}T00:00:00Z`).getTime() + 86_400_000 !== new Date(`${end}T00:00:00Z`).getTime()) fail(3, `the period ${date} – ${end} is not one day`);
   return { account: account![1], date };
 }
 
@@ -251,7 +252,7 @@ function detailRow(line: string, lineNo: number): AlipayBillRow {
   const kind = type === PAYMENT_TYPE ? 'payment' : 'refund';
   const tradeNo = col('支付宝交易号');
   const outTradeNo = col('商户订单号');
-  if (!/^\d{16,64}$/.test(tradeNo)) fail(lineNo, `支付宝交易号 "${clip(tradeNo)}" is not one`);
+  if (!/^[0-9A-Za-z]{1,64}$/.test(tradeNo)) fail(lineNo, `支付宝交易号 "${clip(tradeNo)}" is not one`);
   if (!outTradeNo) fail(lineNo, '商户订单号 is empty');
   const time = col('完成时间');
   if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(time)) fail(lineNo, `完成时间 "${clip(time)}" is not yyyy-MM-dd HH:mm:ss`);
