@@ -118,9 +118,9 @@ describeEachBackend('reconciliation with Alipay bills', (backend) => {
 
     // The merchant's app reads both: the unknown payment is its own by the account its parameters name.
     const own = await f.client.reconciliation(today);
-    expect(own.data.reports.find((r: any) => r.channel === 'Alipay').differences).toEqual(alipay.differences);
+    expect(own.data.reports.find((r) => r.channel === 'Alipay')?.differences).toEqual(alipay.differences);
     const other = await kit.newApp();
-    expect((await other.client.reconciliation(today)).data.reports.find((r: any) => r.channel === 'Alipay').differences).toEqual([]);
+    expect((await other.client.reconciliation(today)).data.reports.find((r) => r.channel === 'Alipay')?.differences).toEqual([]);
     // The refunded order stayed as it was: one finish, one refunded callback.
     expect((await kit.runtime.services.callbacks.history(refunded)).map((c) => c.status)).toEqual(['finish', 'refunded']);
   });
