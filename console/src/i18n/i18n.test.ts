@@ -38,6 +38,9 @@ describe('console catalogue', () => {
     expect(zh.word('channel', 'SocialNative')).toBe('社交支付');
     expect(zh.word('billStatus', 'SUCCESS')).toBe('支付成功');
     expect(en.word('billRefund', 'SUCCESS')).toBe('Refunded');
+    // Alipay's bill words (业务类型) too.
+    expect(en.word('billStatus', '交易')).toBe('Paid');
+    expect(en.word('billRefund', '退款')).toBe('Refunded');
     // A word the catalogue does not know is shown as it came rather than as a key.
     expect(en.word('billStatus', 'SOMETHING_NEW')).toBe('SOMETHING_NEW');
     for (const kind of DIFFERENCE_KINDS) {

@@ -241,6 +241,9 @@ const en = {
   'billRefund.CHANGE': 'Refund diverted',
   'billRefund.REFUNDCLOSE': 'Refund closed',
   'billRefund.ABNORMAL': 'Refund abnormal',
+  // Alipay's bill names a line by its 业务类型: a payment (交易) or a refund (退款), both done.
+  'billStatus.交易': 'Paid',
+  'billRefund.退款': 'Refunded',
 };
 
 export type MessageKey = keyof typeof en;
@@ -479,6 +482,8 @@ const zh: Record<MessageKey, string> = {
   'billRefund.CHANGE': '退款转入代发',
   'billRefund.REFUNDCLOSE': '退款关闭',
   'billRefund.ABNORMAL': '退款异常',
+  'billStatus.交易': '交易成功',
+  'billRefund.退款': '退款成功',
 };
 
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zh };

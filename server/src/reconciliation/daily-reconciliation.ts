@@ -1,6 +1,6 @@
 /**
  * The daily run (docs/reconciliation.md): after `RECONCILE_AT` China time, each instance adds the
- * job of the previous day for each channel with a bill; the job's key (`<date>/<channel>`) makes it
+ * job of the previous day for each configured channel with a bill (every provider's); the job's key (`<date>/<channel>`) makes it
  * one job across instances, and its lease one run at a time. While the bill is not ready (or cannot
  * be had or read) the job comes back on `RECONCILE_RETRY_SCHEDULE`, its last wait repeating.
  */
@@ -50,13 +50,17 @@ export class DailyReconciliation implements JobHandler {
     const days = [addDays(today, -2), ...(clock >= this.opts.at ? [addDays(today, -1)] : [])];
     let added = 0;
     for (const date of days) {
-      for (const channel of this.service.channelsWithBills()) {
-        if (this.opts.configured && !this.opts.configured(channel)) continue;
+      for (const channel of this.channels()) {
         if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key: `${date}/${channel}`, ref: date, payload: { date, channel } })) added++;
       }
     }
     if (added) this.jobs.wake(this.queue);
     return added;
+  }
+
+  /** The channels whose bills the daily run reconciles: every configured one that publishes a bill. */
+  channels(): PaymentChannel[] {
+    return this.service.channelsWithBills().filter((c) => !this.opts.configured || this.opts.configured(c));
   }
 
   /**

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import { formatCents, formatDecimal, isKitError, KitError, type PaymentChannel } from '@kit/shared';
 import type { Providers } from '../payments/providers/in-use';
-import { FEE_SCALE, type BillDownload, type BillLine, type PaymentProvider } from '../payments/providers/provider';
+import { FEE_SCALE, type BillDownload, type BillLine, type PaymentProvider, type StoredParams } from '../payments/providers/provider';
 import type { ChannelOrders } from '../payments/channel-orders';
 import type { PaymentStore } from '../payments/payment-store';
 import type { Settlement } from '../payments/settlement';
@@ -195,15 +195,26 @@ export class ReconciliationService {
   }
 
   private async visibility(appId: string): Promise<(d: DifferenceRow) => boolean> {
-    return visibleBy(await this.store.visibleTo(appId));
+    return this.merchantVisibility(await this.store.ownedBy(appId));
   }
 
+  /**
+   * The given merchants' differences: by the order's sub-merchant, or (a line the kit does not know)
+   * by the account its bill line names, which the providers read from the merchants' parameters.
+   */
   private async merchantVisibility(merchantIds: readonly string[]): Promise<(d: DifferenceRow) => boolean> {
-    return visibleBy(await this.store.visibleToMerchants(merchantIds));
+    const channelAccounts = new Set<string>();
+    for (const { channel, params } of await this.store.paramsOf(merchantIds)) {
+      const provider = this.providers.has(channel as PaymentChannel) ? this.providers.get(channel) : undefined;
+      const account = provider?.accountOf?.(params as StoredParams);
+      if (account) channelAccounts.add(account);
+    }
+    return visibleBy({ merchantIds: new Set(merchantIds), channelMchIds: channelAccounts });
   }
 
   private async download(provider: BillingProvider, date: string): Promise<Bill | null> {
-    const got = await provider.dailyBill.download(date);
+    const merchants = (await this.store.paramsOfChannel(provider.channel)) as StoredParams[];
+    const got = await provider.dailyBill.download(date, merchants);
     if (got.kind === 'not_ready') throw new BillNotReady(`the ${provider.channel} bill of ${date} is not ready yet (${got.why})`);
     return got.kind === 'none' ? null : got;
   }

@@ -102,36 +102,30 @@ export class ReconStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  /**
-   * What an app may read of the differences: its merchants (owned, or sub-merchants of an owned
-   * parent) and, for lines the kit has no record of, the channel merchant numbers in their parameters.
-   */
-  async visibleTo(appId: string): Promise<{ merchantIds: Set<string>; channelMchIds: Set<string> }> {
+  /** The merchants an app owns, and the sub-merchants of a parent it owns (whose differences it may read). */
+  async ownedBy(appId: string): Promise<string[]> {
     const owned = await this.db
       .selectFrom('merchants as m')
       .leftJoin('merchants as p', 'p.id', 'm.parent_merchant_id')
       .select('m.id')
       .where((eb) => eb.or([eb('m.app_id', '=', appId), eb('p.app_id', '=', appId)]))
       .execute();
-    return this.visibleToMerchants(owned.map((m) => m.id));
+    return owned.map((m) => m.id);
   }
 
-  /** The given merchants and their accounts at the channels (a line the kit does not know is theirs by its sub_mch_id). */
-  async visibleToMerchants(ids: readonly string[]): Promise<{ merchantIds: Set<string>; channelMchIds: Set<string> }> {
-    const merchantIds = new Set(ids);
-    const channelMchIds = new Set<string>();
-    if (merchantIds.size) {
-      const params = await this.db
-        .selectFrom('payment_params')
-        .select(['params_json'])
-        .where('merchant_id', 'in', [...merchantIds])
-        .execute();
-      for (const p of params) {
-        const v = JSON.parse(p.params_json) as Record<string, unknown>;
-        for (const k of ['socialMchId', 'cardNetworkBizMchId']) if (typeof v[k] === 'string') channelMchIds.add(v[k] as string);
-      }
-    }
-    return { merchantIds, channelMchIds };
+  /** The stored payment parameters of the given merchants, every channel (what names their accounts at the channels). */
+  async paramsOf(merchantIds: readonly string[]): Promise<Array<{ channel: string; params: Record<string, unknown> }>> {
+    if (!merchantIds.length) return [];
+    const rows = await inChunks([...merchantIds], (ids) =>
+      this.db.selectFrom('payment_params').select(['channel', 'params_json']).where('merchant_id', 'in', ids).execute(),
+    );
+    return rows.map((r) => ({ channel: r.channel, params: JSON.parse(r.params_json) as Record<string, unknown> }));
+  }
+
+  /** Every merchant's stored payment parameters of a channel (a channel with one bill per merchant downloads one for each). */
+  async paramsOfChannel(channel: string): Promise<Array<Record<string, unknown>>> {
+    const rows = await this.db.selectFrom('payment_params').select('params_json').where('channel', '=', channel).orderBy('merchant_id').execute();
+    return rows.map((r) => JSON.parse(r.params_json) as Record<string, unknown>);
   }
 
   // ---- the kit's side ---------------------------------------------------------------------

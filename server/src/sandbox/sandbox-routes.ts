@@ -13,6 +13,7 @@ import { hasBadText, refuseNulInUrl } from '../http/body';
 import { sendPage } from '../frontends/pages/page';
 import { cashierPage, safeReturnUrl } from './cashier-page';
 import { sandboxPage } from './sandbox-page';
+import { alipayBase, alipayBillDownload } from './alipay/sandbox-alipay-bill-route';
 import { SandboxError } from './sandbox-payer';
 import type { Sandbox } from './sandbox';
 import { sandboxV3Routes } from './v3/sandbox-v3-routes';
@@ -41,8 +42,9 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
     r.post('/alipay/gateway.do', raw, (req, res) => {
       const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
       const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      res.type('application/json;charset=utf-8').send(alipay.gatewayRequest(query, body));
+      res.type('application/json;charset=utf-8').send(alipay.gatewayRequest(query, body, alipayBase(req)));
     });
+    r.get('/alipay/downloadBillFile.resource', alipayBillDownload(alipay));
   }
 
   // The social platform's API v3, beside protocol v2 (the kit appends `/v3/…` to its gateway).

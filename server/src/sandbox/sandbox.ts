@@ -86,6 +86,7 @@ function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
     miniAppId: dev.miniAppId,
     appPublicKey: dev.appPublicKey,
     keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey },
+    billFaults: () => faults.current,
     post: async (url, body) => {
       // A refund's notification names the refund request (`out_biz_no`).
       const refund = new URLSearchParams(body).has('out_biz_no');

@@ -40,9 +40,10 @@ describeEachBackend('the settings file and the running service', (backend) => {
     );
     const settings = { KIT_ENV_FILE: file };
 
-    // A fresh start reconciles the two previous days at once (RECONCILE_AT passed): days without a bill.
+    // A fresh start reconciles the two previous days at once (RECONCILE_AT passed): days without a bill, for each
+    // channel with one (the social platform's, and Alipay's that the sandbox plays).
     service = await startServiceProcess({ ...settings, RECONCILE_AT: '00:00' });
-    await until('the daily run', () => ((service!.output().match(/day reconciled/g) ?? []).length >= 2 ? true : undefined));
+    await until('the daily run', () => ((service!.output().match(/day reconciled/g) ?? []).length >= 4 ? true : undefined));
     const tradeBillLines = service
       .output()
       .split('\n')
@@ -58,14 +59,23 @@ describeEachBackend('the settings file and the running service', (backend) => {
     expect(created.code).toBe(0);
     const app = JSON.parse(created.stdout) as { appId: string; appSecret: string };
     const client = new KitClient({ baseUrl: service.url, ...app });
-    expect((await client.reconciliations()).data.reports.map((r) => r.state)).toEqual(['done', 'done']);
+    expect((await client.reconciliations()).data.reports.map((r) => r.state)).toEqual(['done', 'done', 'done', 'done']);
 
     // Reconciling in development needs no setting: the sandbox's bills, through the running service.
     const today = chinaDate(Date.now());
     const run = await runKitCommand(['reconcile', '--date', today], settings);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ date: today, channel: 'SocialNative', state: 'done', differences: [] });
+    // One report per line, one per channel with a bill.
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      expect.objectContaining({ date: today, channel: 'SocialNative', state: 'done', differences: [] }),
+      expect.objectContaining({ date: today, channel: 'Alipay', state: 'done', differences: [] }),
+    ]);
 
     // Another database, or another port, than the running service's: said, both named, and refused.
     const otherDb = await runKitCommand(['app', 'create'], { ...settings, DATABASE_URL: 'postgres://someone@127.0.0.1:1/elsewhere' });
@@ -79,13 +89,13 @@ describeEachBackend('the settings file and the running service', (backend) => {
     const otherPort = await runKitCommand(['demo', 'create'], { ...settings, PORT: String(port + 1) });
     expect(otherPort.code).toBe(1);
     expect(otherPort.stderr).toContain(`the service listens on port ${port} (${service.url}); this command was given PORT=${port + 1}`);
-    expect((await client.reconciliations()).data.reports).toHaveLength(3);
+    expect((await client.reconciliations()).data.reports).toHaveLength(6);
 
     // With the service stopped, a day cannot be read (the sandbox is the service's): a clear report, and the day is failed.
     expect(await service.stop()).toBe(0);
     service = undefined;
     const day = addDays(today, -5);
-    const failed = await runKitCommand(['reconcile', '--date', day], settings);
+    const failed = await runKitCommand(['reconcile', '--date', day, '--channel', 'SocialNative'], settings);
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stdout)).toMatchObject({ date: day, state: 'failed', error: expect.stringContaining('no service is running on') });
     expect(failed.stderr).toContain(`${day} could not be reconciled with the SocialNative bill`);

@@ -75,6 +75,14 @@ export const sandboxRoutes: RouteDoc[] = [
     answer: z.union([z.object({ status: z.literal('success'), authCode: z.string(), buyerOpenId: z.string() }), fail]),
   }),
   sandbox({
+    method: 'get',
+    path: '/sandbox/alipay/downloadBillFile.resource',
+    summary:
+      "Alipay: a merchant's trade bill, the link `alipay.data.dataservice.bill.downloadurl.query` handed out (it works for 30 seconds; docs/reconciliation.md)",
+    query: z.object({ fileId: z.string() }).passthrough(),
+    answer: text('application/zip', 'The bill: a ZIP of the detail and its summary, GBK CSV; 404 text once the link has expired'),
+  }),
+  sandbox({
     method: 'post',
     path: '/sandbox/alipay/revoke',
     summary: 'A merchant withdraws its authorization (`appAuthToken`): Alipay refuses its calls from then on (`aop.invalid-app-auth-token`)',

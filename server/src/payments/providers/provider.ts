@@ -196,7 +196,7 @@ export const FEE_SCALE = 5;
 
 /** One line of a daily bill, in the kit's words. */
 export interface BillLine {
-  /** 1-based line number in the file. */
+  /** 1-based line number in the day's bill (a bill made of several merchants' files numbers them in order). */
   lineNo: number;
   kind: 'payment' | 'refund';
   /** China time `yyyy-MM-dd HH:mm:ss`, as written. */
@@ -227,10 +227,18 @@ export interface BillSummary {
 
 export type BillDownload = { kind: 'bill'; lines: BillLine[]; summary: BillSummary } | { kind: 'none' } | { kind: 'not_ready'; why: string };
 
+/** A merchant's payment parameters of a channel as stored (a sub-merchant's own may leave out what it inherits). */
+export type StoredParams = Partial<ChannelParams[PaymentChannel]>;
+
 /** The capability of publishing a daily trade bill (5.2). */
 export interface DailyBill {
-  /** The bill of a China date (`YYYY-MM-DD`) for every merchant the account covers, read strictly (`channel_error` when it cannot be). */
-  download(date: string): Promise<BillDownload>;
+  /**
+   * The bill of a China date (`YYYY-MM-DD`) for every merchant the account covers, read strictly
+   * (`channel_error` when it cannot be). `merchants`: the stored parameters of every merchant with
+   * parameters of this channel; a platform that keeps one bill per merchant downloads one for each
+   * merchant they name, one that keeps one for the whole account needs none of them.
+   */
+  download(date: string, merchants: readonly StoredParams[]): Promise<BillDownload>;
   /** Whether a stored line's `status` counts (a line kept from an earlier run). */
   settled(kind: BillLine['kind'], status: string): boolean;
 }
@@ -277,6 +285,12 @@ export interface PaymentProvider {
   isRetryable(refusal: Refusal): boolean;
   profitSharing?: ProfitSharing;
   dailyBill?: DailyBill;
+  /**
+   * The merchant's account at the platform as bill lines name it (`BillLine.account`), from its
+   * payment parameters; undefined when they name none. A bill line the kit has no record of is
+   * shown to the merchants whose parameters name its account.
+   */
+  accountOf?(params: StoredParams): string | undefined;
 }
 
 /** The service's own settings a provider may read (its own section adds the rest). */

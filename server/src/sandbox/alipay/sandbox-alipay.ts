@@ -11,12 +11,14 @@
  * until the payer opens it. `alipay.trade.create` makes a trade at once (WAIT_BUYER_PAY) for the
  * mini-program's `my.tradePay`. `alipay.system.oauth.token` takes the login codes the stand-in
  * issued (`issueAuthCode`, the sandbox's stand-in for `my.getAuthCode`), once each, for the
- * development mini-program (`miniAppId`).
+ * development mini-program (`miniAppId`). Daily bills:
+ * `sandbox-alipay-bills.ts`.
  */
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { formatCents, parseCents } from '@kit/shared';
 import { rsa2Sign, rsa2Verify, signContent, signNotification, type Params } from '../../payments/providers/alipay/sign';
 import { alipayTime, parseAlipayTime } from '../../payments/providers/alipay/time';
+import { SandboxAlipayBills, type AlipayBillFaults } from './sandbox-alipay-bills';
 
 export interface SandboxAlipayOptions {
   /** The service provider's application, and its public key (requests are checked with it). */
@@ -29,6 +31,8 @@ export interface SandboxAlipayOptions {
   now?: () => number;
   /** Posts a notification (form body) and gives back the answer; `fetch` by default. */
   post?: (url: string, body: string) => Promise<{ status: number; text: string }>;
+  /** The sandbox's bill faults of now (none by default). */
+  billFaults?: () => AlipayBillFaults;
 }
 
 type TradeStatus = 'WAIT_BUYER_PAY' | 'TRADE_SUCCESS' | 'TRADE_CLOSED';
@@ -84,6 +88,7 @@ const METHODS = [
   'alipay.trade.refund',
   'alipay.trade.fastpay.refund.query',
   'alipay.system.oauth.token',
+  'alipay.data.dataservice.bill.downloadurl.query',
 ] as const;
 type Method = (typeof METHODS)[number];
 
@@ -129,12 +134,15 @@ export class SandboxAlipay {
   private readonly revoked = new Set<string>();
   /** Login codes issued and not used yet. */
   private readonly authCodes = new Map<string, { openId: string; expiresAt: number }>();
+  /** The daily bills and the links to them (`sandbox-alipay-bills.ts`). */
+  readonly bills: SandboxAlipayBills;
 
   constructor(private readonly opts: SandboxAlipayOptions) {
     const keys = opts.keys ?? generateKeyPairSync('rsa', { modulusLength: 2048 });
     this.privateKey = keys.privateKey;
     this.publicKey = keys.publicKey;
     this.now = opts.now ?? Date.now;
+    this.bills = new SandboxAlipayBills(() => this.now(), opts.billFaults);
     this.post =
       opts.post ??
       (async (url, body) => {
@@ -153,14 +161,17 @@ export class SandboxAlipay {
     return this.publicKey.export({ format: 'pem', type: 'spki' }) as string;
   }
 
-  /** One `POST gateway.do`: the URL's query and the form body, as Alipay reads them; answers the JSON text (HTTP 200). */
-  gatewayRequest(query: string, body: string): string {
+  /**
+   * One `POST gateway.do`: the URL's query and the form body, as Alipay reads them; answers the JSON
+   * text (HTTP 200). `base`: the stand-in's own URL (`…/sandbox/alipay`), where bill links point.
+   */
+  gatewayRequest(query: string, body: string, base = ''): string {
     const params: Params = {};
     for (const source of [query, body]) for (const [k, v] of new URLSearchParams(source)) params[k] = v;
-    return this.handle(params);
+    return this.handle(params, base);
   }
 
-  handle(params: Params): string {
+  handle(params: Params, base = ''): string {
     const method = params.method ?? '';
     if (!(METHODS as readonly string[]).includes(method)) {
       return this.answer('error_response', { code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.invalid-method', sub_msg: `不存在的方法名: ${method}` });
@@ -179,7 +190,7 @@ export class SandboxAlipay {
     try {
       this.checkRequest(params);
       const biz = this.bizContent(params);
-      return this.answer(nodeName, { code: '10000', msg: 'Success', ...this.perform(method as Exclude<Method, 'alipay.system.oauth.token'>, params, biz) });
+      return this.answer(nodeName, { code: '10000', msg: 'Success', ...this.perform(method as Exclude<Method, 'alipay.system.oauth.token'>, params, biz, base) });
     } catch (e) {
       if (!(e instanceof Fail)) throw e;
       return this.answer(nodeName, { code: e.code, msg: e.msg, sub_code: e.subCode, sub_msg: e.message });
@@ -379,8 +390,19 @@ export class SandboxAlipay {
     return Object.fromEntries(Object.entries(biz).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   }
 
-  private perform(method: Exclude<Method, 'alipay.system.oauth.token'>, p: Params, biz: Record<string, string>): Record<string, string> {
+  private perform(method: Exclude<Method, 'alipay.system.oauth.token'>, p: Params, biz: Record<string, string>, base: string): Record<string, string> {
     switch (method) {
+      case 'alipay.data.dataservice.bill.downloadurl.query': {
+        if (biz.bill_type !== 'trade') throw invalid('isv.invalid-parameter', 'the sandbox keeps bill_type trade only');
+        const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(biz.bill_date ?? '');
+        const valid = m && new Date(`${biz.bill_date}T00:00:00Z`).toISOString().slice(0, 10) === biz.bill_date;
+        if (!valid) throw invalid('isv.invalid-parameter', 'bill_date must be yyyy-MM-dd (the sandbox keeps daily bills only)');
+        const trades = [...this.trades.values()].filter((t) => t.appAuthToken === p.app_auth_token);
+        const url = this.bills.link(p.app_auth_token, biz.bill_date, trades, base);
+        // A day to come, or one without trade: Alipay has no bill.
+        if (!url) throw business('isp.bill_not_exist', '账单不存在');
+        return { bill_download_url: url };
+      }
       case 'alipay.trade.precreate': {
         this.checkOrder(biz);
         const m = /^([1-9][0-9]*)m$/.exec(biz.timeout_express ?? '');

@@ -20,3 +20,8 @@ export { readNotification, parseNotificationBody, AlipayNotificationError, ALIPA
 export type { AlipayNotificationFacts } from './notification';
 export { certSn, rootCertSn } from './cert-sn';
 export { alipayTime, parseAlipayTime } from './time';
+export { alipayDailyBill, alipayAccountOf, BILL_READY_AT } from './daily-bill';
+export { readAlipayBill, readAlipayBillFiles, AlipayBillFormatError, DETAIL_COLUMNS, SUMMARY_COLUMNS } from './trade-bill';
+export type { AlipayBillFile, AlipayBillRow, AlipayBillTotals } from './trade-bill';
+export { readZip, ZipFormatError } from './zip-reader';
+export type { ZipEntry } from './zip-reader';

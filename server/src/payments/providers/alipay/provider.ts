@@ -4,7 +4,8 @@
  * `alipay.trade.precreate` (its `qr_code` is the payer's code), followed with `alipay.trade.query`,
  * ended with `alipay.trade.close`, refunded with `alipay.trade.refund` and confirmed with
  * `alipay.trade.fastpay.refund.query`; payment and refund notifications come to one URL,
- * `/pay-notify/alipay`, form-encoded, answered `success`.
+ * `/pay-notify/alipay`, form-encoded, answered `success`. The daily bill: one per authorizing
+ * merchant (`daily-bill.ts`).
  *
  * The other flows, through its own endpoints too: the kit's mini-program inside Alipay
  * (`walletMini`: `alipay.trade.create` for the payer's open id, whose `trade_no` the page's
@@ -24,6 +25,7 @@ import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema'
 import {
   defineProvider,
   flowOf,
+  type DailyBill,
   type KitEvent,
   type NotificationReader,
   type OrderForChannel,
@@ -38,6 +40,7 @@ import {
   type ServiceSettings,
 } from '../provider';
 import { AlipayClient, type AlipayOrder } from './client';
+import { alipayAccountOf, alipayDailyBill } from './daily-bill';
 import { devAlipayMaterial } from './dev-keys';
 import { AlipayError } from './errors';
 import { ALIPAY_NOTIFY_ACK, AlipayNotificationError, parseNotificationBody, readNotification } from './notification';
@@ -118,6 +121,9 @@ export class AlipayProvider implements PaymentProvider {
   /** Asked for by its own endpoints (`alipayNative`…), never for 4.3–4.5's social flows. */
   readonly ownEndpoints = true;
   readonly notifications: NotificationReader;
+  /** One bill per authorizing merchant (`daily-bill.ts`). */
+  readonly dailyBill: DailyBill;
+  readonly accountOf = alipayAccountOf;
   private credentials?: Omit<AlipayCredentials, 'gatewayUrl'>;
 
   readonly payerLogin: PayerLogin;
@@ -134,6 +140,7 @@ export class AlipayProvider implements PaymentProvider {
         return attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId }));
       },
     };
+    this.dailyBill = alipayDailyBill(() => this.client(), { timeoutMs: config.PAY_GATEWAY_TIMEOUT, log: ctx.log });
   }
 
   signType(): string {
@@ -323,8 +330,9 @@ export const alipay = defineProvider({
     key: () => '',
     merchantProblem: (_config, f) => (!f.app_auth_token ? 'app_auth_token missing' : null),
     sharesProfits: false,
+    // Not protocol v2's `downloadbill`: its own gateway answers the bill's link (`sandbox/alipay/`).
     publishesBills: false,
-    // `sandbox/alipay/`: its gateway and payer (`sandbox-routes.ts`).
+    // `sandbox/alipay/`: its gateway, bills and payer (`sandbox-routes.ts`).
     ownRoutes: true,
   },
   notificationDoc: {

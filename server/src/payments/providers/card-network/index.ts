@@ -53,6 +53,8 @@ export const cardNetwork = defineProvider({
       signType: () => (config as { PAY_SIGN_TYPE?: SignType }).PAY_SIGN_TYPE ?? 'HMAC-SHA256',
       notifyUrl: ctx.notifyUrl,
       // The sub-merchant (or its parent) with the acquirer's parameters pays through it.
+      // Its merchant number names its lines at the platform.
+      accountOf: (params) => (params as Partial<ChannelParams['SocialCardNetworkBizSmall']>).cardNetworkBizMchId || undefined,
       picks: (params) => {
         const p = params as Partial<ChannelParams['SocialCardNetworkBizSmall']>;
         return !!(p.cardNetworkBizMchId || p.terminalId);

@@ -40,6 +40,7 @@ export interface V2ProviderOptions {
   picks?: PaymentProvider['picks'];
   profitSharing?: ProfitSharing;
   dailyBill?: DailyBill;
+  accountOf?: PaymentProvider['accountOf'];
 }
 
 export class V2Provider implements PaymentProvider {
@@ -49,6 +50,7 @@ export class V2Provider implements PaymentProvider {
   readonly picks?: PaymentProvider['picks'];
   readonly profitSharing?: ProfitSharing;
   readonly dailyBill?: DailyBill;
+  readonly accountOf?: PaymentProvider['accountOf'];
   readonly notifications: NotificationReader;
   private readonly calls: OrderCalls;
 
@@ -62,6 +64,7 @@ export class V2Provider implements PaymentProvider {
     this.picks = opts.picks;
     this.profitSharing = opts.profitSharing;
     this.dailyBill = opts.dailyBill;
+    this.accountOf = opts.accountOf;
     this.calls = v2OrderCalls(adapter, opts.notifyUrl);
     this.notifications = v2Notifications(() => this.adapter.endpoint().key);
   }

@@ -8,8 +8,11 @@ import type { ChannelParams } from '@kit/shared';
 import type { ProtocolEndpoint } from '../protocol-v2/client';
 import { definedOnly, missing, unconfigured } from '../protocol-v2/merchant';
 import type { ChannelAdapter, MerchantFields } from '../protocol-v2/types';
-import type { ServiceSettings } from '../provider';
+import type { ServiceSettings, StoredParams } from '../provider';
 import type { SocialSettings } from './settings';
+
+/** The sub-merchant's number (`sub_mch_id`): what the service provider's bill names each line's merchant by. */
+export const socialAccountOf = (params: StoredParams): string | undefined => (params as Partial<ChannelParams['SocialNative']>).socialMchId || undefined;
 
 /** The platform's adapter; `endpoint` is the protocol-v2 gateway and key (v2 only: v3 has its own client). */
 export function socialAdapter(config: ServiceSettings & SocialSettings, endpoint: () => ProtocolEndpoint): ChannelAdapter {

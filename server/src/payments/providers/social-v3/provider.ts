@@ -14,6 +14,7 @@ import type { ChannelAdapter, TradeType } from '../protocol-v2/types';
 import { refundEvent, V3_SIGN_TYPE } from '../protocol-v2/v2-provider';
 import { profitSharingOf } from '../protocol-v2/sharing';
 import { dailyBillOf } from './daily-bill';
+import { socialAccountOf } from './merchant';
 import { refusal } from './notification';
 import type { V3Side } from './v3-channel';
 import { signedHeaders } from './verify';
@@ -26,6 +27,7 @@ export class SocialV3Provider implements PaymentProvider {
   readonly profitSharing;
   readonly dailyBill;
   readonly notifications: NotificationReader;
+  readonly accountOf = socialAccountOf;
 
   constructor(
     private readonly adapter: ChannelAdapter,
