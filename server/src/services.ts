@@ -159,6 +159,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     settlement,
     state: async (prepayId) => ({ channelOrders: await paymentStore.channelOrdersOf(prepayId), refund: (await paymentStore.refund(prepayId)) ?? null }),
     refundsCompleted: (prepayIds) => paymentStore.refundsCompleted(prepayIds),
+    paidChannels: (prepayIds) => paymentStore.paidChannels(prepayIds),
   };
 
   // Profit sharing and reconciliation, on top of the payments.

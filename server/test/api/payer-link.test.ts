@@ -18,7 +18,13 @@ const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, li
 
 async function open(url: string, userAgent: string, lang = 'en') {
   const res = await fetch(url, { headers: { 'user-agent': userAgent, 'accept-language': lang }, redirect: 'manual' });
-  return { status: res.status, location: res.headers.get('location'), vary: res.headers.get('vary'), type: res.headers.get('content-type'), text: await res.text() };
+  return {
+    status: res.status,
+    location: res.headers.get('location'),
+    vary: res.headers.get('vary'),
+    type: res.headers.get('content-type'),
+    text: await res.text(),
+  };
 }
 
 describe('the payer link (one code for any wallet)', () => {

@@ -31,8 +31,7 @@ export function payingApp(userAgent: string | undefined): 'social' | 'alipay' | 
 const PREPAY_ID = /^[0-9A-Za-z]{1,64}$/;
 
 /** The payer page (the mini-program's H5 build) for an order, relative to this service. */
-export const payerPagePath = (basePath: string, prepayId: string) =>
-  `${basePath}/mp/#/pages/pay/index?scene=${encodeURIComponent(buildScene(prepayId))}`;
+export const payerPagePath = (basePath: string, prepayId: string) => `${basePath}/mp/#/pages/pay/index?scene=${encodeURIComponent(buildScene(prepayId))}`;
 
 type Key = 'title' | 'scan' | 'how' | 'order' | 'missing';
 
