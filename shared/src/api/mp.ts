@@ -5,7 +5,7 @@
  * its bundle.
  */
 import { z } from 'zod';
-import type { MiniProgramPayArgs } from './payment';
+import { returnUrlSchema, type AlipayMiniArgs, type AlipayWapArgs, type MiniProgramPayArgs } from './payment';
 import type { PrepayDetail } from './prepay';
 import type { OrderItem } from '../order-items';
 
@@ -46,3 +46,30 @@ export type MpPayRequest = z.infer<typeof mpPayRequestSchema>;
  * means the payment expired and the payer must scan again (specification section 7).
  */
 export type MpPayResponse = { version: 1; status: 'success'; args: MiniProgramPayArgs } | { version: 1; status: string; error?: string; msg?: string };
+
+/** The login code of the mini-program (`wx.login`'s, `my.getAuthCode`'s): printable ASCII. */
+const loginCode = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(256)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
+
+/**
+ * "Pay" in the Alipay build of the mini-program (`POST /mp/api/alipay/pay`): the order and the
+ * `authCode` of `my.getAuthCode` (scope `auth_base`, or the sandbox's `/sandbox/alipay/auth-code`).
+ */
+export const mpAlipayPayRequestSchema = z.object({ prepayId, authCode: loginCode }).strict();
+export type MpAlipayPayRequest = z.infer<typeof mpAlipayPayRequestSchema>;
+
+/** The router's answer: `args.tradeNO` for `my.tradePay({tradeNO})`; anything but `success` means scan again, as for `/mp/api/pay`. */
+export type MpAlipayPayResponse = { version: 1; status: 'success'; args: AlipayMiniArgs } | { version: 1; status: string; error?: string; msg?: string };
+
+/**
+ * The payer page in Alipay's browser (`POST /mp/api/alipay/wap`): the order and where Alipay's
+ * page sends the payer back (after paying, or on leaving it).
+ */
+export const mpAlipayWapRequestSchema = z.object({ prepayId, returnUrl: returnUrlSchema.optional() }).strict();
+export type MpAlipayWapRequest = z.infer<typeof mpAlipayWapRequestSchema>;
+
+/** The router's answer: `args.url`, the Alipay payment page to open (`location.href = args.url`). */
+export type MpAlipayWapResponse = { version: 1; status: 'success'; args: AlipayWapArgs } | { version: 1; status: string; error?: string; msg?: string };

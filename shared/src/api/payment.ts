@@ -82,6 +82,40 @@ export const alipayNativeArgsSchema = z.object({ qr_code: z.string().min(1) });
 export type AlipayNativeArgs = z.infer<typeof alipayNativeArgsSchema>;
 export const alipayNativeResponseSchema = payArgsResponse(alipayNativeArgsSchema);
 export type AlipayNativeResponse = z.infer<typeof alipayNativeResponseSchema>;
+
+/** The payer's open id as Alipay issues it to the mini-program (`open_id`, or the older 16-digit `user_id`). */
+export const alipayOpenIdSchema = z.string().regex(/^[0-9A-Za-z_-]{1,128}$/, 'must be an Alipay open id (letters, digits, "-" and "_")');
+
+/** 6.3 `alipayMini` body: the order and the payer's open id in the Alipay mini-program (obtained on the backend). */
+export const alipayMiniRequestSchema = z.object({ prepayId: prepayIdSchema, buyerOpenId: alipayOpenIdSchema }).strict();
+/** 6.3 `alipayMini` `args`: the trade the mini-program pays with `my.tradePay({tradeNO})` (`alipay.trade.create`'s `trade_no`). */
+export const alipayMiniArgsSchema = z.object({ tradeNO: z.string().min(1) });
+export type AlipayMiniArgs = z.infer<typeof alipayMiniArgsSchema>;
+export const alipayMiniResponseSchema = payArgsResponse(alipayMiniArgsSchema);
+export type AlipayMiniResponse = z.infer<typeof alipayMiniResponseSchema>;
+
+/** 6.3 `alipayApp` body. */
+export const alipayAppRequestSchema = z.object({ prepayId: prepayIdSchema }).strict();
+/** 6.3 `alipayApp` `args`: the signed `alipay.trade.app.pay` order string the Alipay app SDK takes as it is. */
+export const alipayAppArgsSchema = z.object({ orderStr: z.string().min(1) });
+export type AlipayAppArgs = z.infer<typeof alipayAppArgsSchema>;
+export const alipayAppResponseSchema = payArgsResponse(alipayAppArgsSchema);
+export type AlipayAppResponse = z.infer<typeof alipayAppResponseSchema>;
+
+/** Where a payment page sends the payer back: an http(s) URL. */
+export const returnUrlSchema = z
+  .string()
+  .max(1024, 'must be at most 1024 characters')
+  .url('must be an http(s) URL')
+  .regex(/^https?:\/\//i, 'must be an http(s) URL');
+
+/** 6.3 `alipayWap` body: `returnUrl` is where Alipay's page sends the payer back (after paying, or on leaving). */
+export const alipayWapRequestSchema = z.object({ prepayId: prepayIdSchema, returnUrl: returnUrlSchema.optional() }).strict();
+/** 6.3 `alipayWap` `args`: the signed `alipay.trade.wap.pay` URL to open in Alipay's browser (a GET on Alipay's gateway). */
+export const alipayWapArgsSchema = z.object({ url: z.string().min(1) });
+export type AlipayWapArgs = z.infer<typeof alipayWapArgsSchema>;
+export const alipayWapResponseSchema = payArgsResponse(alipayWapArgsSchema);
+export type AlipayWapResponse = z.infer<typeof alipayWapResponseSchema>;
 export type MiniProgramPayResponse = z.infer<typeof miniProgramPayResponseSchema>;
 export type AppPayResponse = z.infer<typeof appPayResponseSchema>;
 
