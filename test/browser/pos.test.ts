@@ -286,7 +286,7 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
     expect(box.width).toBeGreaterThanOrEqual(300);
     expect(box.x + box.width).toBeLessThanOrEqual(800);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(800);
-    expect(await decodeQr(page.getByTestId('pay-qr'))).toMatch(/scene=sm\.pay%3Fprepayid%3D/);
+    expect(await decodeQr(page.getByTestId('pay-qr'))).toMatch(/\/p\/[0-9A-Za-z]+$/);
   });
 
   it('shows an expired order as expired and offers a new code', async () => {
