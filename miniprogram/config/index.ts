@@ -1,7 +1,7 @@
 /**
  * Taro build configuration (started from the @tarojs/cli 4.2.1 default template).
- * `weapp` goes to dist/weapp (a mini-program package), `h5` to dist/h5 (served by the kit server
- * at /mp/, hash router). `@kit/shared` is aliased to its TypeScript source (../shared/src) and compiled
+ * `weapp` goes to dist/weapp (a mini-program package), `alipay` to dist/alipay (the same page as an
+ * Alipay mini-program), `h5` to dist/h5 (served by the kit server at /mp/, hash router). `@kit/shared` is aliased to its TypeScript source (../shared/src) and compiled
  * by Taro's babel rule like our own sources (its dist/ build is for other projects).
  */
 import path from 'node:path';
@@ -39,7 +39,7 @@ function chainH5(chain: Chain): void {
 }
 
 export default defineConfig<'webpack5'>(async (merge) => {
-  const platform = process.env.TARO_ENV === 'h5' ? 'h5' : 'weapp';
+  const platform = process.env.TARO_ENV === 'h5' || process.env.TARO_ENV === 'alipay' ? process.env.TARO_ENV : 'weapp';
   const baseConfig: UserConfigExport<'webpack5'> = {
     projectName: 'kit-payer',
     date: '2025-1-1',

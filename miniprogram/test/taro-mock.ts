@@ -28,6 +28,9 @@ export function createTaroMock() {
     }),
     login: jest.fn(async () => ({ code: 'wx-code-1', errMsg: 'login:ok' })),
     requestPayment: jest.fn(async () => ({ errMsg: 'requestPayment:ok' })),
+    /** The Alipay build's calls (`my.getAuthCode`, `my.tradePay`). */
+    getAuthCode: jest.fn(async () => ({ authCode: 'ali-auth-1' })),
+    tradePay: jest.fn(async (_opts: { tradeNO: string }) => ({ resultCode: '9000' })),
     getStorageSync: jest.fn((key: string) => storage.get(key) ?? ''),
     getSystemInfoSync: jest.fn(() => ({ language: 'en' })),
     setNavigationBarTitle: jest.fn(async () => ({ errMsg: 'setNavigationBarTitle:ok' })),

@@ -20,6 +20,7 @@ import { consoleApiRoutes, consoleStatic, DEFAULT_CONSOLE_DIST } from './fronten
 import { metricsHandler, routeLabel } from './metrics/metrics-route';
 import { docsRoutes, openApiHandler } from './openapi/docs-routes';
 import { homePage } from './frontends/pages/home-page';
+import { payerLink } from './frontends/pages/payer-link';
 
 /** Body limit of ordinary JSON endpoints. */
 export const BODY_LIMIT = '256kb';
@@ -71,6 +72,8 @@ export function createApp(config: Config, services: Services, log: Logger, state
   serve(['/common-chain-upload', '/donation', '/fungible-token']);
   api.use('/pos/api', posApiRoutes(deps));
   api.use('/pos', posStatic(config.POS_DIST_DIR ?? DEFAULT_POS_DIST));
+  // The POS's one code for any wallet: the app that opens it decides (frontends/pages/payer-link.ts).
+  api.get('/p/:prepayId', payerLink({ basePath: config.BASE_PATH }));
   api.use('/mp/api', mpApiRoutes(deps));
   api.use('/mp', mpStatic(config.MP_H5_DIR ?? DEFAULT_MP_H5_DIR));
   api.use('/console/api', consoleApiRoutes(deps));

@@ -167,6 +167,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
       duplicates: await duplicates.store.ofOrder(prepayId),
     }),
     refundsCompleted: (prepayIds) => paymentStore.refundsCompleted(prepayIds),
+    paidChannels: (prepayIds) => paymentStore.paidChannels(prepayIds),
   };
 
   // Profit sharing and reconciliation, on top of the payments.

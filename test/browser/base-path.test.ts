@@ -8,7 +8,7 @@ import { parseScene } from '@kit/shared/scene';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
 import { payFixture, type PayFixture } from '../../server/test/support/payments';
-import { decodeQr, launchChromium, watchConsole } from './chromium';
+import { SOCIAL_APP_UA, decodeQr, launchChromium, watchConsole } from './chromium';
 import { counterContext, ensurePosBuilt, login, typeAmount } from './pos-support';
 import { ensureMpBuilt, expectState, textOf } from './mp-support';
 
@@ -43,15 +43,17 @@ it('serves the POS display and the mini-program under /kit, end to end', async (
   await pos.getByTestId('charge-submit').click();
   await pos.getByTestId('pay-qr').waitFor();
   const prepayId = /#\/pay\/([0-9A-Za-z]+)$/.exec(pos.url())![1];
+  // The code for any wallet, under the base path; the social app's browser goes on to the payer page there.
   const link = await decodeQr(pos.getByTestId('pay-qr'));
-  expect(link.startsWith(`${kit.url}/mp/#/pages/pay/index?scene=`)).toBe(true);
-  expect(parseScene(new URL(link.replace('#', '')).searchParams.get('scene'))).toBe(prepayId);
+  expect(link).toBe(`${kit.url}/p/${prepayId}`);
   expect(posProblems).toEqual([]);
 
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, userAgent: SOCIAL_APP_UA });
   const mp = await phone.newPage();
   const mpProblems = watchConsole(mp);
   await mp.goto(link);
+  expect(mp.url().startsWith(`${kit.url}/mp/#/pages/pay/index?scene=`)).toBe(true);
+  expect(parseScene(new URL(mp.url().replace('#', '')).searchParams.get('scene'))).toBe(prepayId);
   await expectState(mp, 'ready');
   expect(await textOf(mp, 'mp-amount')).toContain('4.56');
   expect(mpProblems).toEqual([]);

@@ -38,3 +38,12 @@ export async function decodeQr(locator: Locator): Promise<string> {
   if (!code) throw new Error(`no QR code found in a ${png.width}×${png.height} screenshot`);
   return code.data;
 }
+
+/**
+ * User agents as the payment apps' browsers send them (2025 releases): the payer link of the POS's
+ * one code for any wallet (`/p/<id>`) answers each differently.
+ */
+export const SOCIAL_APP_UA =
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A.240205.004; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/126.0.6478.188 Mobile Safari/537.36 XWEB/1260117 MMWEBSDK/20240801 MMWEBID/2247 MicroMessenger/8.0.50.2701(0x28003237) WeChat/arm64 Weixin NetType/WIFI Language/zh_CN ABI/arm64';
+export const ALIPAY_UA =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 ChannelId(1) Ariver/1.1.0 AliApp(AP/10.6.10.6000) Nebula WK RVKType(1) AlipayDefined(nt:WIFI,ws:390|780|3.0) AlipayClient/10.6.10.6000 Language/zh-Hans Region/CN NebulaX/1.0.0';

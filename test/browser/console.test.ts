@@ -132,7 +132,7 @@ describe('merchant console in Chromium', () => {
     expect(kinds.indexOf('created')).toBeLessThan(kinds.indexOf('paid'));
     // How the kit learned of the payment: A's notification came at once.
     expect(await page.locator('[data-testid="console-event"][data-kind="paid"]').textContent()).toMatch(
-      /Paid at the channel \(transaction 4200\d+\): learned from its payment notification$/,
+      /Paid at the channel \(Social app payments, transaction 4200\d+\): learned from its payment notification$/,
     );
     const attempts = await page.getByTestId('console-attempt').allTextContents();
     expect(attempts).toHaveLength(3);
@@ -368,7 +368,7 @@ describe('console screens in both languages at every size', () => {
           // A report's columns, and the day the language's way (not the browser's mm/dd/yyyy).
           if (size.width > 640) {
             expect(await page.locator('.orders-table th').allTextContents()).toEqual(
-              lang === 'en' ? ['Created', 'Prepay id', 'Shop', 'Status', 'Amount'] : ['创建时间', '预支付单号', '门店', '状态', '金额'],
+              lang === 'en' ? ['Created', 'Prepay id', 'Shop', 'Status', 'Wallet', 'Amount'] : ['创建时间', '预支付单号', '门店', '状态', '钱包', '金额'],
             );
           }
           expect(await page.getByTestId('console-day').textContent()).toMatch(

@@ -96,8 +96,15 @@ describe('POS display in Chromium (1280×800)', () => {
     await expectText(page, 'pay-merchant', 'Corner Shop');
     await expectText(page, 'order-status', 'Waiting for payment');
 
+    // First the one code for any wallet: the short payer link (the phone's app decides, `/p/<id>`).
+    expect(await page.getByTestId('view-anywallet').getAttribute('aria-selected')).toBe('true');
+    expect(await decodeQr(page.getByTestId('pay-qr'))).toBe(`${kit.url}/p/${prepayId}`);
+    expect(await page.getByTestId('dev-link').inputValue()).toBe(`${kit.url}/p/${prepayId}`);
+    await expectText(page, 'dev-hint', /ordinary browser/);
+
     // The code the platform drew (here the sandbox's, `npm start` with no setting) for sm.pay?prepayid=<id>.
-    expect(await page.getByTestId('pay-qr').getAttribute('data-code')).toBe('platform');
+    await page.getByTestId('view-miniprogram').click();
+    await page.locator('[data-testid="pay-qr"][data-code="platform"]').waitFor();
     const link = await decodeQr(page.getByTestId('pay-qr'));
     expect(link).toBe(`${kit.url}/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${prepayId}`)}`);
     expect(parseScene(new URL(link.replace('#', '')).searchParams.get('scene'))).toBe(prepayId);
@@ -105,10 +112,11 @@ describe('POS display in Chromium (1280×800)', () => {
     expect(await page.getByTestId('dev-link').inputValue()).toBe(link);
     await expectText(page, 'dev-hint', /a phone cannot open 127\.0\.0\.1.*(open the display at http:\/\/[0-9.]+:\d+\/pos\/|POS_MP_LINK_PREFIX)/);
 
+    // A reload keeps the order, and shows the code for any wallet first again.
     await page.reload();
     await page.getByTestId('pay-qr').waitFor();
     expect(page.url()).toMatch(new RegExp(`#/pay/${prepayId}$`));
-    expect(await decodeQr(page.getByTestId('pay-qr'))).toBe(link);
+    expect(await decodeQr(page.getByTestId('pay-qr'))).toBe(`${kit.url}/p/${prepayId}`);
 
     await page.getByTestId('view-scancode').click();
     await page.waitForFunction(() => document.querySelector('[data-testid="view-scancode"]')?.getAttribute('aria-selected') === 'true');
@@ -278,7 +286,7 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
     expect(box.width).toBeGreaterThanOrEqual(300);
     expect(box.x + box.width).toBeLessThanOrEqual(800);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(800);
-    expect(await decodeQr(page.getByTestId('pay-qr'))).toMatch(/scene=sm\.pay%3Fprepayid%3D/);
+    expect(await decodeQr(page.getByTestId('pay-qr'))).toMatch(/\/p\/[0-9A-Za-z]+$/);
   });
 
   it('shows an expired order as expired and offers a new code', async () => {

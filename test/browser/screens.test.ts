@@ -179,6 +179,8 @@ describe('POS display screens', () => {
 
     ids.paid = await newSale(LARGEST);
     expect(await page.getByTestId('pay-amount').textContent()).toBe('¥1,000,000.00');
+    await screens('pay-any-wallet');
+    await page.getByTestId('view-miniprogram').click();
     await screens('pay-miniprogram-code');
     await page.getByTestId('view-scancode').click();
     await screens('pay-scan-code');

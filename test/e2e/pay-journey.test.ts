@@ -15,7 +15,7 @@ import type { CallbackEvent } from '@kit/shared/api/payment';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
 import { payFixture, waitFor, type PayFixture } from '../../server/test/support/payments';
-import { decodeQr, launchChromium, watchConsole } from '../browser/chromium';
+import { SOCIAL_APP_UA, decodeQr, launchChromium, watchConsole } from '../browser/chromium';
 import { ensurePosBuilt, login, typeAmount } from '../browser/pos-support';
 import { ensureMpBuilt, expectState, textOf } from '../browser/mp-support';
 
@@ -83,13 +83,19 @@ describe('a payment across POS display, mini-program, service, sandbox and merch
     await pos.getByTestId('charge-submit').click();
     await pos.getByTestId('pay-qr').waitFor();
 
-    // The phone scans the code: the QR is decoded from a screenshot of the display.
+    // The phone scans the code shown first, the one for any wallet: the QR is decoded from a screenshot of the display.
+    const prepayId = /#\/pay\/([0-9A-Za-z]+)$/.exec(pos.url())![1];
     const link = await decodeQr(pos.getByTestId('pay-qr'));
-    expect(link.startsWith(`${kit.url}/mp/#/pages/pay/index?scene=`)).toBe(true);
-    const prepayId = parseScene(decodeURIComponent(link.slice(link.indexOf('scene=') + 'scene='.length)));
-    expect(prepayId).toMatch(/^[0-9A-Za-z]+$/);
+    expect(link).toBe(`${kit.url}/p/${prepayId}`);
 
-    const handset = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+    // The social app's browser: the link leads to the payer page of the order.
+    const handset = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 1,
+      isMobile: true,
+      hasTouch: true,
+      userAgent: SOCIAL_APP_UA,
+    });
     contexts.push(handset);
     const phone = await handset.newPage();
     // The sandbox cashier page has no icon, so Chromium's /favicon.ico probe gets a 404: not a fault.
@@ -99,6 +105,7 @@ describe('a payment across POS display, mini-program, service, sandbox and merch
     });
     phone.on('pageerror', (e) => phoneProblems.push(`pageerror: ${e.message}`));
     await phone.goto(link);
+    expect(parseScene(new URL(phone.url().replace('#', '')).searchParams.get('scene'))).toBe(prepayId);
     await expectState(phone, 'ready');
     expect(await textOf(phone, 'mp-merchant')).toBe('Corner Shop');
     expect(await textOf(phone, 'mp-amount')).toBe('¥36.90');

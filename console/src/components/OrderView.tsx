@@ -45,6 +45,11 @@ export function OrderView({ prepayId }: { prepayId: string }) {
               <span className="muted" title={o.subMerchantId}>
                 {t('order.shopIs', { name: o.merchantName })}
               </span>
+              {o.paymentChannel && (
+                <span className={`chip wallet wallet-${o.paymentChannel}`} data-testid="console-order-wallet" data-channel={o.paymentChannel}>
+                  {t('order.paidWith', { wallet: t.word('channel', o.paymentChannel) })}
+                </span>
+              )}
               {o.refund && <span className="muted">{t('order.refundState', { state: known(t, 'refund', o.refund.state) })}</span>}
             </div>
             {o.refundable && !s.confirming && (
@@ -143,5 +148,6 @@ function eventText(t: Translator, e: ConsoleTimelineEvent): string {
   if (e.kind === 'channelOrder') d.cause = t.word('tradeType', e.cause);
   if (e.kind === 'channelOrderClosed') d.cause = t.word('coState', e.cause);
   if (d.amount) d.amount = t.money(d.amount);
+  if (d.channel) d.channel = t.word('channel', d.channel);
   return t(`event.${e.kind}`, d);
 }

@@ -117,6 +117,7 @@ export function OrdersView() {
                   <th scope="col">{t('orders.prepayId')}</th>
                   {showShop && <th scope="col">{t('orders.shop')}</th>}
                   <th scope="col">{t('orders.state')}</th>
+                  <th scope="col">{t('orders.wallet')}</th>
                   <th scope="col" className="num">
                     {t('orders.amount')}
                   </th>
@@ -149,6 +150,9 @@ export function OrdersView() {
                       <td className="state">
                         <span className={`chip ${o.status}`}>{t(`status.${o.status}`)}</span>
                       </td>
+                      <td className="wallet" data-testid="console-order-wallet" data-channel={o.paymentChannel ?? ''}>
+                        {o.paymentChannel ? t.word('channel', o.paymentChannel) : ''}
+                      </td>
                       <td className="num">
                         <Money value={o.amount} lang={t.lang} />
                       </td>
@@ -159,7 +163,7 @@ export function OrdersView() {
               {paid.count > 0 && (
                 <tfoot>
                   <tr>
-                    <td colSpan={showShop ? 5 : 4} className="num" data-testid="console-paid-total">
+                    <td colSpan={showShop ? 6 : 5} className="num" data-testid="console-paid-total">
                       {t.count('orders.paidTotal', paid.count, { amount: t.money(paid.amount) })}
                     </td>
                   </tr>

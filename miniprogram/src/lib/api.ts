@@ -7,7 +7,7 @@
 import Taro from '@tarojs/taro';
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
 import type { MiniProgramPayArgs } from '@kit/shared/api/payment';
-import type { MpOrder, MpPayResponse } from '@kit/shared/api/mp';
+import type { MpAlipayPayResponse, MpAlipayWapResponse, MpOrder, MpPayResponse } from '@kit/shared/api/mp';
 
 /** Build-time constant (config/index.ts) for the weapp build; H5 derives the base from its own URL. */
 declare const KIT_API_BASE: string;
@@ -93,6 +93,16 @@ export function getOrder(prepayId: string, opts: { wait?: boolean; signal?: Abor
 /** Hands the login code to the router, which exchanges it for the open id and calls 4.4. */
 export function requestPayArgs(prepayId: string, code: string): Promise<PayAnswer> {
   return call<PayAnswer>(mpApi('/pay'), { method: 'POST', data: { prepayId, code } });
+}
+
+/** The Alipay build: hands `my.getAuthCode`'s code to the router, which gets the payer's open id and the trade for `my.tradePay`. */
+export function requestAlipayTrade(prepayId: string, authCode: string): Promise<MpAlipayPayResponse> {
+  return call<MpAlipayPayResponse>(mpApi('/alipay/pay'), { method: 'POST', data: { prepayId, authCode } });
+}
+
+/** H5 in Alipay's browser: the signed Alipay payment page for the order, which comes back to `returnUrl`. */
+export function requestAlipayWapUrl(prepayId: string, returnUrl: string): Promise<MpAlipayWapResponse> {
+  return call<MpAlipayWapResponse>(mpApi('/alipay/wap'), { method: 'POST', data: { prepayId, returnUrl } });
 }
 
 /** H5 only: the sandbox's stand-in for `wx.login` on the phone. */

@@ -4,7 +4,6 @@
  * success) or `KitNetworkError` (no answer), the same types the long-poll loop understands.
  */
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
-import type { PrepayDetail } from '@kit/shared/api/prepay';
 import type {
   PosBalanceQuery,
   PosBalanceResponse,
@@ -15,6 +14,7 @@ import type {
   PosPointsSessionRequest,
   PosPointsSessionResponse,
   PosRefundResponse,
+  PosWaitResponse,
   PosSessionResponse,
 } from '@kit/shared/api/pos';
 
@@ -26,7 +26,7 @@ export interface PosApi {
   createOrder(amount: string): Promise<PosOrderResponse>;
   getOrder(prepayId: string): Promise<PosOrderResponse>;
   /** 4.2 with waitForFinish=1 through the router: resolves when the service answers (held). */
-  waitOrder(prepayId: string, signal?: AbortSignal): Promise<PrepayDetail>;
+  waitOrder(prepayId: string, signal?: AbortSignal): Promise<PosWaitResponse>;
   listOrders(since: number): Promise<PosOrderListResponse>;
   refund(prepayId: string): Promise<PosRefundResponse>;
   balance(q: PosBalanceQuery): Promise<PosBalanceResponse>;

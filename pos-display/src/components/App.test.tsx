@@ -5,6 +5,7 @@ import { PosAppContext, createPosApp } from '../state/app';
 import { act, flush, render } from '../test/render';
 import { deferred, detail, fakeApi, order, unauthorized, type FakeApi } from '../test/fake-api';
 import type { PrepayDetail } from '@kit/shared/api/prepay';
+import type { PosWaitResponse } from '@kit/shared/api/pos';
 import { KitApiError } from '@kit/shared/errors';
 
 let mounted: { unmount(): void } | null = null;
@@ -121,6 +122,7 @@ describe('POS display', () => {
     await start(api);
     await typeKeys('5');
     await click(screen.getByTestId('charge-submit'));
+    await click(screen.getByTestId('view-miniprogram'));
     expect(api.miniProgramCode).toHaveBeenCalledWith('P1abc', expect.any(AbortSignal));
     expect(screen.queryByTestId('pay-qr')).toBeNull();
     expect(screen.getByTestId('mp-code-error').textContent).toContain(
@@ -137,6 +139,25 @@ describe('POS display', () => {
     await click(screen.getByTestId('mp-code-to-scan'));
     expect(screen.getByTestId('view-scancode').getAttribute('aria-selected')).toBe('true');
     expect(screen.getByTestId('pay-qr').getAttribute('data-code')).toBeNull();
+  });
+
+  it('shows the one code for any wallet first, then names the wallet that paid, in both languages', async () => {
+    const api = fakeApi();
+    const held = deferred<PosWaitResponse>();
+    api.waitOrder.mockReturnValueOnce(held.promise);
+    await start(api);
+    await typeKeys('8');
+    await click(screen.getByTestId('charge-submit'));
+    expect(screen.getByTestId('view-anywallet').getAttribute('aria-selected')).toBe('true');
+    const tabs = screen.getAllByRole('tab').map((b) => b.dataset.testid);
+    expect(tabs).toEqual(['view-anywallet', 'view-miniprogram', 'view-scancode']);
+    expect(screen.getByTestId('pay-qr').getAttribute('alt')).toMatch(/any wallet/);
+    expect(screen.getByText('Scan with the social app or Alipay to pay')).toBeTruthy();
+    await act(async () => held.resolve(detail({ status: 'finish', paymentTime: new Date(2024, 4, 1, 14, 3, 22).toISOString(), paymentChannel: 'Alipay' })));
+    await flush();
+    expect(screen.getByTestId('pay-wallet').textContent).toBe('Paid with Alipay');
+    await click(screen.getByTestId('lang-zh-CN'));
+    expect(screen.getByTestId('pay-wallet').textContent).toBe('支付宝已付款');
   });
 
   it('shows "paid" with the payment time the moment the held call answers finish', async () => {

@@ -92,6 +92,11 @@ export function OrdersScreen() {
                 <span className={`chip status-${status}`} data-testid={`order-status-${o.prepayId}`} data-status={status}>
                   {t(`status.${status}`)}
                 </span>
+                {o.paymentChannel && (
+                  <span className={`chip wallet wallet-${o.paymentChannel}`} data-testid={`order-wallet-${o.prepayId}`} data-channel={o.paymentChannel}>
+                    {t(`wallet.${o.paymentChannel}`)}
+                  </span>
+                )}
                 {o.profitSharing && (
                   <span
                     className={`chip sharing sharing-${o.profitSharing.state}`}

@@ -1,10 +1,12 @@
 /**
- * The customer-facing payment code: large amount and merchant name, the mini-program code (or,
- * switchable, the scan-code QR), and the order's live state from the 4.2 long-poll loop.
+ * The customer-facing payment code: large amount and merchant name, the one code for any wallet
+ * (or, switchable, the mini-program code and the scan-code QR), and the order's live state from the
+ * 4.2 long-poll loop, naming the wallet that paid.
  */
 import { useEffect, useState } from 'react';
 import type { PosDevelopmentHelp } from '@kit/shared/api/pos';
 import { usePosApp } from '../state/app';
+import type { CodeView } from '../state/sale-store';
 import { useStore } from '@kit/web-common/use-store';
 import { clockTime } from '../format';
 import { useT } from '../i18n/use-t';
@@ -69,28 +71,29 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
         {status === 'active' ? (
           <>
             <div className="switch" role="tablist" aria-label={t('pay.viewLabel')}>
-              <button
-                type="button"
-                role="tab"
-                aria-selected={view === 'miniProgram'}
-                className={view === 'miniProgram' ? 'on' : ''}
-                data-testid="view-miniprogram"
-                onClick={() => sale.getState().setView('miniProgram')}
-              >
-                {t('pay.viewMini')}
-              </button>
-              <button
-                type="button"
-                role="tab"
-                aria-selected={view === 'scanCode'}
-                className={view === 'scanCode' ? 'on' : ''}
-                data-testid="view-scancode"
-                onClick={() => sale.getState().setView('scanCode')}
-              >
-                {t('pay.viewScan')}
-              </button>
+              {(
+                [
+                  ['anyWallet', 'view-anywallet', 'pay.viewAny'],
+                  ['miniProgram', 'view-miniprogram', 'pay.viewMini'],
+                  ['scanCode', 'view-scancode', 'pay.viewScan'],
+                ] as const
+              ).map(([v, testId, label]) => (
+                <button
+                  key={v}
+                  type="button"
+                  role="tab"
+                  aria-selected={view === v}
+                  className={view === v ? 'on' : ''}
+                  data-testid={testId}
+                  onClick={() => sale.getState().setView(v)}
+                >
+                  {t(label)}
+                </button>
+              ))}
             </div>
-            {view === 'miniProgram' ? (
+            {view === 'anyWallet' ? (
+              <QrCode content={order.payerLink} testId="pay-qr" label={t('pay.qrAny', { amount })} />
+            ) : view === 'miniProgram' ? (
               order.miniProgramCode === 'platform' ? (
                 <PlatformCode prepayId={order.prepayId} label={t('pay.qrMini', { amount })} onScanCode={() => sale.getState().setView('scanCode')} />
               ) : (
@@ -103,8 +106,14 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
                 {t('pay.codeUrlMissing', { reason: serviceError(order.codeUrlErrorId ?? 'channel_error', 'E0033') })}
               </p>
             )}
-            <p className="scan-hint">{view === 'miniProgram' ? t('pay.hintMini') : t('pay.hintScan')}</p>
-            {order.development && <DevLinks link={view === 'miniProgram' ? order.miniProgramLink : order.codeUrl} view={view} help={order.development} />}
+            <p className="scan-hint">{t(view === 'anyWallet' ? 'pay.hintAny' : view === 'miniProgram' ? 'pay.hintMini' : 'pay.hintScan')}</p>
+            {order.development && (
+              <DevLinks
+                link={view === 'anyWallet' ? order.payerLink : view === 'miniProgram' ? order.miniProgramLink : order.codeUrl}
+                view={view}
+                help={order.development}
+              />
+            )}
           </>
         ) : (
           <div className={`result-mark mark-${status}`} aria-hidden="true">
@@ -127,6 +136,11 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
               : t(`status.${status}`)}
           {status === 'active' && <span className="dots" aria-hidden="true" />}
         </div>
+        {(status === 'finish' || status === 'refunded') && order.paymentChannel && (
+          <p className={`paid-with wallet-${order.paymentChannel}`} data-testid="pay-wallet" data-channel={order.paymentChannel}>
+            {t(`pay.paidWith.${order.paymentChannel}`)}
+          </p>
+        )}
         {status === 'cancel' && <p className="message warn">{t('pay.expiredNote')}</p>}
         {status === 'refunded' && order.paymentTime && (
           <p className="message hint" data-testid="pay-refunded-note">
@@ -170,7 +184,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
  * Outside production: the code's content as text a person can copy (a payer link to open in a
  * browser, or a code_url to pay at the sandbox), and how a phone reaches the payer link.
  */
-function DevLinks({ link, view, help }: { link: string | null; view: 'miniProgram' | 'scanCode'; help: PosDevelopmentHelp }) {
+function DevLinks({ link, view, help }: { link: string | null; view: CodeView; help: PosDevelopmentHelp }) {
   const t = useT();
   const [copied, setCopied] = useState(false);
   useEffect(() => setCopied(false), [link]);
@@ -184,11 +198,13 @@ function DevLinks({ link, view, help }: { link: string | null; view: 'miniProgra
   const phone =
     view === 'scanCode'
       ? t('pay.devScanHint')
-      : !help.loopbackLink
-        ? t('pay.devPhoneHint')
-        : help.lanDisplayUrls.length > 0
-          ? t('pay.devLoopbackLan', { url: help.lanDisplayUrls[0] })
-          : t('pay.devLoopback');
+      : view === 'anyWallet'
+        ? t('pay.devAnyHint')
+        : !help.loopbackLink
+          ? t('pay.devPhoneHint')
+          : help.lanDisplayUrls.length > 0
+            ? t('pay.devLoopbackLan', { url: help.lanDisplayUrls[0] })
+            : t('pay.devLoopback');
   return (
     <div className="dev-links" data-testid="dev-links">
       <div className="dev-link-row">
@@ -197,7 +213,7 @@ function DevLinks({ link, view, help }: { link: string | null; view: 'miniProgra
           data-testid="dev-link"
           readOnly
           value={link}
-          aria-label={view === 'miniProgram' ? t('pay.devLinkMini') : t('pay.devLinkScan')}
+          aria-label={t(view === 'anyWallet' ? 'pay.devLinkAny' : view === 'miniProgram' ? 'pay.devLinkMini' : 'pay.devLinkScan')}
           onFocus={(e) => e.target.select()}
         />
         <button type="button" className="secondary small" data-testid="dev-copy" onClick={copy}>

@@ -10,7 +10,8 @@ import { describeFailure } from '../i18n/failure';
 import type { Msg } from '../i18n/i18n';
 import { checkAmount, pressKey, type KeypadKey } from './amount-input';
 
-export type CodeView = 'miniProgram' | 'scanCode';
+/** The code on show: the one for any wallet (first), the mini-program code, the scan-code QR. */
+export type CodeView = 'anyWallet' | 'miniProgram' | 'scanCode';
 
 export interface SaleState {
   amountText: string;
@@ -53,7 +54,12 @@ export function createSaleStore(api: PosApi) {
           const order = get().order!;
           set({
             network: null,
-            order: { ...order, status: detail.status, paymentTime: detail.paymentTime ?? order.paymentTime },
+            order: {
+              ...order,
+              status: detail.status,
+              paymentTime: detail.paymentTime ?? order.paymentTime,
+              paymentChannel: detail.paymentChannel ?? order.paymentChannel,
+            },
           });
         },
         onError: (e) => {
@@ -77,7 +83,7 @@ export function createSaleStore(api: PosApi) {
       error: null,
       order: null,
       loading: false,
-      view: 'miniProgram',
+      view: 'anyWallet',
       waiting: false,
       network: null,
       press(key) {

@@ -3,8 +3,7 @@
  * HTTP in server and browser tests). Every method is a jest.fn with a sensible default.
  */
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
-import type { PrepayDetail } from '@kit/shared/api/prepay';
-import type { PosOrder, PosSession } from '@kit/shared/api/pos';
+import type { PosOrder, PosSession, PosWaitResponse } from '@kit/shared/api/pos';
 import type { PosApi } from '../api/client';
 
 export const SESSION: PosSession = { merchantId: 'SMshop1', displayName: 'Corner Shop', parentMerchantId: 'PMparent' };
@@ -20,12 +19,13 @@ export function order(over: Partial<PosOrder> = {}): PosOrder {
     scene: `sm.pay?prepayid=${prepayId}`,
     miniProgramCode: 'link',
     miniProgramLink: `https://kit.example/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${prepayId}`)}`,
+    payerLink: `https://kit.example/p/${prepayId}`,
     codeUrl: 'weixin://wxpay/bizpayurl?pr=abc123',
     ...over,
   };
 }
 
-export function detail(over: Partial<PrepayDetail> = {}): PrepayDetail {
+export function detail(over: Partial<PosWaitResponse> = {}): PosWaitResponse {
   return {
     version: 1,
     status: 'active',
@@ -64,7 +64,8 @@ export function fakeApi(): FakeApi {
     getOrder: jest.fn(async (prepayId: string) => ({ ...ok, order: order({ prepayId }) })),
     // By default a held call that never ends (until aborted).
     waitOrder: jest.fn(
-      (_id: string, signal?: AbortSignal) => new Promise<PrepayDetail>((_r, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+      (_id: string, signal?: AbortSignal) =>
+        new Promise<PosWaitResponse>((_r, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))),
     ),
     listOrders: jest.fn(async () => ({ ...ok, orders: [] })),
     // A 1×1 PNG: the platform's drawing is not the display's business.

@@ -1,3 +1,4 @@
+import type { PaymentChannel } from '@kit/shared';
 /** What the service offers of the payments (`services.payments`); built in `services.ts`, the composition root. */
 import type { ChannelOrders } from './channel-orders';
 import type { NotificationService } from './notification-service';
@@ -24,4 +25,6 @@ export interface Payments {
   }>;
   /** When the given orders' refunds completed (Unix ms), for those whose refund did (the POS's list says when each was refunded). */
   refundsCompleted(prepayIds: readonly string[]): Promise<Map<string, number>>;
+  /** The channel (4.7 `paymentChannel`) each given order was paid through, for those paid (the screens name the wallet). */
+  paidChannels(prepayIds: readonly string[]): Promise<Map<string, PaymentChannel>>;
 }

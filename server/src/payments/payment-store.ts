@@ -1,5 +1,6 @@
 /** SQL of payments: channel orders and refunds, plus the order-with-merchants read the rules need. */
 import type { Kysely } from 'kysely';
+import type { PaymentChannel } from '@kit/shared';
 import type { ChannelOrderState, Database, Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable, RefundState } from '../db/schema';
 import { prepared, preparedOn } from '../db/prepared';
 import type { Guard } from '../db/write-chain';
@@ -145,6 +146,23 @@ export class PaymentStore {
       .where('completed_at', 'is not', null)
       .execute();
     return new Map(rows.map((r) => [r.prepay_id, r.completed_at!]));
+  }
+
+  /**
+   * The channel each given order was paid through, for those paid: its first paid channel order's
+   * (a second payment through another wallet is not the order's payment).
+   */
+  async paidChannels(prepayIds: readonly string[]): Promise<Map<string, PaymentChannel>> {
+    if (!prepayIds.length) return new Map();
+    const rows = await this.db
+      .selectFrom('pay_channel_orders')
+      .select(['prepay_id', 'channel'])
+      .where('prepay_id', 'in', [...prepayIds])
+      .where('state', '=', 'paid')
+      .orderBy('paid_at', 'desc')
+      .execute();
+    // Oldest last: it overwrites any later payment of the same order.
+    return new Map(rows.map((r) => [r.prepay_id, r.channel as PaymentChannel]));
   }
 
   refundByNumber(outRefundNo: string) {

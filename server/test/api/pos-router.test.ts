@@ -316,6 +316,8 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     expect((await c.call('POST', '/login', { userId: f.subId, pw: f.pw })).status).toBe(200);
     const order = (await c.call('POST', '/orders', { amount: '6.60' })).body.order;
     expect(order.codeUrl).toMatch(/^weixin:\/\/wxpay\/bizpayurl\?pr=/);
+    expect(order.payerLink).toBe(`${kit.url}/p/${order.prepayId}`);
+    expect(order.paymentChannel).toBeUndefined();
     // A reload asks again and gets the same channel order's code.
     expect((await c.call('GET', `/orders/${order.prepayId}`)).body.order.codeUrl).toBe(order.codeUrl);
 
@@ -324,11 +326,11 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     expect(await sandboxPost(kit.url, '/pay', { codeUrl: order.codeUrl })).toMatchObject({ status: 200 });
     const answer = await held;
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ status: 'finish', totalAmount: '6.60' });
+    expect(answer.body).toMatchObject({ status: 'finish', totalAmount: '6.60', paymentChannel: 'SocialNative' });
     expect(typeof answer.body.paymentTime).toBe('string');
 
     const listed = (await c.call('GET', '/orders')).body.orders.find((o: { prepayId: string }) => o.prepayId === order.prepayId);
-    expect(listed).toMatchObject({ status: 'finish', paymentTime: answer.body.paymentTime });
+    expect(listed).toMatchObject({ status: 'finish', paymentTime: answer.body.paymentTime, paymentChannel: 'SocialNative' });
     expect(listed.profitSharing).toBeUndefined(); // placed without profit sharing
 
     const refund = await c.call('POST', `/orders/${order.prepayId}/refund`);
@@ -351,6 +353,23 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     expect(twice.status).toBeGreaterThanOrEqual(400);
     expect(twice.status).toBeLessThan(500);
     expect(twice.status).not.toBe(401);
+  });
+
+  it('names the wallet that paid: an order paid with Alipay says so in its wait, its view, its line and its refund', async () => {
+    await f.client.setPaymentParams(f.parentId, 'Alipay', { appAuthToken: 'appAuthToken_pos_0001' });
+    const c = new Counter(kit.url);
+    expect((await c.call('POST', '/login', { userId: f.subId, pw: f.pw })).status).toBe(200);
+    const order = (await c.call('POST', '/orders', { amount: '3.30' })).body.order;
+    expect(order.payerLink).toBe(`${kit.url}/p/${order.prepayId}`);
+    const held = c.call('GET', `/orders/${order.prepayId}/wait`);
+    const native = await f.client.alipayNative(order.prepayId);
+    expect(await sandboxPost(kit.url, '/alipay/pay', { qrCode: native.args.qr_code })).toMatchObject({ status: 200 });
+    expect((await held).body).toMatchObject({ status: 'finish', paymentChannel: 'Alipay' });
+    expect((await c.call('GET', `/orders/${order.prepayId}`)).body.order).toMatchObject({ status: 'finish', paymentChannel: 'Alipay' });
+    const line = (await c.call('GET', '/orders')).body.orders.find((o: { prepayId: string }) => o.prepayId === order.prepayId);
+    expect(line).toMatchObject({ status: 'finish', paymentChannel: 'Alipay' });
+    const refund = await c.call('POST', `/orders/${order.prepayId}/refund`);
+    expect(refund.body.detail.paymentChannel).toBe('Alipay');
   });
 });
 

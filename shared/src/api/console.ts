@@ -4,6 +4,7 @@
  */
 import type { CallbackItem } from './callbacks';
 import type { OrderStatus } from './prepay';
+import type { PaymentChannel } from './merchant';
 import type { DifferenceKind, DifferenceResolution, ReconciliationDifference } from './reconciliation';
 
 export type { ConsoleOrdersQuery, ConsoleRecoverRequest } from './console-schemas';
@@ -26,6 +27,8 @@ export interface ConsoleOrderLine {
   status: OrderStatus;
   createTime: string;
   paymentTime?: string;
+  /** The wallet that paid (4.7 channel names: `SocialNative`, `Alipay`…), once paid. */
+  paymentChannel?: PaymentChannel;
 }
 
 /**

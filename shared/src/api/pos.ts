@@ -4,6 +4,7 @@
  */
 import type { OrderStatus, PrepayDetail } from './prepay';
 import type { ProfitSharingSummary } from './profit-sharing';
+import type { PaymentChannel } from './merchant';
 
 export type { PosBalanceQuery, PosCreateOrderRequest, PosLoginRequest, PosPointsSessionRequest } from './pos-schemas';
 
@@ -37,6 +38,14 @@ export interface PosOrder {
   miniProgramCode: 'platform' | 'link';
   /** The payer link: `<prefix><encodeURIComponent(scene)>` (the plain code with `link`, text to copy outside production). */
   miniProgramLink: string;
+  /**
+   * The one code for any wallet (design 6.3): `<service>/p/<prepayId>`. The social app opens the
+   * payer page (or the mini-program, by the platform's link rule), Alipay pays on the payer page,
+   * any other browser is told to scan with either app. The display shows it first.
+   */
+  payerLink: string;
+  /** The wallet that paid, as 4.7 names channels (`SocialNative`, `Alipay`…), once paid. */
+  paymentChannel?: PaymentChannel;
   /** The scan-code QR content (4.3), or null when the channel could not give one (see `codeUrlError`). */
   codeUrl: string | null;
   codeUrlError?: string;
@@ -63,6 +72,8 @@ export interface PosOrderSummary {
   paymentTime?: string;
   /** When the refund completed, for a refunded order. */
   refundTime?: string;
+  /** The wallet that paid (4.7 channel names), once paid. */
+  paymentChannel?: PaymentChannel;
   /** Only for a paid order placed with profit sharing (4.8); the display shows it, the cashier does not split. */
   profitSharing?: ProfitSharingSummary;
 }
@@ -98,8 +109,9 @@ export type PosLoginResponse = PosOk<{ session: PosSession }>;
 export type PosSessionResponse = PosOk<{ session: PosSession | null; expired?: boolean }>;
 export type PosOrderResponse = PosOk<{ order: PosOrder }>;
 export type PosOrderListResponse = PosOk<{ orders: PosOrderSummary[] }>;
-export type PosWaitResponse = PrepayDetail;
-export type PosRefundResponse = PosOk<{ detail: PrepayDetail }>;
+/** 4.2's held answer as it came, plus the wallet that paid once the order is paid. */
+export type PosWaitResponse = PrepayDetail & { paymentChannel?: PaymentChannel };
+export type PosRefundResponse = PosOk<{ detail: PosWaitResponse }>;
 export type PosBalanceResponse = PosOk<{ balance: string; tokenId: string; tokenAppId: string; userAppId: string; userId: string }>;
 export type PosPointsSessionResponse = PosOk<{ session: PosPointsSession; balance: string | null }>;
 export type PosPointsCodeResponse = PosOk<{ code: PosPointsCode }>;

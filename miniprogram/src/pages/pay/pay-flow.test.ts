@@ -6,7 +6,7 @@
  * @jest-environment-options {"url": "http://shop.test/mp/#/pages/pay/index?scene=sm.pay%3Fprepayid%3DABC123def456%26f%3D2"}
  */
 import { activeOrder, payArgs, type createTaroMock, type FakeRoute } from '../../../test/taro-mock';
-import { PayFlow, displayAmount, prepayIdFromOptions, returnUrl, type PayView } from './pay-flow';
+import { PayFlow, alipayReturnUrl, displayAmount, payWay, prepayIdFromOptions, returnUrl, type PayView } from './pay-flow';
 
 jest.mock('@tarojs/taro', () => {
   const { createTaroMock } = jest.requireActual('../../../test/taro-mock');
@@ -25,6 +25,15 @@ function server(state: { order: Record<string, unknown> | null; waits?: Record<s
     const path = new URL(url, 'http://base.invalid').pathname;
     if (method === 'POST' && path.endsWith('/sandbox/login')) return { statusCode: 200, data: { code: 'sandbox-code-7' } };
     if (method === 'POST' && path.endsWith('/mp/api/pay')) return state.pay ?? { statusCode: 200, data: { version: 1, status: 'success', args: payArgs } };
+    if (method === 'POST' && path.endsWith('/mp/api/alipay/pay'))
+      return state.pay ?? { statusCode: 200, data: { version: 1, status: 'success', args: { tradeNO: '2025010122001400001234567890' } } };
+    if (method === 'POST' && path.endsWith('/mp/api/alipay/wap'))
+      return (
+        state.pay ?? {
+          statusCode: 200,
+          data: { version: 1, status: 'success', args: { url: 'https://openapi.alipay.test/gateway.do?method=alipay.trade.wap.pay&sign=x' } },
+        }
+      );
     if (method === 'GET' && path.includes('/mp/api/orders/')) {
       const wait = url.includes('wait=1');
       // A real server holds a waiting call; this fake answers at once, so a test that forgot to
@@ -70,6 +79,13 @@ describe('reading the prepay id from the launch options', () => {
     expect(prepayIdFromOptions({ q: encodeURIComponent(posLink) })).toBe(ID);
   });
 
+  it('takes the id from the one code for any wallet (`/p/<id>`), in `q` (the social app) or `qrCode` (Alipay)', () => {
+    expect(prepayIdFromOptions({ q: encodeURIComponent(`https://shop.test/p/${ID}`) })).toBe(ID);
+    expect(prepayIdFromOptions({ qrCode: `https://shop.test/kit/p/${ID}?x=1` })).toBe(ID);
+    expect(prepayIdFromOptions({ q: encodeURIComponent('https://shop.test/p/') })).toBeNull();
+    expect(prepayIdFromOptions({ scene: `/p/${ID}` })).toBeNull();
+  });
+
   it('finds nothing in an empty or unrelated launch', () => {
     expect(prepayIdFromOptions({})).toBeNull();
     expect(prepayIdFromOptions({ scene: '1011' })).toBeNull();
@@ -88,6 +104,25 @@ describe('helpers', () => {
     expect(returnUrl(`${base}&sandboxResult=cancel`)).toBe(base);
     expect(returnUrl(`http://shop.test/mp/#/pages/pay/index?sandboxResult=paid&scene=${SCENE}`)).toBe(base);
     expect(returnUrl(base)).toBe(base);
+  });
+});
+
+describe('where the page pays', () => {
+  const SOCIAL_UA = 'Mozilla/5.0 (Linux; Android 14) Mobile Safari/537.36 MicroMessenger/8.0.50.2701(0x28003237) NetType/WIFI';
+  const ALIPAY_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) Mobile/15E148 AlipayClient/10.6.10.6000 Language/zh-Hans';
+  it('pays with the platform of its build, and as H5 with Alipay in Alipay’s browser only', () => {
+    expect(payWay('weapp', ALIPAY_UA)).toBe('social');
+    expect(payWay('alipay', SOCIAL_UA)).toBe('alipayMini');
+    expect(payWay('h5', ALIPAY_UA)).toBe('alipayWap');
+    expect(payWay('h5', SOCIAL_UA)).toBe('sandboxSocial');
+    expect(payWay('h5', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36')).toBe('sandboxSocial');
+  });
+
+  it("comes back from Alipay's page marked in the hash query, which Alipay's own parameters do not touch", () => {
+    expect(alipayReturnUrl(`http://shop.test/mp/#/pages/pay/index?scene=${SCENE}&alipayReturn=1`)).toBe(
+      `http://shop.test/mp/#/pages/pay/index?scene=${SCENE}&alipayReturn=1`,
+    );
+    expect(alipayReturnUrl('http://shop.test/mp/#/pages/pay/index')).toBe('http://shop.test/mp/#/pages/pay/index?alipayReturn=1');
   });
 });
 
@@ -267,5 +302,95 @@ describe('paying in the H5 build (sandbox cashier)', () => {
     await f.start({ scene: SCENE });
     expect(control.calls[0].url).toBe(`http://shop.test/kit/mp/api/orders/${ID}?wait=0`);
     window.history.replaceState(null, '', '/mp/');
+  });
+});
+
+describe('paying in the Alipay mini-program (alipay)', () => {
+  beforeEach(() => {
+    process.env.TARO_ENV = 'alipay';
+  });
+
+  it('gets the auth code, the trade from the router, pays with my.tradePay and waits for the result', async () => {
+    control.setRoute(server({ order: activeOrder(), waits: [activeOrder({ status: 'finish', paymentTime: '2025-01-01T00:01:00.000Z' })] }));
+    const { f, kinds } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(taro.getAuthCode).toHaveBeenCalledWith({ scopes: 'auth_base' });
+    expect(control.calls.find((c) => c.url.endsWith('/mp/api/alipay/pay'))).toMatchObject({
+      url: 'https://pay.example.com/mp/api/alipay/pay',
+      method: 'POST',
+      data: { prepayId: ID, authCode: 'ali-auth-1' },
+    });
+    expect(taro.tradePay).toHaveBeenCalledWith({ tradeNO: '2025010122001400001234567890' });
+    expect(taro.login).not.toHaveBeenCalled();
+    expect(taro.requestPayment).not.toHaveBeenCalled();
+    expect(control.calls.some((c) => c.url.endsWith('/mp/api/pay'))).toBe(false);
+    expect(kinds()).toEqual(['loading', 'ready', 'paying', 'waiting', 'success']);
+  });
+
+  it('stays ready to pay again when the payer cancels in Alipay, and says so', async () => {
+    control.setRoute(server({ order: activeOrder() }));
+    taro.tradePay.mockResolvedValueOnce({ resultCode: '6001' });
+    const { f } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(f.current).toMatchObject({ kind: 'ready', notice: { kind: 'cancelled' } });
+  });
+
+  it('stays ready with a message when Alipay refuses the payment', async () => {
+    control.setRoute(server({ order: activeOrder() }));
+    taro.tradePay.mockRejectedValueOnce({ resultCode: '4000', errorMessage: 'system error' });
+    const { f } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(f.current).toMatchObject({ kind: 'ready', notice: { kind: 'failed' } });
+  });
+
+  it('asks to scan again when the router does not answer success', async () => {
+    control.setRoute(server({ order: activeOrder(), pay: { statusCode: 200, data: { version: 1, status: 'fail', error: 'order_not_active' } } }));
+    const { f } = flow();
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(f.current.kind).toBe('rescan');
+    expect(taro.tradePay).not.toHaveBeenCalled();
+  });
+});
+
+describe("paying on the H5 page in Alipay's browser", () => {
+  const ALIPAY_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) Mobile/15E148 AlipayClient/10.6.10.6000 Language/zh-Hans';
+  beforeEach(() => {
+    process.env.TARO_ENV = 'h5';
+  });
+
+  it("leaves for Alipay's payment page with a return URL back to this page, and asks nothing of the social sandbox", async () => {
+    control.setRoute(server({ order: activeOrder() }));
+    const leave = jest.fn();
+    const href = `http://shop.test/mp/#/pages/pay/index?scene=${SCENE}`;
+    const { f } = flow({ leave, href: () => href, userAgent: () => ALIPAY_UA });
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(control.calls.find((c) => c.url.endsWith('/mp/api/alipay/wap'))).toMatchObject({
+      url: 'http://shop.test/mp/api/alipay/wap',
+      data: { prepayId: ID, returnUrl: `${href}&alipayReturn=1` },
+    });
+    expect(control.calls.some((c) => c.url.endsWith('/sandbox/login') || c.url.endsWith('/mp/api/pay'))).toBe(false);
+    expect(leave).toHaveBeenCalledWith('https://openapi.alipay.test/gateway.do?method=alipay.trade.wap.pay&sign=x');
+  });
+
+  it('waits for the result when it comes back from Alipay', async () => {
+    control.setRoute(server({ order: activeOrder(), waits: [activeOrder({ status: 'finish' })] }));
+    const { f, kinds } = flow({ userAgent: () => ALIPAY_UA });
+    await f.start({ scene: SCENE, alipayReturn: '1' });
+    expect(kinds()).toEqual(['loading', 'waiting', 'success']);
+  });
+
+  it("keeps the social app's browser on today's way (the sandbox cashier)", async () => {
+    control.setRoute(server({ order: activeOrder() }));
+    const leave = jest.fn();
+    const { f } = flow({ leave, href: () => 'http://shop.test/mp/#/pages/pay/index', userAgent: () => 'Mozilla/5.0 MicroMessenger/8.0.50' });
+    await f.start({ scene: SCENE });
+    await f.pay();
+    expect(control.calls.some((c) => c.url.includes('/alipay/'))).toBe(false);
+    expect(new URL(leave.mock.calls[0][0]).pathname).toBe('/sandbox/cashier');
   });
 });

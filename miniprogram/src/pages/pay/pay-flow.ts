@@ -1,7 +1,10 @@
 /**
  * The payment page's logic, free of React so it can be tested with Taro mocked:
- * launch options → prepay id → order (4.2) → pay (login code → router → 4.4 args → payment call
- * or, on H5, the sandbox cashier) → wait for the result (the 4.2 long-poll loop) → success.
+ * launch options → prepay id → order (4.2) → pay → wait for the result (the 4.2 long-poll loop) → success.
+ * How it pays depends on where it runs (`payWay`): in the social app, login code → router → 4.4 args →
+ * the payment call; in the Alipay mini-program, `my.getAuthCode` → router → `my.tradePay`; as the H5
+ * page in Alipay's browser, Alipay's payment page (`/mp/api/alipay/wap`); as the H5 page anywhere
+ * else, the sandbox's social cashier.
  */
 import Taro from '@tarojs/taro';
 import { parseScene } from '@kit/shared/scene';
@@ -39,15 +42,36 @@ export type PayView =
 
 export type LaunchOptions = Record<string, string | undefined>;
 
-/** The prepay id from a mini-program code (`scene`, URL-encoded) or a plain QR link (`q`, the whole URL). */
+/** The POS's one code for any wallet: `<service>/p/<prepayId>`. */
+const PAYER_LINK = /\/p\/([0-9A-Za-z]{1,64})(?:[/?#]|$)/;
+
+/**
+ * The prepay id from a mini-program code (`scene`, URL-encoded) or a plain QR link (the whole URL:
+ * `q` in the social app, `qrCode` in Alipay's), whether the link holds the scene or is the one code
+ * for any wallet (`/p/<prepayId>`).
+ */
 export function prepayIdFromOptions(options: LaunchOptions): string | null {
-  for (const key of ['scene', 'q'] as const) {
+  for (const key of ['scene', 'q', 'qrCode'] as const) {
     const value = options[key];
     if (typeof value !== 'string' || value.length === 0) continue;
-    const id = parseScene(value) ?? parseScene(safeDecode(value));
+    const id = parseScene(value) ?? parseScene(safeDecode(value)) ?? (key === 'scene' ? null : PAYER_LINK.exec(safeDecode(value))?.[1]);
     if (id) return id;
   }
   return null;
+}
+
+/**
+ * How this page pays: `social` (the social app's mini-program: its payment call), `alipayMini` (the
+ * Alipay build: `my.tradePay`), `alipayWap` (the H5 page in Alipay's browser, whose user agent says
+ * `AlipayClient`: Alipay's payment page) or `sandboxSocial` (the H5 page anywhere else, the social app's
+ * browser included: the sandbox's cashier stands in for the social payment, as before).
+ */
+export type PayWay = 'social' | 'alipayMini' | 'alipayWap' | 'sandboxSocial';
+
+export function payWay(taroEnv: string | undefined, userAgent: string): PayWay {
+  if (taroEnv === 'alipay') return 'alipayMini';
+  if (taroEnv !== 'h5') return 'social';
+  return /\bAlipayClient\b/i.test(userAgent) ? 'alipayWap' : 'sandboxSocial';
 }
 
 function safeDecode(s: string): string {
@@ -63,7 +87,10 @@ export function displayAmount(totalAmount: string): string {
   return formatMoneyText(totalAmount);
 }
 
-/** The URL the cashier returns to: this page without a previous `sandboxResult`. */
+/** The marker of a return from Alipay's payment page (in the page's own hash query, which Alipay leaves alone). */
+const ALIPAY_RETURN = 'alipayReturn';
+
+/** The URL the cashier returns to: this page without a previous `sandboxResult` (or Alipay return marker). */
 export function returnUrl(href: string): string {
   const hashAt = href.indexOf('#');
   const [base, hash] = hashAt < 0 ? [href, ''] : [href.slice(0, hashAt), href.slice(hashAt)];
@@ -73,11 +100,33 @@ export function returnUrl(href: string): string {
     const kept = part
       .slice(q + 1)
       .split('&')
-      .filter((p) => p && !p.startsWith('sandboxResult='));
+      .filter((p) => p && !p.startsWith('sandboxResult=') && !p.startsWith(`${ALIPAY_RETURN}=`));
     return kept.length ? `${part.slice(0, q)}?${kept.join('&')}` : part.slice(0, q);
   };
   return hash ? `${base}${strip(hash)}` : strip(base);
 }
+
+/**
+ * Where Alipay's payment page sends the payer back: this page, marked as a return. Alipay adds its
+ * own parameters to the query before the `#`; the page's hash router reads only what follows it.
+ */
+export function alipayReturnUrl(href: string): string {
+  const url = returnUrl(href);
+  const hashAt = url.indexOf('#');
+  const part = hashAt < 0 ? url : url.slice(hashAt);
+  return `${url}${part.includes('?') ? '&' : '?'}${ALIPAY_RETURN}=1`;
+}
+
+/** `my.tradePay`'s result codes: paid, or being processed / unknown (the order's state will say). */
+const TRADE_PAID_OR_PENDING = new Set(['9000', '8000', '6004']);
+const TRADE_CANCELLED = '6001';
+
+/** The Alipay mini-program's calls (Taro's Alipay platform; `getAuthCode` is not in Taro's common typings). */
+interface AlipayCalls {
+  getAuthCode(opts: { scopes: string }): Promise<{ authCode?: string; code?: string }>;
+  tradePay(opts: { tradeNO: string }): Promise<{ resultCode?: string; response?: { resultCode?: string } }>;
+}
+const alipay = () => Taro as unknown as AlipayCalls;
 
 /** The page for an order that is not `active` when opened or when the wait ends. */
 function closedView(order: MpOrder, justPaid: boolean): PayView {
@@ -94,6 +143,8 @@ export interface PayFlowDeps {
   leave?: (url: string) => void;
   /** H5: the page's own URL (the cashier comes back to it). */
   href?: () => string;
+  /** H5: the browser's user agent (Alipay's browser pays with Alipay). */
+  userAgent?: () => string;
 }
 
 export class PayFlow {
@@ -111,6 +162,19 @@ export class PayFlow {
     return process.env.TARO_ENV === 'h5';
   }
 
+  private get way(): PayWay {
+    const ua = this.deps.userAgent?.() ?? (typeof navigator === 'undefined' ? '' : navigator.userAgent);
+    return payWay(process.env.TARO_ENV, ua);
+  }
+
+  private get href(): string {
+    return this.deps.href?.() ?? window.location.href;
+  }
+
+  private leave(url: string): void {
+    (this.deps.leave ?? ((to: string) => window.location.assign(to)))(url);
+  }
+
   private show(view: PayView): void {
     if (this.stopped.signal.aborted) return;
     this.view = view;
@@ -125,7 +189,8 @@ export class PayFlow {
     const order = await this.load();
     if (!order) return;
     const result = options.sandboxResult;
-    if (result === 'paid' && (order.status === 'active' || order.status === 'finish')) return this.waitForResult(order);
+    const back = result === 'paid' || options[ALIPAY_RETURN] === '1';
+    if (back && (order.status === 'active' || order.status === 'finish')) return this.waitForResult(order);
     if (order.status !== 'active') return this.show(closedView(order, false));
     this.show({ kind: 'ready', order, notice: result === 'cancel' ? { kind: 'cancelled' } : undefined });
   }
@@ -151,6 +216,9 @@ export class PayFlow {
     if (this.view.kind !== 'ready' || !this.prepayId) return;
     const order = this.view.order;
     this.show({ kind: 'paying', order });
+    const way = this.way;
+    if (way === 'alipayMini') return this.payInAlipayMini(this.prepayId, order);
+    if (way === 'alipayWap') return this.payInAlipayBrowser(this.prepayId, order);
     let answer: api.PayAnswer;
     try {
       const code = await this.loginCode();
@@ -162,9 +230,7 @@ export class PayFlow {
     const { args } = answer;
     if (this.isH5) {
       // On H5 Taro.requestPayment resolves without paying: the sandbox cashier stands in.
-      const href = this.deps.href?.() ?? window.location.href;
-      const leave = this.deps.leave ?? ((url: string) => window.location.assign(url));
-      leave(api.sandboxCashierUrl(args.package, returnUrl(href)));
+      this.leave(api.sandboxCashierUrl(args.package, returnUrl(this.href)));
       return;
     }
     try {
@@ -183,6 +249,42 @@ export class PayFlow {
       return this.show({ kind: 'ready', order, notice });
     }
     return this.waitForResult(order);
+  }
+
+  /** The Alipay mini-program: `my.getAuthCode` → the router (open id, `alipayMini`) → `my.tradePay`. */
+  private async payInAlipayMini(prepayId: string, order: MpOrder): Promise<void> {
+    let answer: Awaited<ReturnType<typeof api.requestAlipayTrade>>;
+    try {
+      const got = await alipay().getAuthCode({ scopes: 'auth_base' });
+      const authCode = got.authCode ?? got.code;
+      if (!authCode) throw new Error('getAuthCode gave no code');
+      answer = await api.requestAlipayTrade(prepayId, authCode);
+    } catch (e) {
+      return this.show({ kind: 'ready', order, notice: { kind: 'failed', problem: problemOf(e) } });
+    }
+    if (answer.status !== 'success' || !('args' in answer)) return this.show({ kind: 'rescan', order });
+    let code: string | undefined;
+    try {
+      const paid = await alipay().tradePay({ tradeNO: answer.args.tradeNO });
+      code = paid.resultCode ?? paid.response?.resultCode;
+    } catch (e) {
+      // A refusal arrives as a failure too, with the same result codes.
+      code = (e as { resultCode?: string })?.resultCode;
+    }
+    if (code && TRADE_PAID_OR_PENDING.has(code)) return this.waitForResult(order);
+    return this.show({ kind: 'ready', order, notice: code === TRADE_CANCELLED ? { kind: 'cancelled' } : { kind: 'failed', problem: {} } });
+  }
+
+  /** The H5 page in Alipay's browser: leaves for Alipay's payment page, which comes back here marked as a return. */
+  private async payInAlipayBrowser(prepayId: string, order: MpOrder): Promise<void> {
+    let answer: Awaited<ReturnType<typeof api.requestAlipayWapUrl>>;
+    try {
+      answer = await api.requestAlipayWapUrl(prepayId, alipayReturnUrl(this.href));
+    } catch (e) {
+      return this.show({ kind: 'ready', order, notice: { kind: 'failed', problem: problemOf(e) } });
+    }
+    if (answer.status !== 'success' || !('args' in answer)) return this.show({ kind: 'rescan', order });
+    this.leave(answer.args.url);
   }
 
   /** The 4.2 client loop through the router: immediate re-call until the order leaves `active`. */

@@ -42,7 +42,8 @@ export class ConsoleBackend {
     if (q.subMerchantId) this.requireVisible(user, q.subMerchantId);
     if (q.prepayId) {
       const row = await this.services.prepay.find(q.prepayId);
-      return row && this.sees(user, row) ? [orderLine(row, now)] : [];
+      if (!row || !this.sees(user, row)) return [];
+      return [orderLine(row, now, (await this.services.payments.paidChannels([row.prepay_id])).get(row.prepay_id))];
     }
     const offset = (q.tz ?? 0) * 60_000;
     const day = q.day ?? new Date(now + offset).toISOString().slice(0, 10);
@@ -50,7 +51,8 @@ export class ConsoleBackend {
     // Orders belong to sub-merchants: a parent's are its sub-merchants' (`merchants` after itself).
     const shops = q.subMerchantId ? [q.subMerchantId] : user.parentMerchantId ? [user.merchantId] : user.merchants.slice(1).map((m) => m.id);
     const rows = await this.services.prepay.listForSubMerchants(shops, since, since + DAY_MS, q.status);
-    return rows.map((r) => orderLine(r, now));
+    const channels = await this.services.payments.paidChannels(rows.filter((r) => r.status === 'finish' || r.status === 'refunded').map((r) => r.prepay_id));
+    return rows.map((r) => orderLine(r, now, channels.get(r.prepay_id)));
   }
 
   /** The order's story: every state change with its time and cause, callbacks with their attempts, refund, splits. */

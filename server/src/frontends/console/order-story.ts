@@ -3,7 +3,7 @@
  * cause, its callbacks with their attempts, its refund and its profit-sharing splits, built from
  * what the services and the public API answered. No I/O: `console-backend.ts` gathers the parts.
  */
-import { formatCents, type CallbackItem } from '@kit/shared';
+import { formatCents, type CallbackItem, type PaymentChannel } from '@kit/shared';
 import type { ConsoleDuplicatePayment, ConsoleOrderDetail, ConsoleOrderLine, ConsoleSplit, ConsoleTimelineEvent } from '@kit/shared/api/console';
 import type { PayChannelOrdersTable, PayDuplicatePaymentsTable, PayRefundsTable, PrepayOrdersTable } from '../../db/schema';
 import { shownStatus } from '../../orders/order-expiry';
@@ -58,7 +58,7 @@ export function orderStory({ row, channelOrders, refund, duplicates = [], callba
         kind: 'paid',
         // How the kit learned of it; rows paid before it was kept say `unrecorded`.
         cause: co.paid_via ?? 'unrecorded',
-        detail: { transactionId: co.transaction_id ?? '', outTradeNo: co.out_trade_no },
+        detail: { transactionId: co.transaction_id ?? '', outTradeNo: co.out_trade_no, channel: co.channel },
       });
     } else if (co.state === 'closed' || co.state === 'failed') {
       timeline.push({ at: iso(co.updated_at)!, kind: 'channelOrderClosed', cause: co.state, detail: { outTradeNo: co.out_trade_no } });
@@ -106,8 +106,10 @@ export function orderStory({ row, channelOrders, refund, duplicates = [], callba
     KIND_ORDER.indexOf(e.kind === 'callback' && e.cause === 'refunded' ? 'refundCompleted' : e.kind) * 2 + (e.kind === 'callback' ? 1 : 0);
   timeline.sort((a, b) => second(a) - second(b) || rank(a) - rank(b) || Date.parse(a.at) - Date.parse(b.at));
   const refundBusy = refund && (refund.state === 'requesting' || refund.state === 'accepted');
+  // The wallet that paid: the first paid channel order's (a later one through another wallet is not the order's payment).
+  const firstPaid = channelOrders.filter((co) => co.state === 'paid' && co.paid_at).sort((a, b) => a.paid_at! - b.paid_at!)[0];
   return {
-    ...orderLine(row, now),
+    ...orderLine(row, now, firstPaid?.channel as PaymentChannel | undefined),
     merchantName: merchantName ?? row.sub_merchant_id,
     timeline,
     callbacks,
@@ -162,7 +164,7 @@ function duplicateStory(co: PayChannelOrdersTable, d: PayDuplicatePaymentsTable,
 }
 
 /** An order as the console's lists show it. */
-export function orderLine(r: PrepayOrdersTable, now: number): ConsoleOrderLine {
+export function orderLine(r: PrepayOrdersTable, now: number, paymentChannel?: PaymentChannel): ConsoleOrderLine {
   const status = shownStatus(r, now);
   const out: ConsoleOrderLine = {
     prepayId: r.prepay_id,
@@ -172,5 +174,6 @@ export function orderLine(r: PrepayOrdersTable, now: number): ConsoleOrderLine {
     createTime: iso(r.create_time)!,
   };
   if (r.payment_time !== null && r.payment_time !== undefined) out.paymentTime = iso(r.payment_time)!;
+  if (paymentChannel) out.paymentChannel = paymentChannel;
   return out;
 }

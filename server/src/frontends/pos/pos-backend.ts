@@ -5,7 +5,7 @@
  * the reads the public API has no call for (the day's order list with its profit-sharing lines,
  * which order belongs to which sub-merchant, the app's secret for sealing handles) go to the services.
  */
-import { KitError, AmountError, buildScene, formatCents, parseCents, parsePoints, type PrepayDetail } from '@kit/shared';
+import { KitError, AmountError, buildScene, formatCents, parseCents, parsePoints, type PaymentChannel, type PrepayDetail } from '@kit/shared';
 import {
   DEDUCTION_CODE_REFRESH_MS,
   DEDUCTION_CODE_TTL_MS,
@@ -16,6 +16,7 @@ import {
   type PosPointsSession,
   type PosPointsSessionRequest,
   type PosSession,
+  type PosWaitResponse,
 } from '@kit/shared/api/pos';
 import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
@@ -80,7 +81,7 @@ export class PosBackend {
   }
 
   /** 4.1, then 4.3 for the scan-code QR. The mini-program code works even when 4.3 does not. */
-  async createOrder(cashier: Cashier, amount: string, linkPrefix: string): Promise<PosOrder> {
+  async createOrder(cashier: Cashier, amount: string, linkPrefix: string, payerLinkBase: string): Promise<PosOrder> {
     try {
       parseCents(amount);
     } catch (e) {
@@ -91,21 +92,29 @@ export class PosBackend {
       this.api.call(createPrepay, cashier, { body: { subMerchantId: cashier.merchantId, totalAmount: amount, orderId: null } }),
     );
     const detail = await this.detail(cashier, created.prepayId);
-    return this.orderView(cashier, created.prepayId, detail, linkPrefix);
+    return this.orderView(cashier, created.prepayId, detail, linkPrefix, payerLinkBase);
   }
 
   /** The payment screen's view of an order (after a reload): 4.2 without waiting, and 4.3 while it can be paid. */
-  async getOrder(cashier: Cashier, prepayId: string, linkPrefix: string): Promise<PosOrder> {
+  async getOrder(cashier: Cashier, prepayId: string, linkPrefix: string, payerLinkBase: string): Promise<PosOrder> {
     await this.requireOwnOrder(cashier, prepayId);
-    return this.orderView(cashier, prepayId, await this.detail(cashier, prepayId), linkPrefix);
+    return this.orderView(cashier, prepayId, await this.detail(cashier, prepayId), linkPrefix, payerLinkBase);
   }
 
-  /** 4.2 with waitForFinish=1: the held answer, passed through as it comes. */
-  async waitOrder(cashier: Cashier, prepayId: string, signal: AbortSignal): Promise<PrepayDetail> {
+  /** 4.2 with waitForFinish=1: the held answer, passed through as it comes, with the wallet that paid once paid. */
+  async waitOrder(cashier: Cashier, prepayId: string, signal: AbortSignal): Promise<PosWaitResponse> {
     await this.requireOwnOrder(cashier, prepayId);
-    return upstream('waiting for the payment', () =>
+    const detail = await upstream('waiting for the payment', () =>
       this.api.call(prepayDetail, { appId: cashier.appId, signal }, { params: { prepayId }, query: { waitForFinish: '1' } }),
     );
+    return this.withChannel(prepayId, detail);
+  }
+
+  /** A paid (or refunded) order's detail with the wallet that paid it. */
+  private async withChannel<T extends { status: string }>(prepayId: string, answer: T): Promise<T & { paymentChannel?: PaymentChannel }> {
+    if (answer.status !== 'finish' && answer.status !== 'refunded') return answer;
+    const channel = (await this.services.payments.paidChannels([prepayId])).get(prepayId);
+    return channel ? { ...answer, paymentChannel: channel } : answer;
   }
 
   /** The sub-merchant's orders since `since` (the display's midnight), newest first. */
@@ -117,6 +126,7 @@ export class PosBackend {
     const paid = rows.filter((r) => r.status === 'finish' || r.status === 'refunded');
     const sharing = await this.services.profitSharing.summaries(paid.map((r) => ({ prepayId: r.prepay_id, totalCents: r.total_cents })));
     const refunded = await this.services.payments.refundsCompleted(rows.filter((r) => r.status === 'refunded').map((r) => r.prepay_id));
+    const channels = await this.services.payments.paidChannels(paid.map((r) => r.prepay_id));
     return rows.map((r) => {
       const status = shownStatus(r, now);
       const line: PosOrderSummary = {
@@ -126,6 +136,8 @@ export class PosBackend {
         createTime: new Date(r.create_time).toISOString(),
       };
       if (r.payment_time !== null && r.payment_time !== undefined) line.paymentTime = new Date(r.payment_time).toISOString();
+      const channel = channels.get(r.prepay_id);
+      if (channel) line.paymentChannel = channel;
       const refundedAt = refunded.get(r.prepay_id);
       if (refundedAt !== undefined) line.refundTime = new Date(refundedAt).toISOString();
       // A refunded order can share no more: it keeps its line only when something was shared.
@@ -139,7 +151,7 @@ export class PosBackend {
   async refund(cashier: Cashier, prepayId: string): Promise<PrepayDetail> {
     await this.requireOwnOrder(cashier, prepayId);
     await upstream('refunding', () => this.api.call(refundOrder, cashier, { query: { loginToken: cashier.loginToken }, body: { id: prepayId } }));
-    return this.detail(cashier, prepayId);
+    return this.withChannel(prepayId, await this.detail(cashier, prepayId));
   }
 
   /** 4.12. The user lives in the merchant's app, so `userAppId` is always the owning app. */
@@ -220,7 +232,7 @@ export class PosBackend {
     return upstream('reading the order', () => this.api.call(prepayDetail, cashier, { params: { prepayId }, query: {} }));
   }
 
-  private async orderView(cashier: Cashier, prepayId: string, detail: PrepayDetail, linkPrefix: string): Promise<PosOrder> {
+  private async orderView(cashier: Cashier, prepayId: string, detail: PrepayDetail, linkPrefix: string, payerLinkBase: string): Promise<PosOrder> {
     const scene = buildScene(prepayId);
     const view: PosOrder = {
       prepayId,
@@ -231,9 +243,12 @@ export class PosBackend {
       scene,
       miniProgramCode: this.opts.miniProgramCode,
       miniProgramLink: `${linkPrefix}${encodeURIComponent(scene)}`,
+      payerLink: `${payerLinkBase}/p/${prepayId}`,
       codeUrl: null,
     };
     if (detail.paymentTime) view.paymentTime = detail.paymentTime;
+    const { paymentChannel } = await this.withChannel(prepayId, detail);
+    if (paymentChannel) view.paymentChannel = paymentChannel;
     if (detail.status === 'refunded') {
       const refundedAt = (await this.services.payments.refundsCompleted([prepayId])).get(prepayId);
       if (refundedAt !== undefined) view.refundTime = new Date(refundedAt).toISOString();

@@ -35,6 +35,9 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
   /** Where a phone opens the mini-program's H5 page; by default this service as the display reached it. */
   const linkPrefix = (req: Request) => config.POS_MP_LINK_PREFIX ?? `${req.protocol}://${req.get('host')}${config.BASE_PATH}/mp/#/pages/pay/index?scene=`;
 
+  /** Where the one code for any wallet points (`/p/<prepayId>`, frontends/pages/payer-link.ts): this service as the display reached it. */
+  const payerLinkBase = (req: Request) => `${req.protocol}://${req.get('host')}${config.BASE_PATH}`;
+
   const development = config.NODE_ENV !== 'production';
   // The network addresses are worth naming only when the service listens on them (HOST 0.0.0.0 or ::).
   const lan = listensOnAllAddresses(config.HOST) ? undefined : [];
@@ -68,7 +71,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const { amount } = validate(posCreateOrderSchema, req.body);
-      res.json(ok({ order: withHelp(req, await backend.createOrder(who(res), amount, linkPrefix(req))) }));
+      res.json(ok({ order: withHelp(req, await backend.createOrder(who(res), amount, linkPrefix(req), payerLinkBase(req))) }));
     }),
   );
 
@@ -86,7 +89,7 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
     cashier,
     guarded(async (req, res) => {
       const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
-      res.json(ok({ order: withHelp(req, await backend.getOrder(who(res), prepayId, linkPrefix(req))) }));
+      res.json(ok({ order: withHelp(req, await backend.getOrder(who(res), prepayId, linkPrefix(req), payerLinkBase(req))) }));
     }),
   );
 

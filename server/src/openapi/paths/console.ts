@@ -4,7 +4,7 @@
  * `/callbacks` directly instead.
  */
 import { z } from 'zod';
-import { DIFFERENCE_KINDS, DIFFERENCE_RESOLUTIONS, ORDER_STATUSES, callbackItemSchema, reconciliationDifferenceSchema } from '@kit/shared';
+import { DIFFERENCE_KINDS, DIFFERENCE_RESOLUTIONS, ORDER_STATUSES, PAYMENT_CHANNELS, callbackItemSchema, reconciliationDifferenceSchema } from '@kit/shared';
 import {
   consoleCallbacksQuerySchema,
   consoleLoginSchema,
@@ -29,6 +29,7 @@ const line = z.object({
   status: z.enum(ORDER_STATUSES),
   createTime: z.string(),
   paymentTime: z.string().optional(),
+  paymentChannel: z.enum(PAYMENT_CHANNELS).optional().openapi({ description: 'The wallet that paid (4.7 channel names), once paid' }),
 });
 const detail = line.extend({
   merchantName: z.string(),

@@ -4,7 +4,7 @@
  * service's own API for them; merchants do not call them directly.
  */
 import { z } from 'zod';
-import { ORDER_STATUSES, alipayMiniArgsSchema, alipayWapArgsSchema, miniProgramPayArgsSchema, prepayDetailSchema } from '@kit/shared';
+import { ORDER_STATUSES, PAYMENT_CHANNELS, alipayMiniArgsSchema, alipayWapArgsSchema, miniProgramPayArgsSchema, prepayDetailSchema } from '@kit/shared';
 import { mpAlipayPayRequestSchema, mpAlipayWapRequestSchema, mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
 import {
   posBalanceQuerySchema,
@@ -17,6 +17,9 @@ import {
 } from '@kit/shared/api/pos-schemas';
 import { html, success, text, type RouteDoc } from '../describe';
 
+const paymentChannel = z.enum(PAYMENT_CHANNELS).optional().openapi({ description: 'The wallet that paid (4.7 channel names), once paid' });
+/** The POS's answers of 4.2: the detail as the service gave it, with the wallet that paid once paid. */
+const detailWithChannel = prepayDetailSchema.extend({ paymentChannel });
 const session = z.object({ merchantId: z.string(), displayName: z.string(), parentMerchantId: z.string().nullable() });
 const order = z.object({
   prepayId: z.string(),
@@ -26,12 +29,16 @@ const order = z.object({
   createTime: z.string(),
   paymentTime: z.string().optional(),
   refundTime: z.string().optional(),
+  paymentChannel,
   scene: z.string().openapi({ description: '`sm.pay?prepayid=<id>`' }),
   miniProgramCode: z.enum(['platform', 'link']).openapi({
     description:
       "What the mini-program tab shows (`POS_MP_CODE`): the platform's code (`/pos/api/orders/{prepayId}/mini-program-code`) or a plain QR code of `miniProgramLink`",
   }),
   miniProgramLink: z.string(),
+  payerLink: z.string().openapi({
+    description: "The code for any wallet, shown first: `<service>/p/<prepayId>` (each app's browser is answered its own way, `GET /p/{prepayId}`)",
+  }),
   codeUrl: z.string().nullable(),
   codeUrlError: z.string().optional(),
   codeUrlErrorId: z.string().optional(),
@@ -42,7 +49,7 @@ const order = z.object({
       description: 'Outside production: whether the payer link is a loopback address a phone cannot open, and this display at the network addresses',
     }),
 });
-const orderSummary = order.pick({ prepayId: true, amount: true, status: true, createTime: true, paymentTime: true, refundTime: true });
+const orderSummary = order.pick({ prepayId: true, amount: true, status: true, createTime: true, paymentTime: true, refundTime: true, paymentChannel: true });
 const points = { balance: z.string(), tokenId: z.string(), tokenAppId: z.string(), userAppId: z.string(), userId: z.string() };
 const pointsSession = z.object({
   handle: z.string(),
@@ -128,7 +135,7 @@ export const frontendRoutes: RouteDoc[] = [
     path: '/pos/api/orders/:prepayId/wait',
     summary: "The order's detail, held until it leaves `active` (4.2 waitForFinish=1 behind the router)",
     params: posOrderIdSchema,
-    answer: prepayDetailSchema,
+    answer: detailWithChannel,
     errors: ['login_invalid', 'not_found'],
   }),
   pos({
@@ -136,7 +143,7 @@ export const frontendRoutes: RouteDoc[] = [
     path: '/pos/api/orders/:prepayId/refund',
     summary: 'Refund the order in full (4.6 behind the router)',
     params: posOrderIdSchema,
-    answer: success(1, { detail: prepayDetailSchema }),
+    answer: success(1, { detail: detailWithChannel }),
     errors: ['login_invalid', 'order_not_paid', 'order_already_refunded', 'refund_in_progress'],
   }),
   pos({
@@ -211,6 +218,19 @@ export const frontendRoutes: RouteDoc[] = [
     summary: 'The front page: links to the POS, the payer page, the console, the API reference and the sandbox',
     query: z.object({ lang: z.enum(['zh-CN', 'en']).optional() }),
     answer: html('The front page'),
+  },
+  {
+    method: 'get',
+    path: '/p/:prepayId',
+    tag: 'Pages',
+    auth: 'none',
+    summary: "The POS's code for any wallet: the social app's and Alipay's browsers go on to the payer page, any other is told to scan with either app",
+    description:
+      'By the user agent: `MicroMessenger/` (the social app) and `AlipayClient` (Alipay) get 302 to `/mp/#/pages/pay/index?scene=sm.pay%3Fprepayid%3D<prepayId>`, where the page pays with that app; any other browser gets this page, in both languages (its own first). A path that holds no prepay id answers 404 with the same page saying so.',
+    params: z.object({ prepayId: z.string() }),
+    query: z.object({ lang: z.enum(['zh-CN', 'en']).optional() }),
+    answer: html('Scan with the social app or Alipay, in both languages'),
+    answers: { 302: { description: "The social app's or Alipay's browser: on to the payer page of the order" } },
   },
   { method: 'get', path: '/pos/', tag: 'Pages', auth: 'none', summary: 'The POS display (cashier and customer screen)', answer: html("The display's page") },
   { method: 'get', path: '/pos/index.html', tag: 'Pages', auth: 'none', summary: 'The POS display (same page as /pos/)', answer: html("The display's page") },
