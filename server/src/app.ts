@@ -13,7 +13,7 @@ import { healthHandler, livenessHandler } from './routes/health';
 import { API_ROUTES } from './routes';
 import { InProcessApi } from './routes/in-process';
 import { payNotifyRoutes } from './routes/pay-notify';
-import { sandboxRoutes } from './sandbox/sandbox-routes';
+import { sandboxRoutes } from '@kit/sandbox';
 import { posApiRoutes, posStatic, DEFAULT_POS_DIST } from './frontends/pos';
 import { mpApiRoutes, mpStatic, DEFAULT_MP_H5_DIR } from './frontends/mp';
 import { consoleApiRoutes, consoleStatic, DEFAULT_CONSOLE_DIST } from './frontends/console';

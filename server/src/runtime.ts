@@ -13,7 +13,7 @@ import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
 import { channelSetup, noChannelWarning } from './payments/providers/setup';
 import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
-import { SANDBOX_MIGRATIONS } from './sandbox/migrations';
+import { SANDBOX_MIGRATIONS } from '@kit/sandbox';
 import { backgroundWork, createServices, type Services } from './services';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';

@@ -50,7 +50,7 @@ import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
 import { channelSetup } from './payments/providers/setup';
 import { ReconcileNow } from './reconciliation/reconcile-now';
-import { createSandbox, type Sandbox } from './sandbox/sandbox';
+import { createSandbox, type Sandbox } from '@kit/sandbox';
 import { createMiniProgram, type MiniProgramServices } from './mini-program/mp-services';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
 import type { Loop } from './jobs/loop';

@@ -11,8 +11,7 @@ import { API_ROUTES } from '../routes';
 import { routeDoc } from '../routes/route';
 import { frontendRoutes } from './paths/frontends';
 import { consoleRoutes } from './paths/console';
-import { sandboxRoutes } from './paths/sandbox';
-import { sandboxV3Routes } from './paths/sandbox-v3';
+import { sandboxRouteDocs, sandboxV3RouteDocs } from '@kit/sandbox';
 import { operationRoutes } from './paths/operations';
 import { ZH_INFO, ZH_OPERATIONS, ZH_SECURITY, ZH_TAGS, zhSection } from './zh-cn';
 
@@ -25,8 +24,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...operationRoutes,
   ...frontendRoutes,
   ...consoleRoutes,
-  ...sandboxRoutes,
-  ...sandboxV3Routes,
+  ...sandboxRouteDocs,
+  ...sandboxV3RouteDocs,
 ];
 
 export interface DocumentOptions {
