@@ -10,6 +10,7 @@ import { sandboxRoutes as sandboxRouteDocs } from './openapi/sandbox';
 import { sandboxV3Routes as sandboxV3RouteDocs } from './openapi/sandbox-v3';
 import { createSandbox, type Sandbox } from './sandbox';
 import { sandboxRoutes } from './sandbox-routes';
+import { standInOf } from './stand-ins';
 
 /** Where the sandbox's routes hang under the service's base path. */
 export const SANDBOX_PATH = '/sandbox';
@@ -21,7 +22,11 @@ export const sandboxPlugin: DevPlugin = {
     tag: { name: 'Sandbox (development only)', description: 'The payment sandbox (SANDBOX_ENABLED)', zh: '支付沙箱（SANDBOX_ENABLED）' },
     routes: [...sandboxRouteDocs, ...sandboxV3RouteDocs],
   },
-  gatewayOf: (provider: ProviderModule, self: string) => `${self}${SANDBOX_PATH}${provider.sandbox.pathPrefix}`,
+  // The gateway of a provider it plays: its stand-in's, under this service's URL.
+  gatewayOf: (provider: ProviderModule, self: string) => {
+    const standIn = standInOf(provider);
+    return standIn && `${self}${SANDBOX_PATH}${standIn.gatewayPath ?? standIn.pathPrefix}`;
+  },
   mpApiUrl: (self) => `${self}${SANDBOX_PATH}`,
   payerLoginUrl: (self) => `${self}${SANDBOX_PATH}/sns/jscode2session`,
   compose({ config, handle, jobs, secretOf }) {

@@ -13,7 +13,7 @@ import { parseXml, toXml, type Fields } from '@kit/server/payments/providers/pro
 import { formatChinaTime, parseChinaTime } from '@kit/server/payments/providers/china-time';
 import { encryptReqInfo } from '@kit/server/payments/providers/protocol-v2/refund-info';
 import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
-import { sandboxPlatforms } from '@kit/server/payments/providers/registry';
+import { sandboxPlatforms } from './stand-ins';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxProfitSharing } from './sandbox-profit-sharing';
 import type { SandboxNotifier } from './sandbox-notifier';

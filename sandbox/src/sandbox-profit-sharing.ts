@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { MAX_CUSTOM_RELATION_CHARS, RELATION_TYPES, maxShareCents } from '@kit/shared';
 import { isUniqueViolation } from '@kit/server/db/errors';
 import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
-import { sandboxRealm } from '@kit/server/payments/providers/registry';
+import { sandboxRealm } from './stand-ins';
 import { formatChinaTime } from '@kit/server/payments/providers/china-time';
 import type { Fields } from '@kit/server/payments/providers/protocol-v2/xml';
 import type { SignType } from '@kit/server/payments/providers/protocol-v2/sign';

@@ -7,7 +7,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { describeZodError } from '@kit/shared';
 import { DOWNLOAD_BILL_PATH, PROTOCOL_PATHS, type ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
-import { sandboxRealms } from '@kit/server/payments/providers/registry';
+import { sandboxRealms } from './stand-ins';
 import { methodNotAllowed } from '@kit/server/http/errors';
 import { hasBadText, refuseNulInUrl } from '@kit/server/http/body';
 import { sendPage } from '@kit/server/frontends/pages/page';

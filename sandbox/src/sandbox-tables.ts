@@ -1,7 +1,7 @@
 /**
  * The sandbox's own tables (docs/sandbox.md): the platform's orders, refunds and login codes, and
  * its profit-sharing side. Not part of the service's schema (`db/schema.ts`): they are created by
- * the sandbox's own migrations (`sandbox/migrations/`), applied only when SANDBOX_ENABLED, and
+ * the sandbox's own migrations (`migrations/`), applied only when SANDBOX_ENABLED, and
  * only the sandbox reads them (its store sees the database as `SandboxDatabase`).
  */
 import type { Kysely, Transaction } from 'kysely';

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { Config } from '@kit/server/config';
-import { sandboxPlatform } from '@kit/server/payments/providers/registry';
+import { sandboxPlatform } from '../stand-ins';
 import { formatChinaTime } from '@kit/server/payments/providers/china-time';
 import type { Fields } from '@kit/server/payments/providers/protocol-v2/xml';
 import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
