@@ -1,6 +1,6 @@
 /** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
 import type { Config } from '@kit/server/config';
-import { alipayPlayedBySandbox } from '@kit/server/payments/providers/alipay';
+import { alipayPlayedBySandbox } from '@kit/server/payments/providers/alipay/provider';
 import { devAlipayMaterial } from '@kit/server/payments/providers/alipay/dev-keys';
 import { SandboxAlipay } from './alipay/sandbox-alipay';
 import type { DbHandle } from '@kit/server/db/connect';
