@@ -51,9 +51,9 @@ export interface Runtime {
 export async function openServices(config: Config, log: Logger, selfUrl: SelfUrl = new ListeningUrl(config.PUBLIC_URL).read) {
   const masterKey = loadMasterKey({ envKey: config.KIT_MASTER_KEY, dataDir: config.DATA_DIR });
   const where = { dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
+  const plugin = await loadDevPlugin(config);
   // Migrations run on a connection of their own without the statement timeout: a schema change
   // on a big table, or the wait for another instance's migration, may take longer than a request may.
-  const plugin = await loadDevPlugin(config);
   const migrating = await openDatabase(where);
   try {
     await migrate(migrating, plugin?.migrations ?? []);
