@@ -46,7 +46,11 @@ export const sandboxPlugin: DevPlugin = {
           },
         },
       ],
-      receiver: sandbox.receiver,
+      receiver: { path: `${SANDBOX_PATH}/receiver`, list: (merchantIds) => sandbox.receiver.list(merchantIds) },
+      demoPaySteps: (url) => [
+        `  3. Pay it in the sandbox: open the code's mini-program link on a phone or in a browser and pay at the sandbox cashier,`,
+        `     or: curl -X POST ${url}${SANDBOX_PATH}/pay -H 'content-type: application/json' -d '{"codeUrl":"<the scan-code QR content>"}'`,
+      ],
       own: sandbox,
     };
   },

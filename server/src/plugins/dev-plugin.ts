@@ -70,8 +70,10 @@ export interface DevParts {
   /** Its queues, registered beside the kit's (`jobs/registry.ts`). */
   jobs: JobKind[];
   homeLinks: HomeLink[];
-  /** A development receiver of merchant callbacks whose latest the console shows. */
-  receiver?: { list(merchantIds?: readonly string[]): DevReceivedCallback[] };
+  /** A development receiver of merchant callbacks (at `path` under the base path) whose latest the console shows. */
+  receiver?: { path: string; list(merchantIds?: readonly string[]): DevReceivedCallback[] };
+  /** How a person pays in it, for `kit demo create`'s next steps (`url`: the service's). */
+  demoPaySteps?(url: string): string[];
   /** The plug-in's own object, for its own tests (`sandboxOf` in `@kit/sandbox`); the service never reads it. */
   readonly own: unknown;
 }
