@@ -38,6 +38,29 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox is a development plug-in (design 6.2): one file of the service loads it
+    // (`server/src/plugins/load.ts`, checked with the rest of the import graph by `server/src/import-graph.test.ts`).
+    files: ['server/src/**/*.ts'],
+    ignores: ['server/src/plugins/load.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@kit/sandbox', '@kit/sandbox/*'], message: 'The service reaches the sandbox through its plug-in interface (server/src/plugins/).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The sandbox reaches the service as a package (`@kit/server/<path>`), never by a path out of its own folder.
+    files: ['sandbox/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/src/**', '../../*'], message: 'Import the service as @kit/server/<path>.' }] }],
+    },
+  },
+  {
     files: ['pos-display/src/**/*.{ts,tsx}', 'console/src/**/*.{ts,tsx}', 'web-common/src/**/*.{ts,tsx}', 'miniprogram/src/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     languageOptions: { globals: { ...globals.browser } },

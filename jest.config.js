@@ -19,7 +19,7 @@
  * every test file belongs to exactly one group.
  */
 const GROUPS = {
-  unit: ['shared', 'server/src', 'pos-display', 'console', 'web-common', 'miniprogram', 'scripts', 'test/docs', 'test/bench', 'test/repo'],
+  unit: ['shared', 'server/src', 'sandbox/src', 'pos-display', 'console', 'web-common', 'miniprogram', 'scripts', 'test/docs', 'test/bench', 'test/repo'],
   api: ['server/test', 'test/ops', 'test/docs/live'],
   browser: ['test/browser', 'test/e2e'],
 };
@@ -44,6 +44,8 @@ const project = {
     '^@kit/shared$': '<rootDir>/shared/src/index.ts',
     '^@kit/shared/(.*)$': '<rootDir>/shared/src/$1',
     '^@kit/web-common/(.*)$': '<rootDir>/web-common/src/$1',
+    '^@kit/server/(.*)$': '<rootDir>/server/src/$1',
+    '^@kit/sandbox$': '<rootDir>/sandbox/src/index.ts',
   },
 };
 

@@ -53,7 +53,17 @@ export const TARGETS: readonly BuildTarget[] = [
     name: 'server',
     cwd: '.',
     command: [process.execPath, 'server/run.mjs', '--build'],
-    inputs: ['server/src', 'server/run.mjs', 'server/package.json', 'shared/src', 'shared/package.json', 'package-lock.json', 'tsconfig.json'],
+    inputs: [
+      'server/src',
+      'server/run.mjs',
+      'server/package.json',
+      'sandbox/src',
+      'sandbox/package.json',
+      'shared/src',
+      'shared/package.json',
+      'package-lock.json',
+      'tsconfig.json',
+    ],
     output: 'server/dist/main.js',
   },
   {

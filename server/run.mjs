@@ -1,7 +1,9 @@
 /**
  * `npm run server` and `npm start` run the service from compiled JavaScript: `server/src` with the
  * sources of `@kit/shared` bundled into `server/dist/main.js` (npm packages stay outside it, loaded
- * from node_modules as usual). Running it without a TypeScript loader saves the loader's second V8
+ * from node_modules as usual), as ES modules split into chunks. The sandbox (`@kit/sandbox`, loaded
+ * by the service only when SANDBOX_ENABLED) is `server/dist/sandbox.js`, outside the static import
+ * graph of `main.js` and `kit.js` (test/ops/production-build.test.ts checks it). Running it without a TypeScript loader saves the loader's second V8
  * isolate and the source maps of every module it compiled, about 35 MB of a process's memory
  * (docs/performance.md). The `kit` command is bundled beside it into `server/dist/kit.js`
  * (`npm run kit` runs `server/kit.mjs`): a command then starts in a fraction of the time tsx takes
@@ -30,13 +32,13 @@ const INPUTS = path.join(SERVER, 'dist/main.inputs.json');
 const require = createRequire(import.meta.url);
 
 /** Bumped when the build options below change, so that a bundle built with the old ones is rebuilt. */
-const RECIPE = 3;
+const RECIPE = 4;
 
 /**
  * Files that shape the bundle without being in esbuild's list of inputs: the tsconfig it resolves
  * `@kit/*` paths through, and the package files the list of external packages comes from.
  */
-const SETTINGS = ['tsconfig.json', 'server/package.json', 'shared/package.json'];
+const SETTINGS = ['tsconfig.json', 'server/package.json', 'shared/package.json', 'sandbox/package.json'];
 
 /** A file's content hash; null when it does not exist (a file that appears later changes it). */
 function digest(file) {
@@ -64,15 +66,34 @@ export async function ensureBundle() {
   const esbuild = require('esbuild');
   const external = (pkg) => Object.keys(require(path.join(ROOT, pkg, 'package.json')).dependencies ?? {}).filter((d) => !d.startsWith('@kit/'));
   const result = await esbuild.build({
-    entryPoints: { main: path.join(SERVER, 'src/service.ts'), kit: path.join(SERVER, 'src/kit/main.ts') },
+    entryPoints: { main: path.join(SERVER, 'src/service.ts'), kit: path.join(SERVER, 'src/kit/main.ts'), sandbox: path.join(ROOT, 'sandbox/src/index.ts') },
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
     target: 'node20',
-    format: 'cjs',
+    // ES modules split into chunks: the sandbox, imported lazily by the one plug-in point
+    // (`src/plugins/load.ts`), is a chunk of its own that only a service with SANDBOX_ENABLED loads;
+    // the modules it shares with the service are one instance in a shared chunk (one `KitError`
+    // class, one metrics registry), never a copy inside the sandbox's.
+    format: 'esm',
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+    // What the sources expect of CommonJS: `require` (for `require.resolve`) and `__dirname`, which
+    // is `server/dist` for every module as it was in the single CommonJS bundle.
+    banner: {
+      js: [
+        "import { createRequire as __kitCreateRequire } from 'node:module';",
+        "import { fileURLToPath as __kitFileURLToPath } from 'node:url';",
+        'const require = __kitCreateRequire(import.meta.url);',
+        'const __filename = __kitFileURLToPath(import.meta.url);',
+        "const __dirname = __kitFileURLToPath(new URL('.', import.meta.url)).replace(/[\\/]$/, '');",
+      ].join('\n'),
+    },
     // `@kit/shared` is compiled from its sources (its `source` export condition), like under tsx.
     conditions: ['source'],
-    external: [...external('server'), ...external('shared')],
+    // The workspace packages from their sources whatever tsconfig.json says (a copy of the checkout may have none).
+    alias: { '@kit/server': './server/src', '@kit/sandbox': './sandbox/src/index.ts' },
+    external: [...external('server'), ...external('shared'), ...external('sandbox')],
     // Class and function names stay what the sources say: in stack traces, logs and error types.
     keepNames: true,
     // Read only under `--enable-source-maps` (docs/operations.md): then stack traces name the TypeScript lines.
@@ -89,7 +110,6 @@ export async function ensureBundle() {
       .concat(SETTINGS)
       .map((rel) => [rel, digest(path.join(ROOT, rel))]),
   );
-  fs.mkdirSync(path.dirname(BUNDLE), { recursive: true });
   // Each file is written under a name of this process's and renamed into place: another instance
   // starting at the same moment sees either the old file or the new one, never half of one.
   const place = (file, contents) => {
@@ -97,6 +117,9 @@ export async function ensureBundle() {
     fs.writeFileSync(tmp, contents);
     fs.renameSync(tmp, file);
   };
+  fs.mkdirSync(path.dirname(BUNDLE), { recursive: true });
+  // The bundles are ES modules (`.js` under a `"type": "module"` of their own).
+  place(path.join(path.dirname(BUNDLE), 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
   for (const out of result.outputFiles) place(out.path, out.contents);
   place(INPUTS, JSON.stringify({ recipe: RECIPE, files }, null, 1));
   return true;
@@ -108,14 +131,14 @@ export async function loadService() {
   // A TypeScript loader (`npm start` runs under tsx) turns source maps on for everything loaded
   // after it; the bundle's would cost about 20 MB. They stay on only when asked for.
   process.setSourceMapsEnabled(sourceMapsAsked());
-  return require(BUNDLE);
+  return import(pathToFileURL(BUNDLE).href);
 }
 
 /** The compiled `kit` command module (`server/src/kit/main.ts`): `runKit`. */
 export async function loadKit() {
   await ensureBundle();
   process.setSourceMapsEnabled(sourceMapsAsked());
-  return require(KIT_BUNDLE);
+  return import(pathToFileURL(KIT_BUNDLE).href);
 }
 
 function sourceMapsAsked() {

@@ -6,8 +6,12 @@
 import { ERROR_CATALOGUE } from '@kit/shared';
 import { buildOpenApiDocument } from '../../server/src/openapi/document';
 import { openApiPath } from '../../server/src/openapi/describe';
-import { ROUTE_DOCS, SIGNATURE_ERRORS } from '../../server/src/openapi/document';
+import { ROUTE_DOCS as SERVICE_ROUTE_DOCS, SIGNATURE_ERRORS } from '../../server/src/openapi/document';
+import { sandboxPlugin } from '@kit/sandbox';
 import { code, jsonBlock, table } from './markdown';
+
+/** The reference describes the development service: the service's routes and the sandbox's (its plug-in, `@kit/sandbox`). */
+const ROUTE_DOCS = [...SERVICE_ROUTE_DOCS, ...sandboxPlugin.openApi.routes];
 
 /* The parts of OpenAPI 3.1 / JSON Schema this page reads. */
 interface Schema {
@@ -159,7 +163,7 @@ function renderOperation(method: string, path: string, op: Operation): string {
 }
 
 export function renderApiReference(): string {
-  const doc = buildOpenApiDocument({ sandbox: true }) as unknown as {
+  const doc = buildOpenApiDocument({ dev: sandboxPlugin.openApi }) as unknown as {
     paths: Record<string, Record<string, Operation>>;
     tags: Array<{ name: string; description?: string }>;
   };

@@ -13,7 +13,6 @@ import { healthHandler, livenessHandler } from './routes/health';
 import { API_ROUTES } from './routes';
 import { InProcessApi } from './routes/in-process';
 import { payNotifyRoutes } from './routes/pay-notify';
-import { sandboxRoutes } from './sandbox/sandbox-routes';
 import { posApiRoutes, posStatic, DEFAULT_POS_DIST } from './frontends/pos';
 import { mpApiRoutes, mpStatic, DEFAULT_MP_H5_DIR } from './frontends/mp';
 import { consoleApiRoutes, consoleStatic, DEFAULT_CONSOLE_DIST } from './frontends/console';
@@ -63,11 +62,13 @@ export function createApp(config: Config, services: Services, log: Logger, state
   api.get('/health', healthHandler(deps));
   api.get('/health/live', livenessHandler);
   api.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
-  api.get('/openapi.json', openApiHandler({ sandbox: !!services.sandbox, serverUrl: config.BASE_PATH || '/' }));
+  const dev = services.dev;
+  api.get('/openapi.json', openApiHandler({ dev: dev?.plugin.openApi, serverUrl: config.BASE_PATH || '/' }));
   api.use('/docs', docsRoutes());
   api.use('/pay-notify', payNotifyRoutes(deps));
-  if (services.sandbox) api.use('/sandbox', sandboxRoutes(services.sandbox, { home: `${config.BASE_PATH}/` }));
-  api.get('/', homePage({ basePath: config.BASE_PATH, sandbox: !!services.sandbox }));
+  // A development plug-in's routes (the sandbox's, `/sandbox`): only when one was loaded.
+  if (dev) api.use(dev.parts.mountPath, dev.parts.routes({ home: `${config.BASE_PATH}/` }));
+  api.get('/', homePage({ basePath: config.BASE_PATH, links: dev?.parts.homeLinks ?? [] }));
   // The chain's groups after the payments' notifications: every route a request passes costs it a match.
   serve(['/common-chain-upload', '/donation', '/fungible-token']);
   api.use('/pos/api', posApiRoutes(deps));

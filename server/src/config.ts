@@ -337,7 +337,9 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .string()
       .url()
       .optional()
-      .describe("The platform's `jscode2session` endpoint for the login-code exchange. Unset: `<service URL>/sandbox/sns/jscode2session`."),
+      .describe(
+        "The platform's `jscode2session` endpoint for the login-code exchange. Unset: the sandbox's (`<service URL>/sandbox/sns/jscode2session`) when SANDBOX_ENABLED, else `https://api.weixin.qq.com/sns/jscode2session`.",
+      ),
     MP_API_URL: (production ? z.string().url().default('https://api.weixin.qq.com') : z.string().url().optional()).describe(
       "Base URL of the platform's server API for the mini-program: `/cgi-bin/stable_token` (the access token, one per deployment, kept in the database) and `/wxa/getwxacodeunlimit` (the POS display's mini-program code) (docs/operations.md). Unset outside production: the sandbox (`<service URL>/sandbox`) when SANDBOX_ENABLED, else `https://api.weixin.qq.com`.",
     ),

@@ -1,18 +1,33 @@
 /**
- * The house's arrows (docs/architecture.md): no import cycle anywhere in the service, and nothing
- * outside `sandbox/` imports it but the few places that compose or mount it.
+ * The house's arrows (docs/architecture.md): no import cycle anywhere in the service, and the
+ * sandbox (the workspace package `@kit/sandbox`) outside it, imported only where it is composed.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { cycles, importGraph } from '../test/support/import-graph';
 
 const graph = importGraph(path.join(__dirname));
 
-/** Who may import the sandbox: the composition root, the start (its migrations), the app (its routes) and the OpenAPI description of its routes. */
-const MAY_IMPORT_SANDBOX = new Set(['services.ts', 'runtime.ts', 'app.ts', 'openapi/paths/sandbox.ts']);
+/** Who may import the sandbox: the one plug-in point (design 6.2); the rest of the service knows a development plug-in only by its interface. */
+const MAY_IMPORT_SANDBOX = new Set(['plugins/load.ts']);
+
+/** The files of server/src (tests too) that import `@kit/sandbox`. */
+function sandboxImporters(): string[] {
+  return (fs.readdirSync(__dirname, { recursive: true }) as string[])
+    .filter((f) => /\.tsx?$/.test(f))
+    .filter((f) =>
+      ts
+        .preProcessFile(fs.readFileSync(path.join(__dirname, f), 'utf8'), true, true)
+        .importedFiles.some((i) => i.fileName === '@kit/sandbox' || i.fileName.startsWith('@kit/sandbox/')),
+    )
+    .map((f) => f.split(path.sep).join('/'))
+    .sort();
+}
 
 describe('the import graph of server/src', () => {
   it('reads the files and their imports', () => {
-    expect(graph.get('services.ts')).toEqual(expect.arrayContaining(['sandbox/sandbox.ts', 'jobs/registry.ts']));
+    expect(graph.get('services.ts')).toEqual(expect.arrayContaining(['jobs/registry.ts']));
     expect(graph.size).toBeGreaterThan(100);
   });
 
@@ -30,18 +45,15 @@ describe('the import graph of server/src', () => {
     expect(cycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 
-  it('keeps production code off the sandbox', () => {
-    const offenders = [...graph]
-      .filter(([file]) => !file.startsWith('sandbox/') && !MAY_IMPORT_SANDBOX.has(file))
-      .flatMap(([file, deps]) => deps.filter((d) => d.startsWith('sandbox/')).map((d) => `${file} -> ${d}`));
-    expect(offenders).toEqual([]);
+  it('has no sandbox folder: the sandbox is its own package (sandbox/)', () => {
+    expect(fs.existsSync(path.join(__dirname, 'sandbox'))).toBe(false);
+    expect(fs.existsSync(path.join(__dirname, '../../sandbox/src/index.ts'))).toBe(true);
   });
 
-  it('production tests stay off it too: payments, orders, profit sharing import nothing of it', () => {
-    const withTests = importGraph(path.join(__dirname), true);
-    const offenders = [...withTests]
-      .filter(([file]) => /^(payments|orders|profit-sharing|callbacks|jobs|db|reconciliation|chain)\//.test(file))
-      .flatMap(([file, deps]) => deps.filter((d) => d.startsWith('sandbox/')).map((d) => `${file} -> ${d}`));
-    expect(offenders).toEqual([]);
+  it('keeps production code, and its tests, off the sandbox: at most two files import it, the plug-in point among them', () => {
+    const importers = sandboxImporters();
+    expect(importers.filter((f) => !MAY_IMPORT_SANDBOX.has(f))).toEqual([]);
+    expect(importers).toEqual(['plugins/load.ts']);
+    expect(MAY_IMPORT_SANDBOX.size).toBeLessThanOrEqual(2);
   });
 });

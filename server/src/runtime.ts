@@ -13,7 +13,7 @@ import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
 import { channelSetup, noChannelWarning } from './payments/providers/setup';
 import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
-import { SANDBOX_MIGRATIONS } from './sandbox/migrations';
+import { loadDevPlugin } from './plugins/load';
 import { backgroundWork, createServices, type Services } from './services';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
@@ -45,21 +45,23 @@ export interface Runtime {
 /**
  * Opens the database and builds the services without serving HTTP (the `kit` command uses this).
  * `selfUrl` is where this service is reached: by default `PUBLIC_URL` (a `kit` command run next
- * to the service reaches the sandbox's channels through it).
+ * to the service reaches the sandbox's channels through it). The development plug-in, when
+ * SANDBOX_ENABLED, is loaded here (`plugins/load.ts`): its migrations run with the service's.
  */
 export async function openServices(config: Config, log: Logger, selfUrl: SelfUrl = new ListeningUrl(config.PUBLIC_URL).read) {
   const masterKey = loadMasterKey({ envKey: config.KIT_MASTER_KEY, dataDir: config.DATA_DIR });
   const where = { dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
+  const plugin = await loadDevPlugin(config);
   // Migrations run on a connection of their own without the statement timeout: a schema change
   // on a big table, or the wait for another instance's migration, may take longer than a request may.
   const migrating = await openDatabase(where);
   try {
-    await migrate(migrating, config.SANDBOX_ENABLED ? [SANDBOX_MIGRATIONS] : []);
+    await migrate(migrating, plugin?.migrations ?? []);
   } finally {
     await migrating.close();
   }
   const db = await openDatabase({ ...where, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT });
-  return { db, services: createServices(config, db, masterKey, log, selfUrl) };
+  return { db, services: createServices(config, db, masterKey, log, selfUrl, plugin) };
 }
 
 export interface ServiceAddresses {
@@ -70,7 +72,7 @@ export interface ServiceAddresses {
   docs: string;
   openapi: string;
   metrics: string;
-  /** The sandbox's payer API (unset when the sandbox is off). */
+  /** The sandbox's page and payer API (a development plug-in's; unset without one). */
   sandbox?: string;
 }
 
@@ -137,13 +139,16 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     docs: `${url}/docs/`,
     openapi: `${url}/openapi.json`,
     metrics: `${url}/metrics`,
-    ...(services.sandbox ? { sandbox: `${url}/sandbox/` } : {}),
+    ...(services.dev ? { sandbox: `${url}${services.dev.parts.mountPath}/` } : {}),
   };
   log.info({ url, database: db.dialect, addresses, listening: listeningUrls(config.HOST, port, config.BASE_PATH) }, 'kit service ready');
   const noChannel = noChannelWarning(config);
   if (noChannel) log.warn({ missing: channelSetup(config).filter((c) => c.missing.length) }, noChannel);
-  if (services.sandbox && listensOnAllAddresses(config.HOST)) {
-    log.warn({ host: config.HOST }, 'the sandbox is on and pays any code, and the service listens on every address of this machine');
+  if (services.dev && listensOnAllAddresses(config.HOST)) {
+    log.warn(
+      { host: config.HOST, plugin: services.dev.plugin.name },
+      'the sandbox is on and pays any code, and the service listens on every address of this machine',
+    );
   }
 
   let closing: Promise<void> | undefined;

@@ -53,7 +53,7 @@ import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
 import { channelSetup } from './payments/providers/setup';
 import { ReconcileNow } from './reconciliation/reconcile-now';
-import { createSandbox, type Sandbox } from './sandbox/sandbox';
+import type { ComposedDevPlugin, DevPlugin } from './plugins/dev-plugin';
 import { createMiniProgram, type MiniProgramServices } from './mini-program/mp-services';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
 import type { Loop } from './jobs/loop';
@@ -94,18 +94,18 @@ export interface Services {
   miniProgram: MiniProgramServices;
   /** The same run for one day on request (the console's "Reconcile now"). */
   reconcileNow: ReconcileNow;
-  /** Present when SANDBOX_ENABLED. */
-  sandbox?: Sandbox;
-  /** This service's own URL (`self-url.ts`): where the sandbox plays the platform, the payer login's too. */
+  /** The development plug-in (the sandbox, when SANDBOX_ENABLED: `plugins/load.ts`) with its parts; absent in production. */
+  dev?: ComposedDevPlugin;
+  /** This service's own URL (`self-url.ts`): where a development plug-in plays the platforms, the payer login's too. */
   selfUrl: SelfUrl;
-  /** The queues the job workers run: the registry's (`jobs/registry.ts`) and, when enabled, the sandbox's. */
+  /** The queues the job workers run: the registry's (`jobs/registry.ts`) and a development plug-in's. */
   jobKinds: JobKind[];
 }
 
 /** A health check answers within this even when the database hangs (load balancers time out checks after a few seconds). */
 const HEALTH_PROBE_MS = 2_000;
 
-export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, log: Logger, selfUrl: SelfUrl): Services {
+export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, log: Logger, selfUrl: SelfUrl, plugin?: DevPlugin): Services {
   const { db } = handle;
 
   // The base: metrics, apps, merchants, logins, the job queues.
@@ -136,7 +136,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   // closes the channel order first (the channel orders are its expiry guard).
   const plog = log.child({ part: 'payments' });
   const paymentStore = new PaymentStore(db);
-  const endpoints = new ChannelEndpoints(config, selfUrl);
+  const endpoints = new ChannelEndpoints(config, selfUrl, plugin);
   const providers = new Providers(config, endpoints, plog);
   const duplicates = new DuplicatePayments(new DuplicateStore(db), jobs, plog, metrics);
   const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates);
@@ -183,10 +183,10 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   );
 
   // The mini-program's server side: the platform's codes for the POS display, one access token per deployment.
-  const miniProgram = createMiniProgram(config, handle, masterKey, selfUrl, metrics, log);
+  const miniProgram = createMiniProgram(config, handle, masterKey, selfUrl, metrics, log, plugin);
 
-  // The sandbox plays the payment platform; only when SANDBOX_ENABLED.
-  const sandbox = config.SANDBOX_ENABLED ? createSandbox(config, handle, jobs, (appId) => apps.secretOf(appId)) : undefined;
+  // A development plug-in (the sandbox plays the payment platforms): only when one was loaded.
+  const dev = plugin && { plugin, parts: plugin.compose({ config, handle, jobs, secretOf: (appId) => apps.secretOf(appId) }) };
 
   const jobKinds = checkRegistry([
     ...kitJobs(config, {
@@ -204,7 +204,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
       duplicateRefundFollower: new FollowUp(new DuplicateRefundFollower(duplicates, paymentStore, providers, plog), followOpts, metrics),
       dailyReconciliation,
     }),
-    ...(sandbox?.jobs ?? []),
+    ...(dev?.parts.jobs ?? []),
   ]);
 
   // What the metrics read when scraped.
@@ -234,7 +234,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     dailyReconciliation,
     miniProgram,
     reconcileNow: new ReconcileNow(reconciliation, rlog),
-    sandbox,
+    dev,
     selfUrl,
     jobKinds,
   };
@@ -249,7 +249,7 @@ export interface BackgroundWork {
 
 /**
  * The background work of this process, built from the services: `runtime.ts` starts it once the
- * service listens (a job calling the sandbox's channel needs the service's own URL) and stops it
+ * service listens (a job calling a platform a plug-in plays needs the service's own URL) and stops it
  * before the database closes. The `kit` command starts none.
  */
 export function backgroundWork(config: Config, handle: DbHandle, services: Services, log: Logger): BackgroundWork[] {

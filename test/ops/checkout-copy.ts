@@ -9,7 +9,19 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** What `npm start` reads: its scripts, the service and every front end's sources and settings. */
-const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts', 'server', 'shared', 'web-common', 'pos-display', 'console', 'miniprogram'];
+const SOURCES = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'scripts',
+  'server',
+  'sandbox',
+  'shared',
+  'web-common',
+  'pos-display',
+  'console',
+  'miniprogram',
+];
 /** Outputs, caches and tests stay behind; installed packages are linked below. */
 const LEFT_OUT = new Set(['node_modules', 'dist', '.swc', '.cache', 'test']);
 
@@ -33,7 +45,7 @@ export function copyOfCheckout(): { dir: string; remove(): void } {
     });
   }
   linkPackages(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  for (const pkg of ['server', 'miniprogram']) {
+  for (const pkg of ['server', 'sandbox', 'miniprogram']) {
     const own = path.join(ROOT, pkg, 'node_modules');
     if (fs.existsSync(own)) fs.symlinkSync(own, path.join(dir, pkg, 'node_modules'));
   }

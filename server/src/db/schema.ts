@@ -87,7 +87,7 @@ export interface CoreTables {
   prepay_orders: PrepayOrdersTable;
 }
 
-// Payments: channel orders, refunds, callback attempts. (The sandbox's tables are its own: `sandbox/sandbox-tables.ts`.)
+// Payments: channel orders, refunds, callback attempts. (The sandbox's tables are its own: `sandbox/src/sandbox-tables.ts`, in `@kit/sandbox`.)
 
 /**
  * A channel order: `creating` until the channel answers the unified order (a crash can leave it

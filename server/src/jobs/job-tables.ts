@@ -3,7 +3,7 @@ import type { Generated } from 'kysely';
 
 /**
  * A queue's name: its handler's `queue` (`JobHandler`), registered with its retry policy in
- * `jobs/registry.ts` (the sandbox's queues, named `sandbox.*`, in `sandbox/sandbox.ts`).
+ * `jobs/registry.ts` (the sandbox's queues, named `sandbox.*`, in `sandbox/src/sandbox.ts`).
  */
 export type QueueName = string;
 

@@ -3,7 +3,7 @@
  * how long its ended jobs are kept, one entry each. A
  * new kind of background work is a handler file (a `JobHandler`, in its feature's folder) and a
  * line here; `services.ts` passes the handlers in, `runtime.ts` starts one worker per line. The
- * sandbox registers its own queue (`sandbox/sandbox.ts`): production code does not know it.
+ * sandbox registers its own queue (`sandbox/src/sandbox.ts`, through its plug-in): production code does not know it.
  */
 import type { Config } from '../config';
 import type { JobHandler, JobKind } from './job-worker';

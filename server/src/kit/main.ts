@@ -74,7 +74,8 @@ export async function runKit(
   }
 }
 
-if (require.main === module) {
+// Run directly under tsx (CommonJS); the compiled command is an ES module that `server/kit.mjs` calls instead.
+if (typeof module !== 'undefined' && require.main === module) {
   runKit(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err) => {

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
 import type { Metrics } from '../metrics/metrics';
 import type { SelfUrl } from '../self-url';
+import type { DevPlugin } from '../plugins/dev-plugin';
 import { MpAccessToken } from './access-token';
 import { MiniProgramCodes } from './mini-program-codes';
 import { MpCodeStore } from './mp-code-store';
@@ -15,11 +16,11 @@ export const PLATFORM_API_URL = 'https://api.weixin.qq.com';
 /** One call of the platform's API at most. */
 const CALL_TIMEOUT_MS = 10_000;
 
-/** `MP_API_URL`, or the sandbox's when it plays the platform, or the platform's. */
-export function mpApiUrl(config: Config, selfUrl: SelfUrl): string {
+/** `MP_API_URL`, or a development plug-in's when it plays the platform, or the platform's. */
+export function mpApiUrl(config: Config, selfUrl: SelfUrl, plugin?: Pick<DevPlugin, 'mpApiUrl'>): string {
   if (config.MP_API_URL) return config.MP_API_URL;
   const self = selfUrl();
-  return config.SANDBOX_ENABLED && self ? `${self}/sandbox` : PLATFORM_API_URL;
+  return plugin && self ? plugin.mpApiUrl(self) : PLATFORM_API_URL;
 }
 
 export interface MiniProgramServices {
@@ -28,14 +29,22 @@ export interface MiniProgramServices {
   token?: MpAccessToken;
 }
 
-export function createMiniProgram(config: Config, handle: DbHandle, masterKey: Buffer, selfUrl: SelfUrl, metrics: Metrics, log: Logger): MiniProgramServices {
+export function createMiniProgram(
+  config: Config,
+  handle: DbHandle,
+  masterKey: Buffer,
+  selfUrl: SelfUrl,
+  metrics: Metrics,
+  log: Logger,
+  plugin?: DevPlugin,
+): MiniProgramServices {
   const codeOpts = { page: config.MP_CODE_PAGE, envVersion: config.MP_CODE_ENV_VERSION };
   const store = new MpCodeStore(handle.db);
   if (!config.MP_APPID || !config.MP_SECRET) {
     return { codes: new MiniProgramCodes(store, null, null, { ...codeOpts, notConfigured: 'set MP_APPID and MP_SECRET to show the mini-program code' }) };
   }
   const platform = new MpPlatform(
-    { baseUrl: () => mpApiUrl(config, selfUrl), appId: config.MP_APPID, secret: config.MP_SECRET, timeoutMs: CALL_TIMEOUT_MS },
+    { baseUrl: () => mpApiUrl(config, selfUrl, plugin), appId: config.MP_APPID, secret: config.MP_SECRET, timeoutMs: CALL_TIMEOUT_MS },
     metrics,
   );
   const token = new MpAccessToken(

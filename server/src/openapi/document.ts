@@ -11,27 +11,20 @@ import { API_ROUTES } from '../routes';
 import { routeDoc } from '../routes/route';
 import { frontendRoutes } from './paths/frontends';
 import { consoleRoutes } from './paths/console';
-import { sandboxRoutes } from './paths/sandbox';
-import { sandboxV3Routes } from './paths/sandbox-v3';
 import { operationRoutes } from './paths/operations';
 import { ZH_INFO, ZH_OPERATIONS, ZH_SECURITY, ZH_TAGS, zhSection } from './zh-cn';
+import type { DevPlugin } from '../plugins/dev-plugin';
 
 /**
- * Every described route: the JSON API's from their definitions (`routes/`), the others from the
- * descriptions in `paths/` (operations, channel notifications, front-end routers, the sandbox).
+ * Every route the service itself describes: the JSON API's from their definitions (`routes/`), the
+ * others from the descriptions in `paths/` (operations, channel notifications, front-end routers).
+ * A development plug-in describes its own (`DocumentOptions.dev`).
  */
-export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...API_ROUTES.map(routeDoc),
-  ...operationRoutes,
-  ...frontendRoutes,
-  ...consoleRoutes,
-  ...sandboxRoutes,
-  ...sandboxV3Routes,
-];
+export const ROUTE_DOCS: readonly RouteDoc[] = [...API_ROUTES.map(routeDoc), ...operationRoutes, ...frontendRoutes, ...consoleRoutes];
 
 export interface DocumentOptions {
-  /** Whether the sandbox routes are served (SANDBOX_ENABLED). */
-  sandbox: boolean;
+  /** The routes a development plug-in serves, with their tag (`plugins/dev-plugin.ts`); none in production. */
+  dev?: DevPlugin['openApi'];
   /** Public base URL of the service, for `servers` (e.g. `http://127.0.0.1:8080`). */
   serverUrl?: string;
   /** The prose's language (`zh-cn.ts`); English by default. */
@@ -43,8 +36,8 @@ export const operationIdOf = (doc: Pick<RouteDoc, 'method' | 'path'>) =>
   `${doc.method}${openApiPath(doc.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
 
 /** The routes the service serves with these options. */
-export function servedRouteDocs(opts: Pick<DocumentOptions, 'sandbox'>): RouteDoc[] {
-  return ROUTE_DOCS.filter((r) => opts.sandbox || !r.sandboxOnly);
+export function servedRouteDocs(opts: Pick<DocumentOptions, 'dev'>): RouteDoc[] {
+  return [...ROUTE_DOCS, ...(opts.dev?.routes ?? [])];
 }
 
 /** What a signed endpoint may answer when the signature check fails (`http/signature.ts`); docs/api.md folds them into one entry. */
@@ -203,17 +196,17 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
       { name: 'Console router', description: 'The API behind the merchant console at /console/' },
       { name: 'Mini-program router', description: 'The API behind the payer mini-program at /mp/' },
       { name: 'Pages', description: 'Front-end pages' },
-      ...(opts.sandbox ? [{ name: 'Sandbox (development only)', description: 'The payment sandbox (SANDBOX_ENABLED)' }] : []),
+      ...(opts.dev ? [{ name: opts.dev.tag.name, description: opts.dev.tag.description }] : []),
     ],
   });
-  return zh ? inChinese(document) : document;
+  return zh ? inChinese(document, opts.dev ? { [opts.dev.tag.name]: opts.dev.tag.zh } : {}) : document;
 }
 
 /** The document's own prose in Chinese (`zh-cn.ts`): its introduction, groups and signing schemes. */
-function inChinese<D extends ReturnType<OpenApiGeneratorV31['generateDocument']>>(document: D): D {
+function inChinese<D extends ReturnType<OpenApiGeneratorV31['generateDocument']>>(document: D, devTags: Record<string, string>): D {
   document.info.description = ZH_INFO;
   document.info.title = '商户工具包 API';
-  for (const tag of document.tags ?? []) tag.description = ZH_TAGS[tag.name] ?? tag.description;
+  for (const tag of document.tags ?? []) tag.description = ZH_TAGS[tag.name] ?? devTags[tag.name] ?? tag.description;
   const schemes = document.components?.securitySchemes ?? {};
   for (const [name, scheme] of Object.entries(schemes)) if (ZH_SECURITY[name] && 'description' in scheme) scheme.description = ZH_SECURITY[name];
   return document;

@@ -6,8 +6,10 @@ import { operationRoutes } from './paths/operations';
 import { ZH_OPERATIONS, ZH_TAGS } from './zh-cn';
 
 describe('the reference in Chinese', () => {
-  const zh = buildOpenApiDocument({ sandbox: true, lang: 'zh-CN' });
-  const en = buildOpenApiDocument({ sandbox: true });
+  // A development plug-in's group says itself in Chinese (`plugins/dev-plugin.ts`).
+  const dev = { tag: { name: 'Plug-in', description: 'A development plug-in', zh: '开发插件' }, routes: [] };
+  const zh = buildOpenApiDocument({ dev, lang: 'zh-CN' });
+  const en = buildOpenApiDocument({ dev });
   const operations = (doc: typeof zh) =>
     Object.values(doc.paths ?? {}).flatMap((ops) => Object.values(ops as Record<string, { operationId: string; summary: string; description?: string }>));
 
@@ -23,7 +25,8 @@ describe('the reference in Chinese', () => {
     expect(refund.summary).toBe('4.6 全额退款一笔已支付订单');
     expect(refund.description).toMatch(/^规范第 4\.6 节。除签名外/);
     expect(zh.info.description).toMatch(/^面向在社交应用中销售的商户/);
-    for (const tag of zh.tags ?? []) expect([tag.name, tag.description]).toEqual([tag.name, ZH_TAGS[tag.name]]);
+    for (const tag of zh.tags ?? []) expect([tag.name, tag.description]).toEqual([tag.name, { ...ZH_TAGS, 'Plug-in': '开发插件' }[tag.name]]);
+    expect(zh.tags?.map((t) => t.name)).toContain('Plug-in');
     expect(Object.keys(zh.paths ?? {})).toEqual(Object.keys(en.paths ?? {}));
     expect(JSON.stringify(zh.components?.schemas)).toBe(JSON.stringify(en.components?.schemas));
   });

@@ -46,7 +46,6 @@ export const ZH_TAGS: Record<string, string> = {
   'Console router': '/console/ 商户控制台背后的接口',
   'Mini-program router': '/mp/ 付款小程序背后的接口',
   Pages: '前端页面',
-  'Sandbox (development only)': '支付沙箱（SANDBOX_ENABLED）',
 };
 
 /** `规范第 4.1 节。`: what the English description starts with for an operation of the specification. */

@@ -1,4 +1,4 @@
-/** Table types of profit sharing (migration 0005_profit_sharing), the kit's side and the sandbox platform's. */
+/** Table types of profit sharing (migration 0005_profit_sharing), the kit's side. (The sandbox platform's are its own: `sandbox/src/sandbox-tables.ts`.) */
 import type { ReceiverResult, ReceiverType } from '@kit/shared';
 
 /** A receiver added for a merchant (and its sub-merchants' orders); `removed_at` set when removed. */

@@ -87,4 +87,18 @@ describeEachBackend('kit demo create', (backend) => {
     expect(printed).toEqual([]);
     expect(said.join('\n')).toMatch(/Unknown option '--pasword'[\s\S]*usage: npm run kit -- demo create \[--password PW\] \[--callback URL\]/);
   });
+
+  it('without the sandbox asks for the callback URL (there is no development receiver to point the shop at)', async () => {
+    const env = { ...backend.env(), SANDBOX_ENABLED: '0' };
+    const said: string[] = [];
+    const printed: string[] = [];
+    const errors = jest.spyOn(console, 'error').mockImplementation((l: string) => void said.push(l));
+    try {
+      expect(await runKit(['demo', 'create'], env, (l) => printed.push(l))).toBe(2);
+    } finally {
+      errors.mockRestore();
+    }
+    expect(printed).toEqual([]);
+    expect(said.join('\n')).toMatch(/no development receiver: give the callback URL \(--callback URL\)/);
+  });
 });

@@ -14,6 +14,7 @@ import { backends } from '../support/backends';
 import type { ZodTypeAny } from 'zod';
 import { openApiPath } from '../../src/openapi/describe';
 import { ROUTE_DOCS } from '../../src/openapi/document';
+import { sandboxPlugin } from '@kit/sandbox';
 import { API_ROUTES } from '../../src/routes';
 
 const sqlite = backends()[0];
@@ -198,7 +199,9 @@ describe('API reference page', () => {
 describe('examples in the document', () => {
   const schemaOf = (b: unknown): ZodTypeAny =>
     (b as { schema?: ZodTypeAny }).schema && (b as { contentType?: string }).contentType ? (b as { schema: ZodTypeAny }).schema : (b as ZodTypeAny);
-  const withExamples = ROUTE_DOCS.filter((r) => r.example).map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const);
+  const withExamples = [...ROUTE_DOCS, ...sandboxPlugin.openApi.routes]
+    .filter((r) => r.example)
+    .map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const);
 
   it('exist for the main endpoints of the specification', () => {
     expect(withExamples.length).toBeGreaterThanOrEqual(12);

@@ -20,6 +20,7 @@ import {
   type PayFixture,
   sandboxPrepayId,
 } from '../support/payments';
+import { sandboxOf } from '@kit/sandbox';
 
 const CARD_PARAMS = { cardNetworkBizMchId: '898000000000001', terminalId: 'T0000001' };
 
@@ -118,7 +119,7 @@ describeEachBackend(
       const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
       expect(co).toMatchObject({ state: 'paid', transaction_id: expect.stringMatching(/^4200/), paid_via: 'query' });
       // Nothing was ever sent by the platform: it was the query.
-      expect(await kit.runtime.services.sandbox!.notifier.notificationsFor(await sandboxPrepayId(kit, co))).toEqual([]);
+      expect(await sandboxOf(kit.runtime.services)!.notifier.notificationsFor(await sandboxPrepayId(kit, co))).toEqual([]);
       expect(await jobByKey(kit, 'payment.reconcile', co.out_trade_no)).toMatchObject({ state: 'done', result: 'paid' });
     });
 
@@ -131,7 +132,7 @@ describeEachBackend(
       const lateCo = (await kit.runtime.services.payments.state(late)).channelOrders[0];
       await sandboxPost(kit.url, '/renotify', { prepayId: await sandboxPrepayId(kit, lateCo) });
       await waitFor(
-        async () => (await kit.runtime.services.sandbox!.notifier.notificationsFor(await sandboxPrepayId(kit, lateCo)))[0]?.state === 'acked',
+        async () => (await sandboxOf(kit.runtime.services)!.notifier.notificationsFor(await sandboxPrepayId(kit, lateCo)))[0]?.state === 'acked',
         5_000,
         'the late notification acknowledged',
       );

@@ -11,6 +11,7 @@ import { createCipheriv, createPrivateKey, generateKeyPairSync, randomBytes, ran
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
 import { newOrder, payByCode, payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';
+import { sandboxOf } from '@kit/sandbox';
 
 interface Platform {
   key: KeyObject;
@@ -195,7 +196,7 @@ describeEachBackend(
         .where('out_trade_no', '=', co.out_trade_no)
         .executeTakeFirstOrThrow();
       await sandboxPost(kit.url, '/renotify', { prepayId: sandboxOrder.prepay_id });
-      const notifier = kit.runtime.services.sandbox!.notifier;
+      const notifier = sandboxOf(kit.runtime.services)!.notifier;
       await waitFor(
         async () => {
           const rows = await notifier.notificationsFor(sandboxOrder.prepay_id);
@@ -222,7 +223,7 @@ describeEachBackend(
           .executeTakeFirstOrThrow();
         const rows = await waitFor(
           async () => {
-            const r = await kit.runtime.services.sandbox!.notifier.notificationsFor(sandboxOrder.prepay_id);
+            const r = await sandboxOf(kit.runtime.services)!.notifier.notificationsFor(sandboxOrder.prepay_id);
             return r.some((n) => n.probe && n.state !== 'pending') ? r : undefined;
           },
           10_000,

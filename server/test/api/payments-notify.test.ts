@@ -9,6 +9,7 @@ import { formatChinaTime } from '../../src/payments/providers/china-time';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payByCode, payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';
+import { sandboxOf } from '@kit/sandbox';
 
 describeEachBackend(
   'protocol v2 payment notifications',
@@ -63,7 +64,7 @@ describeEachBackend(
       const channelPrepayId = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].channel_prepay_id!;
       // The sandbox sends the notification, then two extra copies; and once more on request.
       await sandboxPost(kit.url, '/renotify', { prepayId: channelPrepayId });
-      const sandbox = kit.runtime.services.sandbox!.notifier;
+      const sandbox = sandboxOf(kit.runtime.services)!.notifier;
       await waitFor(
         async () => {
           const rows = await sandbox.notificationsFor(channelPrepayId);

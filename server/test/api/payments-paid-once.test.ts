@@ -7,6 +7,7 @@
  * wallet, shown in the console's story and reconciled with the day's bill, and the order's own refund
  * (4.6) refunds the first payment only.
  */
+import { sandboxOf } from '@kit/sandbox';
 import { chinaDate } from '../../src/reconciliation/china-day';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
@@ -39,7 +40,7 @@ describeEachBackend(
     }, 30_000);
 
     const services = () => kit.runtime.services;
-    const alipayAt = (outTradeNo: string) => services().sandbox!.alipay!.trade(ALIPAY_TOKEN, outTradeNo);
+    const alipayAt = (outTradeNo: string) => sandboxOf(services())!.alipay!.trade(ALIPAY_TOKEN, outTradeNo);
     const socialAt = async (co: { out_trade_no: string; channel_prepay_id: string | null }) =>
       sandboxTables(kit)
         .selectFrom('sandbox_orders')

@@ -2,7 +2,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
-import { withResult } from '../../src/sandbox/cashier-page';
+import { withResult } from '@kit/sandbox';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payFixture, sandboxOpenId, sandboxPost, startReceiver, type PayFixture } from '../support/payments';

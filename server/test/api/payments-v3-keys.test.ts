@@ -15,6 +15,7 @@ import { describeEachBackend, type Backend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, sandboxPrepayId, waitFor } from '../support/payments';
 import { platformHeaders, startPlatformProxy } from '../support/platform-proxy';
+import { sandboxOf } from '@kit/sandbox';
 
 const ENV = { SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms', PAY_GATEWAY_TIMEOUT: '3s' };
 
@@ -213,7 +214,7 @@ describeEachBackend(
         expect((await sandboxPost(kit.url, '/faults', { v3Serial: 'switching' })).body.faults).toMatchObject({ v3Serial: 'switching' });
         const f = await payFixture(kit);
         const token = (await f.client.login(f.subId, f.pw)).loginToken;
-        const notifier = kit.runtime.services.sandbox!.notifier;
+        const notifier = sandboxOf(kit.runtime.services)!.notifier;
 
         // Paid and refunded by notifications: the payment's signed with the certificate, the refund's with the public key.
         const byNotification = await newOrder(f, '3.10');

@@ -6,8 +6,8 @@
 import { sql, type Kysely } from 'kysely';
 import { migrate, openDatabase, type DbHandle } from '../../src/db/connect';
 import { columnTypes } from '../../src/db/dialect';
-import { SANDBOX_MIGRATIONS } from '../../src/sandbox/migrations';
-import type { SandboxTables } from '../../src/sandbox/sandbox-tables';
+import { SANDBOX_MIGRATIONS } from '@kit/sandbox';
+import type { SandboxTables } from '@kit/sandbox';
 import { describeEachBackend } from '../support/backends';
 
 const SANDBOX_TABLES = ['sandbox_login_codes', 'sandbox_mp_tokens', 'sandbox_orders', 'sandbox_ps_orders', 'sandbox_ps_receivers', 'sandbox_refunds'];

@@ -14,6 +14,7 @@ import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { sandboxPost, waitFor } from '../support/payments';
+import { sandboxOf } from '@kit/sandbox';
 
 interface Notice {
   headers: Record<string, string>;
@@ -380,10 +381,10 @@ describeEachBackend('sandbox API v3', (backend) => {
     });
     // Two refusals, then acknowledged, then the duplicate: each sending signed on its own.
     expect(new Set(mine.map((m) => m.n.headers['wechatpay-nonce'])).size).toBe(mine.length);
-    const prepayId = (await kit.runtime.services.sandbox!.platform['store'].orderByTransaction('social', sp.mchid, paid.body.transactionId))!.prepay_id;
+    const prepayId = (await sandboxOf(kit.runtime.services)!.platform['store'].orderByTransaction('social', sp.mchid, paid.body.transactionId))!.prepay_id;
     // Done once the duplicate has been acknowledged too.
     const rows = await waitFor(async () => {
-      const r = await kit.runtime.services.sandbox!.notifier.notificationsFor(prepayId);
+      const r = await sandboxOf(kit.runtime.services)!.notifier.notificationsFor(prepayId);
       return r.every((x) => x.state !== 'pending') && r;
     });
     expect(rows).toEqual([expect.objectContaining({ kind: 'pay', state: 'acked', probe: false })]);
@@ -395,7 +396,7 @@ describeEachBackend('sandbox API v3', (backend) => {
     receiver.answerWith((n) => (openWithPlugin(n, dev.settings.PAY_PLATFORM_PUBLIC_KEY, dev.settings.PAY_V3_KEY).verified ? 204 : 401));
     const placed = await place('native');
     const paid = await sandboxPost(kit.url, '/pay', { codeUrl: placed.data.code_url });
-    const sandbox = kit.runtime.services.sandbox!;
+    const sandbox = sandboxOf(kit.runtime.services)!;
     const prepayId = (await sandbox.platform['store'].orderByTransaction('social', sp.mchid, paid.body.transactionId))!.prepay_id;
     const rows = await waitFor(async () => {
       const r = await sandbox.notifier.notificationsFor(prepayId);
@@ -536,7 +537,7 @@ describeEachBackend('sandbox API v3', (backend) => {
       { headers: { 'Wechatpay-Serial': dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID } },
     );
     expect(added.data).toMatchObject({ sub_mchid: sub, type: 'MERCHANT_ID', account: '1900000200' });
-    const store = kit.runtime.services.sandbox!.platform['store'];
+    const store = sandboxOf(kit.runtime.services)!.platform['store'];
     expect((await store.psReceivers(sp.mchid, sub)).find((r) => r.account === '1900000200')?.name).toBe('示例商户全称');
     // A name encrypted to another key, or without naming the key, is refused.
     expect(

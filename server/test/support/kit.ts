@@ -7,7 +7,7 @@ import { startRuntime, type Runtime } from '../../src/runtime';
 import type { Backend } from './backends';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema';
-import type { SandboxDatabase, SandboxTables } from '../../src/sandbox/sandbox-tables';
+import type { SandboxDatabase, SandboxTables } from '@kit/sandbox';
 
 export interface TestKit {
   runtime: Runtime;

@@ -11,8 +11,7 @@ import { signFields, type SignType } from '../../../server/src/payments/provider
 import { toXml } from '../../../server/src/payments/providers/protocol-v2/xml';
 import { formatChinaTime } from '../../../server/src/payments/providers/china-time';
 import { rfc3339Cst } from '../../../server/src/payments/providers/social-v3/partner-api';
-import { envelope } from '../../../server/src/sandbox/v3/sandbox-v3-notices';
-import { platformSignature } from '../../../server/src/sandbox/v3/sandbox-v3-http';
+import { envelope, platformSignature } from '@kit/sandbox';
 
 /** What a notification needs to know about one channel order. */
 export interface ChannelOrder {

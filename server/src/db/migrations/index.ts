@@ -2,7 +2,7 @@
  * Migrations in order. Names sort in the order they run; each feature appends its own file here.
  * A migration is written once and never edited after it has shipped: add a new one instead. (One
  * exception, made with care: the sandbox's tables left 0002 and 0005 for the sandbox's own set,
- * `sandbox/migrations/`, which adopts them where those migrations created them; docs/architecture.md.)
+ * `sandbox/src/migrations/` of `@kit/sandbox`, which adopts them where those migrations created them; docs/architecture.md.)
  */
 import type { Migration } from 'kysely';
 import type { Dialect } from '../dialect';
@@ -23,7 +23,7 @@ import { duplicatePayments } from './0014_duplicate_payments';
 
 /**
  * A set of migrations recorded in a table of its own: the service's (always applied) and the
- * sandbox's (`sandbox/migrations/`, only when SANDBOX_ENABLED).
+ * sandbox's (`sandbox/src/migrations/`, given by its plug-in, only when SANDBOX_ENABLED).
  */
 export interface MigrationSet {
   name: string;

@@ -93,7 +93,7 @@ export class ConsoleBackend {
 
   /** What the development receiver got for this login's merchants (empty when it does not run here). */
   received(user: ConsoleUser): ConsoleReceived[] {
-    const list = this.services.sandbox?.receiver.list(user.merchants.map((m) => m.id)) ?? [];
+    const list = this.services.dev?.parts.receiver?.list(user.merchants.map((m) => m.id)) ?? [];
     return list.map(({ at, url, body, signature, prepayId, status }) => ({ at, url, body, signature, prepayId, status }));
   }
 

@@ -36,7 +36,7 @@ export class ConsoleIdentity {
       displayName: who.displayName,
       parentMerchantId: who.parentMerchantId,
       merchants: [{ id: who.merchantId, displayName: who.displayName }, ...children.map((c) => ({ id: c.id, displayName: c.display_name }))],
-      receiver: !!this.services.sandbox,
+      receiver: !!this.services.dev?.parts.receiver,
       appId: row.app_id,
       loginToken: token!,
     };

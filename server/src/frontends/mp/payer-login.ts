@@ -1,14 +1,18 @@
 /**
  * The backend half of the mini-program login: exchange the code of `wx.login` for the payer's
- * open id at the platform's `jscode2session` endpoint (the sandbox's in development). The open id
+ * open id at the platform's `jscode2session` endpoint (the sandbox's in development: a development
+ * plug-in's adapter, `plugins/dev-plugin.ts`). The open id
  * stays on the server; the mini-program never receives it (specification 4.4).
  */
 import { KitError } from '@kit/shared';
 
+/** The platform's own login-code exchange: MP_LOGIN_URL's default when no development plug-in stands in for it. */
+export const PLATFORM_LOGIN_URL = 'https://api.weixin.qq.com/sns/jscode2session';
+
 export interface PayerLoginOptions {
   appId?: string;
   secret?: string;
-  /** Resolved per call: the default points at this service's sandbox, whose URL is known only once it listens. */
+  /** Resolved per call: in development the default points at this service's sandbox, whose URL is known only once it listens. */
   loginUrl: () => string;
   timeoutMs?: number;
   fetch?: typeof fetch;

@@ -12,13 +12,14 @@ import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
 import { noStore } from '../answers';
 import { MpBackend } from './mp-backend';
-import { PayerLogin } from './payer-login';
+import { PayerLogin, PLATFORM_LOGIN_URL } from './payer-login';
 
 export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
   const login = new PayerLogin({
     appId: config.MP_APPID,
     secret: config.MP_SECRET,
-    loginUrl: () => config.MP_LOGIN_URL ?? `${services.selfUrl() ?? ''}/sandbox/sns/jscode2session`,
+    // Unset MP_LOGIN_URL: the platform's stand-in of a development plug-in (the sandbox's), else the platform's own.
+    loginUrl: () => config.MP_LOGIN_URL ?? (services.dev ? services.dev.plugin.payerLoginUrl(services.selfUrl() ?? '') : PLATFORM_LOGIN_URL),
   });
   const backend = new MpBackend(services, api, login);
   const r = Router();

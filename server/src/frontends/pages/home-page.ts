@@ -1,12 +1,13 @@
 /**
  * `GET /`: where the ready banner's first address leads. A newcomer finds every screen of the
- * service from here: the POS, the payer page, the console, the API reference and the sandbox.
+ * service from here: the POS, the payer page, the console, the API reference and what a
+ * development plug-in adds (the sandbox's page).
  */
 import type { RequestHandler } from 'express';
+import type { HomeLink } from '../../plugins/dev-plugin';
 import { catalogue, esc, pageLang, renderPage, sendPage } from './page';
 
-type Key =
-  'title' | 'intro' | 'pos' | 'posText' | 'mp' | 'mpText' | 'console' | 'consoleText' | 'docs' | 'docsText' | 'sandbox' | 'sandboxText' | 'start' | 'more';
+type Key = 'title' | 'intro' | 'pos' | 'posText' | 'mp' | 'mpText' | 'console' | 'consoleText' | 'docs' | 'docsText' | 'start' | 'more';
 
 const text = catalogue<Key>({
   en: {
@@ -20,8 +21,6 @@ const text = catalogue<Key>({
     consoleText: "The merchant's back office.",
     docs: 'API reference',
     docsText: 'Every endpoint with its specification section, examples and errors ({openapi}).',
-    sandbox: 'Payment sandbox',
-    sandboxText: 'Stands in for the payment platform: pay a code, make notifications and refunds go astray. No money moves.',
     start: 'A first shop to try it with: {command}',
     more: 'Service health: {health} · metrics: {metrics}',
   },
@@ -36,20 +35,20 @@ const text = catalogue<Key>({
     consoleText: '商户的管理后台。',
     docs: '接口文档',
     docsText: '每个接口及其规范章节、示例和错误（{openapi}）。',
-    sandbox: '支付沙箱',
-    sandboxText: '代替支付平台：支付付款码，让通知和退款出错。不会有真实资金流动。',
     start: '先建一个试用的店：{command}',
     more: '服务状态：{health} · 指标：{metrics}',
   },
 });
 
-export function homePage(opts: { basePath: string; sandbox: boolean }): RequestHandler {
+/** `links`: a development plug-in's cards, after the service's own. */
+export function homePage(opts: { basePath: string; links: readonly HomeLink[] }): RequestHandler {
   const at = (p: string) => `${opts.basePath}${p}`;
   return (req, res) => {
     const lang = pageLang(req);
     const t = text(lang);
-    const link = (path: string, name: Key, what: string, id: string) =>
-      `<div class="card" data-testid="home-${id}"><h2><a href="${esc(at(path))}">${esc(t(name))}</a> <code>${esc(at(path))}</code></h2><p class="muted">${what}</p></div>`;
+    const card = (path: string, title: string, what: string, id: string) =>
+      `<div class="card" data-testid="home-${id}"><h2><a href="${esc(at(path))}">${esc(title)}</a> <code>${esc(at(path))}</code></h2><p class="muted">${what}</p></div>`;
+    const link = (path: string, name: Key, what: string, id: string) => card(path, t(name), what, id);
     const code = (s: string) => `<code>${esc(s)}</code>`;
     const body = [
       `<p>${esc(t('intro'))}</p>`,
@@ -57,7 +56,7 @@ export function homePage(opts: { basePath: string; sandbox: boolean }): RequestH
       link('/mp/', 'mp', esc(t('mpText')), 'mp'),
       link('/console/', 'console', esc(t('consoleText')), 'console'),
       link('/docs/', 'docs', t('docsText', { openapi: `<a href="${esc(at('/openapi.json'))}">OpenAPI</a>` }), 'docs'),
-      opts.sandbox ? link('/sandbox/', 'sandbox', esc(t('sandboxText')), 'sandbox') : '',
+      ...opts.links.map((l) => card(l.path, l.title[lang], esc(l.text[lang]), l.id)),
       `<p class="note">${t('start', { command: code('npm run kit -- demo create --out demo.json') })}<br>${t('more', {
         health: `<a href="${esc(at('/health'))}">/health</a>`,
         metrics: `<a href="${esc(at('/metrics'))}">/metrics</a>`,

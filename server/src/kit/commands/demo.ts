@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { KitCommand } from '../command';
-import { parseCommandArgs, serviceUrl } from '../command';
+import { parseCommandArgs, serviceUrl, UsageError } from '../command';
 
 /** The demo's point type and the user holding a balance of it, for the POS points screen. */
 export const DEMO_POINTS = { tokenId: 'DEMO', name: 'Demo points', userId: 'demo-user', balance: '100.00000' } as const;
@@ -22,6 +22,11 @@ export const demoCommands: KitCommand[] = [
     async run(ctx, args, out, say) {
       const { values } = parseCommandArgs(args, { password: { type: 'string' }, callback: { type: 'string' }, out: { type: 'string' } });
       const { apps, merchants, chain } = ctx.services;
+      // Without --callback the shop's callbacks go to the service's own development receiver (the sandbox's), so they arrive somewhere.
+      const receiver = ctx.services.dev?.parts.receiver;
+      const notifyCallbackUrl = values.callback ?? (receiver && `${serviceUrl(ctx)}${receiver.path}`);
+      if (!notifyCallbackUrl)
+        throw new UsageError('without the sandbox (SANDBOX_ENABLED) there is no development receiver: give the callback URL (--callback URL)');
       const pw = values.password ?? randomBytes(9).toString('base64url');
       const app = await apps.create('demo');
       const parent = await merchants.create(app.appId, {
@@ -35,8 +40,7 @@ export const demoCommands: KitCommand[] = [
       await merchants.setPaymentParams(app.appId, parent.id, 'SocialNative', {
         socialAppId: 'wx5andb0xdemo0001',
         socialMchId: '1900000001',
-        // Without --callback the shop's callbacks go to the service's own development receiver, so they arrive somewhere.
-        notifyCallbackUrl: values.callback ?? `${serviceUrl(ctx)}/sandbox/receiver`,
+        notifyCallbackUrl,
       });
       // The point type and the balance go through the ledger like any upload (4.14), then one block seals them.
       await chain.ledger.accept(app.appId, [
@@ -68,12 +72,11 @@ export const demoCommands: KitCommand[] = [
           `Next steps (with the service running: npm start)`,
           `  1. Open ${url}/pos/ and log in as ${sub.id} with the password ${pw}.`,
           `  2. Charge an amount: the display shows a payment code and waits.`,
-          `  3. Pay it in the sandbox: open the code's mini-program link on a phone or in a browser and pay at the sandbox cashier,`,
-          `     or: curl -X POST ${url}/sandbox/pay -H 'content-type: application/json' -d '{"codeUrl":"<the scan-code QR content>"}'`,
+          ...(ctx.services.dev?.parts.demoPaySteps?.(url) ?? [`  3. Pay it: scan the code with the payment app.`]),
           `     The display turns to "paid"; Today's orders lists the payment, with Refund.`,
           `  4. Points: on the display's Points screen, customer ${DEMO_POINTS.userId} (typed or scanned) and point type ${DEMO_POINTS.tokenId}: a balance of ${Number(DEMO_POINTS.balance)} points.`,
           `  5. Open ${url}/console/ and log in as ${parent.id} with the same password: find the order and its callback${
-            values.callback ? '' : ` (delivered to the development receiver ${url}/sandbox/receiver)`
+            values.callback ? '' : ` (delivered to the development receiver ${notifyCallbackUrl})`
           }.`,
           `  6. From your own backend: sign calls as app ${app.appId} with the appSecret ${values.out ? `in ${values.out}` : 'above'} (KitClient from @kit/shared),`,
           `     or read the API reference at ${url}/docs/.`,

@@ -1,27 +1,21 @@
-/** Where the channels' gateways are: configuration, or this service's own sandbox when it runs one. */
+/** Where the channels' gateways are: configuration, or a development plug-in's stand-in under this service's URL. */
 import { KitError } from '@kit/shared';
+import type { DevPlugin } from '../../plugins/dev-plugin';
 import type { SelfUrl } from '../../self-url';
-import type { ServiceSettings } from './provider';
-
-/** What a gateway's place depends on: a provider's setting and its sandbox path (`ProviderModule`). */
-export interface EndpointPlace {
-  /** Reads the provider's own section of the configuration. */
-  gatewayUrl(config: never): string | undefined;
-  /** The name of that setting, for the message when there is no gateway. */
-  gatewaySetting: string;
-  sandbox: { pathPrefix: string };
-}
+import type { ProviderModule, ServiceSettings } from './provider';
 
 export class ChannelEndpoints {
   constructor(
     private readonly config: ServiceSettings,
-    /** This service's own URL (`self-url.ts`): the sandbox's gateways hang off it, and notifications come to it without PUBLIC_URL. */
+    /** This service's own URL (`self-url.ts`): a plug-in's gateways hang off it, and notifications come to it without PUBLIC_URL. */
     private readonly selfUrl: SelfUrl,
+    /** The development plug-in (the sandbox), which plays the platforms whose gateway setting is unset. */
+    private readonly plugin?: Pick<DevPlugin, 'gatewayOf'>,
   ) {}
 
-  urlOf(module: EndpointPlace): string | undefined {
+  urlOf(module: ProviderModule): string | undefined {
     const self = this.selfUrl();
-    return module.gatewayUrl(this.config as never) ?? (this.config.SANDBOX_ENABLED && self ? `${self}/sandbox${module.sandbox.pathPrefix}` : undefined);
+    return module.gatewayUrl(this.config as never) ?? (this.plugin && self ? this.plugin.gatewayOf(module, self) : undefined);
   }
 
   /**
@@ -29,10 +23,10 @@ export class ChannelEndpoints {
    * setting the sandbox is the gateway, and it is served by the running service: a `kit` command
    * with no service running on its DATA_DIR has none to reach (`kit/main.ts` finds the service).
    */
-  gatewayOf(module: EndpointPlace): string {
+  gatewayOf(module: ProviderModule): string {
     const url = this.urlOf(module);
     if (url) return url;
-    if (this.config.SANDBOX_ENABLED) {
+    if (this.plugin) {
       throw new KitError(
         'channel_unavailable',
         `the payment channel's gateway is the sandbox of the running service, and no service is running on ${this.config.DATA_DIR}: start it (npm start, with the same settings), or set ${module.gatewaySetting}`,

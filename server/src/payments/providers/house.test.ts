@@ -47,8 +47,8 @@ const PLATFORM_WORDS = [
   'PAYERROR',
 ];
 
-/** Outside the providers: the migrations (table history), and the sandbox, which plays the platforms (it moves out of `server/src`, design 6.2). */
-const EXEMPT = /^(payments\/providers\/|db\/migrations\/|sandbox\/|openapi\/paths\/sandbox)/;
+/** Outside the providers: the migrations (table history). (The sandbox, which plays the platforms, is its own package: `sandbox/`.) */
+const EXEMPT = /^(payments\/providers\/|db\/migrations\/)/;
 
 function sources(): string[] {
   return (fs.readdirSync(SRC, { recursive: true }) as string[])
@@ -89,7 +89,7 @@ describe('a kit without social-v2', () => {
     try {
       // tsconfig.json's folders that import the server's code (the front ends and the examples import
       // none of it), without build output; the packages are the checkout's own.
-      for (const entry of ['tsconfig.json', 'package.json', 'shared', 'server', 'test', 'scripts']) {
+      for (const entry of ['tsconfig.json', 'package.json', 'shared', 'server', 'sandbox', 'test', 'scripts']) {
         if (!fs.existsSync(path.join(ROOT, entry))) continue;
         fs.cpSync(path.join(ROOT, entry), path.join(tmp, entry), {
           recursive: true,
@@ -112,7 +112,7 @@ describe('a kit without social-v2', () => {
         path.join(tmp, 'tsconfig.check.json'),
         JSON.stringify({
           extends: './tsconfig.json',
-          include: ['shared/src', 'server/src', 'server/test', 'test', 'scripts'],
+          include: ['shared/src', 'server/src', 'sandbox/src', 'server/test', 'test', 'scripts'],
           exclude: ['**/*.test.ts', '**/*.test.tsx', 'node_modules', '**/dist'],
         }),
       );

@@ -316,20 +316,6 @@ export interface ProviderContext {
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
-/** How the development sandbox plays this provider's platform (docs/sandbox.md). */
-export interface SandboxRules<C> {
-  /** Where under `/sandbox` the platform's protocol endpoints are. */
-  pathPrefix: string;
-  key(config: C): string;
-  /** Why the merchant of a call is refused, or null. */
-  merchantProblem(config: C, f: Record<string, string>): string | null;
-  sharesProfits: boolean;
-  /** Whether the stand-in publishes daily bills (`…/pay/downloadbill`, and API v3's). */
-  publishesBills: boolean;
-  /** The stand-in serves its platform's protocol with its own routes under its prefix (`sandbox/<realm>/`), not protocol v2's. */
-  ownRoutes?: true;
-}
-
 /**
  * Documentation of a provider's notification route (the API reference, `openapi/paths/operations.ts`):
  * bodies and headers in the description helpers' shapes (`openapi/describe.ts`), kept opaque here.
@@ -369,7 +355,6 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
   /** The settings it still needs before it can take a payment (empty: ready). */
   missingSettings(config: C): string[];
   create(config: C, ctx: ProviderContext): PaymentProvider;
-  sandbox: SandboxRules<C>;
   notificationDoc: NotificationDoc;
 }
 

@@ -54,9 +54,6 @@ const configured = (config: AlipaySettings): boolean => ALIPAY_KEY_SETTINGS.some
 /** Development with the sandbox and no Alipay setting: the sandbox plays Alipay. */
 export const alipayPlayedBySandbox = (config: ServiceSettings & AlipaySettings): boolean => !configured(config) && config.SANDBOX_ENABLED && !config.production;
 
-/** Where the sandbox's gateway is under its base (`/sandbox/alipay`). */
-export const SANDBOX_GATEWAY_PATH = '/gateway.do';
-
 /** The credentials the kit signs and verifies with: the settings', or the development keys the sandbox shares. */
 function credentialsOf(config: Config): Omit<AlipayCredentials, 'gatewayUrl'> {
   if (!alipayPlayedBySandbox(config)) {
@@ -162,9 +159,7 @@ export class AlipayProvider implements PaymentProvider {
 
   /** The client for the gateway of now (the sandbox's hangs off the service's own URL, known once it listens). */
   private client(): AlipayClient {
-    const base = this.ctx.gateway();
-    const gatewayUrl = alipayPlayedBySandbox(this.config) ? `${base}${SANDBOX_GATEWAY_PATH}` : base;
-    return new AlipayClient({ ...this.keys(), gatewayUrl }, { timeoutMs: this.config.PAY_GATEWAY_TIMEOUT });
+    return new AlipayClient({ ...this.keys(), gatewayUrl: this.ctx.gateway() }, { timeoutMs: this.config.PAY_GATEWAY_TIMEOUT });
   }
 
   async placeOrder(co: PayChannelOrdersTable, order: OrderForChannel): Promise<Outcome<Placed>> {
@@ -324,17 +319,6 @@ export const alipay = defineProvider({
   gatewaySetting: 'ALIPAY_GATEWAY_URL',
   missingSettings: (config) => (alipayPlayedBySandbox(config) ? [] : [alipaySettingsProblem(config)].filter((s): s is string => !!s)),
   create: (config, ctx) => new AlipayProvider(config, ctx),
-  sandbox: {
-    pathPrefix: '/alipay',
-    // Alipay's stand-in signs with RSA keys (`dev-keys.ts`), not a protocol-v2 key.
-    key: () => '',
-    merchantProblem: (_config, f) => (!f.app_auth_token ? 'app_auth_token missing' : null),
-    sharesProfits: false,
-    // Not protocol v2's `downloadbill`: its own gateway answers the bill's link (`sandbox/alipay/`).
-    publishesBills: false,
-    // `sandbox/alipay/`: its gateway, bills and payer (`sandbox-routes.ts`).
-    ownRoutes: true,
-  },
   notificationDoc: {
     protocol: 'Alipay',
     body: text('application/x-www-form-urlencoded', 'Alipay: the trade notification (`notify_type=trade_status_sync`), signed RSA2 over the sorted fields'),

@@ -61,12 +61,5 @@ export const cardNetwork = defineProvider({
       },
     });
   },
-  sandbox: {
-    pathPrefix: '/card',
-    key: (config) => config.CARD_KEY ?? '',
-    merchantProblem: (_config, f) => (!f.mch_id ? 'mch_id missing' : !f.device_info ? 'device_info (terminal id) missing' : null),
-    sharesProfits: false,
-    publishesBills: false,
-  },
   notificationDoc: v2NotificationDoc('`card`, and `social` with `PAY_PROTOCOL=v2`'),
 });

@@ -11,7 +11,7 @@ import { profitSharingOf } from '../protocol-v2/sharing';
 import { v2NotificationDoc } from '../protocol-v2/notification-doc';
 import { defineProvider } from '../provider';
 import { dailyBillOf } from '../social-v3/daily-bill';
-import { socialAccountOf, socialAdapter, socialMerchantProblem } from '../social-v3/merchant';
+import { socialAccountOf, socialAdapter } from '../social-v3/merchant';
 import { socialSettings } from '../social-v3/settings';
 import { billsV2 } from './bill';
 import { profitSharingV2 } from './profit-sharing';
@@ -55,13 +55,6 @@ export const socialV2 = defineProvider({
       dailyBill: dailyBillOf('SocialNative', (date) => bills.download(date)),
       accountOf: socialAccountOf,
     });
-  },
-  sandbox: {
-    pathPrefix: '',
-    key: (config) => config.PAY_SP_KEY ?? '',
-    merchantProblem: socialMerchantProblem,
-    sharesProfits: true,
-    publishesBills: true,
   },
   notificationDoc: v2NotificationDoc('`card`, and `social` with `PAY_PROTOCOL=v2`'),
 });

@@ -8,7 +8,7 @@ import { json } from '../../../openapi/describe';
 import { unconfigured } from '../protocol-v2/merchant';
 import { defineProvider } from '../provider';
 import { V3_KEY_SETTINGS } from './credentials';
-import { socialAdapter, socialMerchantProblem } from './merchant';
+import { socialAdapter } from './merchant';
 import { SocialV3Provider } from './provider';
 import { socialSettings, socialV3Problem } from './settings';
 import { SocialV3 } from './v3-channel';
@@ -65,14 +65,6 @@ export const socialV3 = defineProvider({
     const adapter = socialAdapter(config, () => unconfigured('PAY_PROTOCOL=v2 for protocol v2 calls'));
     const side = new SocialV3(config, () => ctx.gateway(), ctx.notifyUrl, ctx.log);
     return new SocialV3Provider(adapter, side);
-  },
-  sandbox: {
-    pathPrefix: '',
-    // The stand-in's protocol-v2 endpoints are `social-v2`'s; API v3 needs no shared key.
-    key: () => '',
-    merchantProblem: socialMerchantProblem,
-    sharesProfits: true,
-    publishesBills: true,
   },
   notificationDoc: {
     protocol: 'API v3',

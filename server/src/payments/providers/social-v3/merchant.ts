@@ -45,14 +45,3 @@ export function socialAdapter(config: ServiceSettings & SocialSettings, endpoint
     requestIds: (f) => definedOnly({ appid: f.appid, mch_id: f.mch_id, sub_appid: f.sub_appid, sub_mch_id: f.sub_mch_id }),
   };
 }
-
-/** How the sandbox checks the merchant of a call to its stand-in of this platform. */
-export function socialMerchantProblem(config: SocialSettings, f: Record<string, string>): string | null {
-  return f.appid !== config.PAY_SP_APPID
-    ? 'appid is not this service provider'
-    : f.mch_id !== config.PAY_SP_MCH_ID
-      ? 'mch_id is not this service provider'
-      : !f.sub_mch_id
-        ? 'sub_mch_id missing'
-        : null;
-}

@@ -1,0 +1,406 @@
+/**
+ * The sandbox's platform side of protocol v2 (docs/sandbox.md), for the social platform and for the card
+ * acquirer: unified order, order query, close, refund and refund query. It checks request
+ * signatures and merchant fields, signs its answers, keeps its own orders and refunds, and queues
+ * refund notifications; the faults of `sandbox-faults.ts` make it lose calls and notifications.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Config } from '@kit/server/config';
+import { randomAlnum } from '@kit/server/security/ids';
+import { isUniqueViolation } from '@kit/server/db/errors';
+import { signFields, verifyFields, isSignType, type SignType } from '@kit/server/payments/providers/protocol-v2/sign';
+import { parseXml, toXml, type Fields } from '@kit/server/payments/providers/protocol-v2/xml';
+import { formatChinaTime, parseChinaTime } from '@kit/server/payments/providers/china-time';
+import { encryptReqInfo } from '@kit/server/payments/providers/protocol-v2/refund-info';
+import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
+import { sandboxPlatforms } from './stand-ins';
+import type { SandboxFaults } from './sandbox-faults';
+import type { SandboxProfitSharing } from './sandbox-profit-sharing';
+import type { SandboxNotifier } from './sandbox-notifier';
+import type { SandboxOrder, SandboxRefund, SandboxStore } from './sandbox-store';
+import { ProtocolFail, V3_SIGN_TYPE, type SandboxRealm } from './sandbox-protocol';
+
+/** A notification's body and the protocol it is sent in. */
+export interface SandboxNotice {
+  body: string;
+  protocol?: 'v3';
+}
+
+/** The v3 notification bodies (sandbox/v3/sandbox-v3-notices.ts), for orders placed over API v3. */
+export interface V3Notices {
+  pay(o: SandboxOrder): string;
+  refund(o: SandboxOrder, r: SandboxRefund): string;
+}
+
+interface RealmRules {
+  key: string;
+  tradeTypes: string[];
+  /** Why the merchant fields are refused, or null. */
+  merchantProblem(f: Fields): string | null;
+}
+
+export class SandboxPlatform {
+  private readonly realms: Record<SandboxRealm, RealmRules>;
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly notifier: SandboxNotifier,
+    private readonly faults: SandboxFaults,
+    private readonly config: Config,
+    private readonly sharing: SandboxProfitSharing,
+    /** The API v3 side's notification bodies (sandbox/v3/sandbox-v3-notices.ts), given at construction. */
+    private readonly v3: V3Notices,
+  ) {
+    this.realms = Object.fromEntries(
+      sandboxPlatforms(config).map((m) => [m.realm, { key: m.key, tradeTypes: m.tradeTypes, merchantProblem: (f: Fields) => m.merchantProblem(f) }]),
+    ) as Record<SandboxRealm, RealmRules>;
+  }
+
+  /**
+   * One operation on fields already checked, for the API v3 side, which reads its JSON requests
+   * into the fields of protocol v2 so that both protocols keep one set of rules and faults. Null:
+   * the faults say the call is lost.
+   */
+  perform(realm: SandboxRealm, op: ProtocolOp, req: Fields, signType: string): Promise<Fields | null> {
+    // A call the faults say is lost: null, and it is never answered.
+    if (op === 'refund' && this.faults.current.refunds === 'hold') return Promise.resolve(null);
+    if ((op === 'psSplit' || op === 'psSplitAndFinish' || op === 'psFinish') && this.faults.current.splits === 'hold') return Promise.resolve(null);
+    return this.operation(realm, this.realms[realm], op, req, signType as SignType);
+  }
+
+  keyOf(realm: SandboxRealm): string {
+    return this.realms[realm].key;
+  }
+
+  /**
+   * Handles one protocol request and returns the answer XML (always HTTP 200, like the platform),
+   * or null when a fault says the call is lost: it must never be answered.
+   */
+  async protocol(realm: SandboxRealm, op: ProtocolOp, raw: Buffer): Promise<string | null> {
+    if (op === 'refund' && this.faults.current.refunds === 'hold') return null;
+    if ((op === 'psSplit' || op === 'psSplitAndFinish' || op === 'psFinish') && this.faults.current.splits === 'hold') return null;
+    const rules = this.realms[realm];
+    let req: Fields;
+    try {
+      req = parseXml(raw);
+    } catch {
+      return toXml({ return_code: 'FAIL', return_msg: 'invalid XML' });
+    }
+    const signType = req.sign_type ?? 'MD5';
+    if (!isSignType(signType)) return toXml({ return_code: 'FAIL', return_msg: 'sign_type must be MD5 or HMAC-SHA256' });
+    if (!rules.key || !verifyFields(req, rules.key, signType)) return toXml({ return_code: 'FAIL', return_msg: 'signature error' });
+    const problem = rules.merchantProblem(req);
+    if (problem) return toXml({ return_code: 'FAIL', return_msg: problem });
+    if (!req.nonce_str) return toXml({ return_code: 'FAIL', return_msg: 'nonce_str missing' });
+    let result: Fields;
+    try {
+      result = await this.operation(realm, rules, op, req, signType);
+    } catch (e) {
+      if (!(e instanceof ProtocolFail)) throw e;
+      result = { result_code: 'FAIL', err_code: e.code, err_code_des: e.message };
+    }
+    const answer: Fields = {
+      return_code: 'SUCCESS',
+      return_msg: 'OK',
+      appid: req.appid,
+      mch_id: req.mch_id,
+      ...(req.sub_appid ? { sub_appid: req.sub_appid } : {}),
+      ...(req.sub_mch_id ? { sub_mch_id: req.sub_mch_id } : {}),
+      ...(req.device_info ? { device_info: req.device_info } : {}),
+      nonce_str: randomBytes(16).toString('hex'),
+      ...result,
+    };
+    answer.sign = signFields(answer, rules.key, signType);
+    return toXml(answer);
+  }
+
+  private operation(realm: SandboxRealm, rules: RealmRules, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields> {
+    switch (op) {
+      case 'unifiedOrder':
+        return this.unifiedOrder(realm, rules, req, signType);
+      case 'orderQuery':
+        return this.orderQuery(realm, req);
+      case 'closeOrder':
+        return this.closeOrder(realm, req);
+      case 'refund':
+        return this.refund(realm, rules, req);
+      case 'refundQuery':
+        return this.refundQuery(realm, req);
+      default:
+        return this.sharing.handle(realm, op, req, signType);
+    }
+  }
+
+  private async unifiedOrder(realm: SandboxRealm, rules: RealmRules, req: Fields, signType: SignType): Promise<Fields> {
+    for (const f of ['body', 'out_trade_no', 'total_fee', 'spbill_create_ip', 'notify_url', 'trade_type']) {
+      if (!req[f]) throw new ProtocolFail('PARAM_ERROR', `${f} missing`);
+    }
+    if (!/^[1-9][0-9]{0,11}$/.test(req.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'total_fee must be a positive integer of cents');
+    if (!/^[0-9A-Za-z_\-|*@]{1,32}$/.test(req.out_trade_no)) throw new ProtocolFail('PARAM_ERROR', 'out_trade_no is malformed');
+    if (!/^https?:\/\/[^\s]+$/.test(req.notify_url)) throw new ProtocolFail('PARAM_ERROR', 'notify_url must be an http(s) URL');
+    if (!rules.tradeTypes.includes(req.trade_type)) throw new ProtocolFail('PARAM_ERROR', `trade_type ${req.trade_type} is not supported here`);
+    const payer = req.sub_openid || req.openid;
+    if (req.trade_type === 'JSAPI' && !payer) throw new ProtocolFail('PARAM_ERROR', 'JSAPI needs openid or sub_openid');
+    const now = Date.now();
+    const timeExpire = req.time_expire ? parseChinaTime(req.time_expire) : null;
+    if (req.time_expire && timeExpire === null) throw new ProtocolFail('PARAM_ERROR', 'time_expire must be yyyyMMddHHmmss');
+
+    const existing = await this.store.orderByTradeNo(realm, req.mch_id, req.out_trade_no);
+    if (existing) return repeatedOrder(existing, req);
+    const row: SandboxOrder = {
+      prepay_id: `wx${formatChinaTime(now)}${randomBytes(10).toString('hex')}`,
+      realm,
+      code_token: req.trade_type === 'NATIVE' ? randomAlnum(16) : null,
+      appid: req.appid,
+      mch_id: req.mch_id,
+      sub_appid: req.sub_appid || null,
+      sub_mch_id: req.sub_mch_id || null,
+      device_info: req.device_info || null,
+      out_trade_no: req.out_trade_no,
+      body: req.body,
+      total_fee: Number(req.total_fee),
+      trade_type: req.trade_type,
+      openid: req.openid || null,
+      sub_openid: req.sub_openid || null,
+      notify_url: req.notify_url,
+      sign_type: signType,
+      profit_sharing: req.profit_sharing === 'Y' ? 1 : 0,
+      time_expire: timeExpire,
+      state: 'NOTPAY',
+      transaction_id: null,
+      paid_at: null,
+      unfrozen_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.store.insertOrder(row);
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      const raced = await this.store.orderByTradeNo(realm, req.mch_id, req.out_trade_no);
+      if (raced) return repeatedOrder(raced, req);
+      throw e;
+    }
+    return orderAnswer(row);
+  }
+
+  private async findOrder(realm: SandboxRealm, req: Fields): Promise<SandboxOrder> {
+    const o = req.transaction_id
+      ? await this.store.orderByTransaction(realm, req.mch_id, req.transaction_id)
+      : req.out_trade_no
+        ? await this.store.orderByTradeNo(realm, req.mch_id, req.out_trade_no)
+        : undefined;
+    if (!o) throw new ProtocolFail('ORDERNOTEXIST', 'no such order');
+    return o;
+  }
+
+  private async orderQuery(realm: SandboxRealm, req: Fields): Promise<Fields> {
+    const o = await this.findOrder(realm, req);
+    const state = o.state === 'NOTPAY' && o.time_expire !== null && o.time_expire < Date.now() ? 'CLOSED' : o.state;
+    const out: Fields = {
+      result_code: 'SUCCESS',
+      trade_state: state,
+      out_trade_no: o.out_trade_no,
+      trade_type: o.trade_type,
+      total_fee: String(o.total_fee),
+      fee_type: 'CNY',
+    };
+    if (o.transaction_id) {
+      out.transaction_id = o.transaction_id;
+      out.time_end = formatChinaTime(o.paid_at!);
+      out.cash_fee = String(o.total_fee);
+      out.bank_type = 'OTHERS';
+      if (o.sub_openid) out.sub_openid = o.sub_openid;
+      out.openid = o.openid ?? sandboxOpenId(o.appid, 'sandbox-payer');
+    }
+    return out;
+  }
+
+  private async closeOrder(realm: SandboxRealm, req: Fields): Promise<Fields> {
+    const o = await this.findOrder(realm, req);
+    if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new ProtocolFail('ORDERPAID', 'the order has been paid');
+    if (o.state === 'CLOSED') throw new ProtocolFail('ORDERCLOSED', 'the order is already closed');
+    if (!(await this.store.moveOrder(o.prepay_id, 'NOTPAY', 'CLOSED'))) throw new ProtocolFail('ORDERPAID', 'the order has been paid');
+    return { result_code: 'SUCCESS' };
+  }
+
+  private async refund(realm: SandboxRealm, rules: RealmRules, req: Fields): Promise<Fields> {
+    for (const f of ['out_refund_no', 'total_fee', 'refund_fee']) if (!req[f]) throw new ProtocolFail('PARAM_ERROR', `${f} missing`);
+    const o = await this.findOrder(realm, req);
+    const again = await this.store.refundByNumber(realm, req.mch_id, req.out_refund_no);
+    if (again) {
+      // The same refund number is the same refund: answered again, nothing more happens.
+      if (again.prepay_id !== o.prepay_id) throw new ProtocolFail('INVALID_REQUEST', 'out_refund_no was used for another order');
+      return refundAnswer(o, req.out_refund_no, again.refund_id);
+    }
+    if (o.state === 'REFUND') throw new ProtocolFail('ERROR', 'the order was already fully refunded');
+    if (o.state !== 'SUCCESS') throw new ProtocolFail('TRADE_STATE_ERROR', 'the order has not been paid');
+    if (req.total_fee !== String(o.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'total_fee differs from the order');
+    if (req.refund_fee !== String(o.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'the sandbox refunds the whole amount only');
+    const now = Date.now();
+    const refundId = `50${formatChinaTime(now)}${randomDigits(14)}`;
+    const successAt = now + this.config.SANDBOX_REFUND_DELAY;
+    const row: SandboxRefund = {
+      refund_id: refundId,
+      realm,
+      mch_id: req.mch_id,
+      out_refund_no: req.out_refund_no,
+      prepay_id: o.prepay_id,
+      refund_fee: o.total_fee,
+      notify_url: req.notify_url || null,
+      state: 'SUCCESS',
+      created_at: now,
+      success_at: successAt,
+    };
+    try {
+      await this.store.db.transaction().execute(async (trx) => {
+        await this.store.insertRefund(trx, row);
+        await this.store.moveOrder(o.prepay_id, 'SUCCESS', 'REFUND', {}, trx);
+        if (req.notify_url && this.faults.current.refundNotifications === 'deliver') {
+          const notice: SandboxNotice =
+            o.sign_type === V3_SIGN_TYPE ? { body: this.v3.refund(o, row), protocol: 'v3' } : { body: this.refundNotification(o, row, rules.key) };
+          await this.notifier.enqueue(trx, refundId, { kind: 'refund', url: req.notify_url, ...notice }, successAt);
+        }
+      });
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      return refundAnswer(o, req.out_refund_no, (await this.store.refundByNumber(realm, req.mch_id, req.out_refund_no))!.refund_id);
+    }
+    return refundAnswer(o, req.out_refund_no, refundId);
+  }
+
+  /** Looked up by refund number (or all refunds of an order); PROCESSING until the refund's completion time. */
+  private async refundQuery(realm: SandboxRealm, req: Fields): Promise<Fields> {
+    let refunds: SandboxRefund[];
+    let o: SandboxOrder | undefined;
+    if (req.out_refund_no) {
+      const r = await this.store.refundByNumber(realm, req.mch_id, req.out_refund_no);
+      refunds = r ? [r] : [];
+      o = r ? await this.store.orderByPrepayId(r.prepay_id) : undefined;
+    } else {
+      o = await this.findOrder(realm, req);
+      refunds = await this.store.refundsOf(o.prepay_id);
+    }
+    if (!o || refunds.length === 0) throw new ProtocolFail('REFUNDNOTEXIST', 'no such refund');
+    const now = Date.now();
+    const out: Fields = {
+      result_code: 'SUCCESS',
+      transaction_id: o.transaction_id ?? '',
+      out_trade_no: o.out_trade_no,
+      total_fee: String(o.total_fee),
+      cash_fee: String(o.total_fee),
+      refund_count: String(refunds.length),
+    };
+    refunds.forEach((r, i) => {
+      const done = r.success_at === null || r.success_at <= now;
+      out[`out_refund_no_${i}`] = r.out_refund_no;
+      out[`refund_id_${i}`] = r.refund_id;
+      out[`refund_fee_${i}`] = String(r.refund_fee);
+      out[`refund_status_${i}`] = done ? r.state : 'PROCESSING';
+      if (done && r.state === 'SUCCESS' && r.success_at !== null) out[`refund_success_time_${i}`] = chinaDateTime(r.success_at);
+    });
+    return out;
+  }
+
+  private refundNotification(o: SandboxOrder, r: SandboxRefund, key: string): string {
+    const info = {
+      transaction_id: o.transaction_id ?? '',
+      out_trade_no: o.out_trade_no,
+      refund_id: r.refund_id,
+      out_refund_no: r.out_refund_no,
+      total_fee: o.total_fee,
+      refund_fee: r.refund_fee,
+      settlement_refund_fee: r.refund_fee,
+      refund_status: 'SUCCESS',
+      success_time: chinaDateTime(r.success_at ?? r.created_at),
+      refund_recv_accout: 'sandbox payer balance',
+      refund_account: 'REFUND_SOURCE_RECHARGE_FUNDS',
+      refund_request_source: 'API',
+    };
+    return toXml({
+      return_code: 'SUCCESS',
+      appid: o.appid,
+      mch_id: o.mch_id,
+      ...(o.sub_appid ? { sub_appid: o.sub_appid } : {}),
+      ...(o.sub_mch_id ? { sub_mch_id: o.sub_mch_id } : {}),
+      nonce_str: randomBytes(16).toString('hex'),
+      req_info: encryptReqInfo(info, key),
+    });
+  }
+
+  /** The payment notification in the protocol the order was placed with. */
+  payNotice(o: SandboxOrder): SandboxNotice {
+    return o.sign_type === V3_SIGN_TYPE ? { body: this.v3.pay(o), protocol: 'v3' } : { body: this.payNotification(o) };
+  }
+
+  /** The payment notification, signed with the sign type the order was placed with (and not naming it). */
+  payNotification(o: SandboxOrder): string {
+    const fields: Fields = {
+      return_code: 'SUCCESS',
+      appid: o.appid,
+      mch_id: o.mch_id,
+      ...(o.sub_appid ? { sub_appid: o.sub_appid } : {}),
+      ...(o.sub_mch_id ? { sub_mch_id: o.sub_mch_id } : {}),
+      ...(o.device_info ? { device_info: o.device_info } : {}),
+      nonce_str: randomBytes(16).toString('hex'),
+      result_code: 'SUCCESS',
+      openid: o.openid ?? sandboxOpenId(o.appid, 'sandbox-payer'),
+      ...(o.sub_openid ? { sub_openid: o.sub_openid } : {}),
+      is_subscribe: 'N',
+      trade_type: o.trade_type,
+      bank_type: 'OTHERS',
+      total_fee: String(o.total_fee),
+      fee_type: 'CNY',
+      cash_fee: String(o.total_fee),
+      transaction_id: o.transaction_id!,
+      out_trade_no: o.out_trade_no,
+      time_end: formatChinaTime(o.paid_at!),
+    };
+    fields.sign = signFields(fields, this.realms[o.realm as SandboxRealm].key, o.sign_type as SignType);
+    return toXml(fields);
+  }
+}
+
+/** The platform answers a repeated unified order with the same prepay id when nothing changed. */
+function repeatedOrder(o: SandboxOrder, req: Fields): Fields {
+  if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new ProtocolFail('ORDERPAID', 'the order has been paid');
+  if (o.state === 'CLOSED') throw new ProtocolFail('ORDERCLOSED', 'the order is closed');
+  const same =
+    String(o.total_fee) === req.total_fee && o.trade_type === req.trade_type && (o.sub_openid ?? o.openid ?? '') === (req.sub_openid || req.openid || '');
+  if (!same) throw new ProtocolFail('INVALID_REQUEST', 'out_trade_no was used with different parameters');
+  return orderAnswer(o);
+}
+
+function orderAnswer(o: SandboxOrder): Fields {
+  const out: Fields = { result_code: 'SUCCESS', prepay_id: o.prepay_id, trade_type: o.trade_type };
+  if (o.code_token) out.code_url = `weixin://wxpay/bizpayurl?pr=${o.code_token}`;
+  return out;
+}
+
+function refundAnswer(o: SandboxOrder, outRefundNo: string, refundId: string): Fields {
+  return {
+    result_code: 'SUCCESS',
+    transaction_id: o.transaction_id ?? '',
+    out_trade_no: o.out_trade_no,
+    out_refund_no: outRefundNo,
+    refund_id: refundId,
+    refund_fee: String(o.total_fee),
+    total_fee: String(o.total_fee),
+    cash_fee: String(o.total_fee),
+  };
+}
+
+/** `yyyy-MM-dd HH:mm:ss` in China Standard Time, as refund results carry it. */
+function chinaDateTime(ms: number): string {
+  return new Date(ms + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** The same user always gets the same open id within one app id, like the platform. */
+export function sandboxOpenId(appId: string, user: string): string {
+  return `o${createHash('sha256').update(`${appId}\n${user}`).digest('base64url').slice(0, 27)}`;
+}
+
+export function randomDigits(n: number): string {
+  let s = '';
+  for (const b of randomBytes(n)) s += String(b % 10);
+  return s;
+}

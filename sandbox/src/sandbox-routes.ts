@@ -1,0 +1,214 @@
+/**
+ * Mounted at /sandbox when SANDBOX_ENABLED. Protocol endpoints (XML) for the social platform at the
+ * root and for the card acquirer under /card; the payer API (JSON, open to any origin); the faults
+ * (docs/sandbox.md); the cashier page and the sandbox's own page for a person (`/sandbox/`).
+ */
+import express, { Router, type Request, type Response } from 'express';
+import { ZodError } from 'zod';
+import { describeZodError } from '@kit/shared';
+import { DOWNLOAD_BILL_PATH, PROTOCOL_PATHS, type ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
+import { sandboxRealms } from './stand-ins';
+import { methodNotAllowed } from '@kit/server/http/errors';
+import { hasBadText, refuseNulInUrl } from '@kit/server/http/body';
+import { sendPage } from '@kit/server/frontends/pages/page';
+import { cashierPage, safeReturnUrl } from './cashier-page';
+import { sandboxPage } from './sandbox-page';
+import { alipayBase, alipayBillDownload } from './alipay/sandbox-alipay-bill-route';
+import { SandboxError } from './sandbox-payer';
+import type { Sandbox } from './sandbox';
+import { sandboxV3Routes } from './v3/sandbox-v3-routes';
+import { ALIPAY_PAYER_PATHS, alipayPayerRoutes } from './alipay/sandbox-alipay-routes';
+
+/** `home`: the service's front page, linked from the sandbox page. */
+export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home: '/' }): Router {
+  const r = Router();
+  const raw = express.raw({ type: () => true, limit: '64kb' });
+
+  const platforms = sandboxRealms();
+  for (const { realm, pathPrefix } of platforms.filter((p) => p.protocolV2)) {
+    for (const [op, path] of Object.entries(PROTOCOL_PATHS) as Array<[ProtocolOp, string]>) {
+      r.post(`${pathPrefix}${path}`, raw, async (req, res) => {
+        const xml = await sandbox.platform.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+        // A call the faults say is lost is never answered: the caller's own time limit ends it.
+        if (xml === null) return;
+        res.type('application/xml').send(xml);
+      });
+    }
+  }
+
+  // Alipay's open platform gateway (form parameters in, signed JSON out), when the sandbox plays Alipay.
+  const alipay = sandbox.alipay;
+  if (alipay) {
+    r.post('/alipay/gateway.do', raw, (req, res) => {
+      const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      res.type('application/json;charset=utf-8').send(alipay.gatewayRequest(query, body, alipayBase(req)));
+    });
+    r.get('/alipay/downloadBillFile.resource', alipayBillDownload(alipay));
+  }
+
+  // The social platform's API v3, beside protocol v2 (the kit appends `/v3/…` to its gateway).
+  r.use('/v3', sandboxV3Routes(sandbox.v3));
+
+  // The mini-program's server API (sandbox-mp.ts): errors as `{errcode, errmsg}` with HTTP 200, as the platform answers them.
+  const platformJson = (req: Request): Record<string, unknown> | null => {
+    try {
+      const v: unknown = JSON.parse((Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)).toString('utf8'));
+      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  };
+  const dataFormatError = { errcode: 47001, errmsg: 'data format error' };
+  r.post('/cgi-bin/stable_token', raw, async (req, res) => {
+    const body = platformJson(req);
+    res.json(body ? await sandbox.miniProgram.stableToken(body) : dataFormatError);
+  });
+  r.post('/wxa/getwxacodeunlimit', raw, async (req, res) => {
+    const body = platformJson(req);
+    if (!body) return void res.json(dataFormatError);
+    const calledAt = { origin: `${req.protocol}://${req.get('host')}`, basePath: req.baseUrl.replace(/\/sandbox$/, '') };
+    const answer = await sandbox.miniProgram.unlimitedCode(req.query.access_token, body, calledAt);
+    if ('png' in answer) res.type('image/png').send(answer.png);
+    else res.json(answer);
+  });
+
+  // Trade bills of the channels that publish them (docs/reconciliation.md).
+  for (const m of platforms) {
+    if (!m.publishesBills) continue;
+    r.post(`${m.pathPrefix}${DOWNLOAD_BILL_PATH}`, raw, async (req, res) => {
+      const answer = await sandbox.bills.downloadV2(m.realm, sandbox.platform.keyOf(m.realm), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      res.type(answer.contentType).send(answer.body);
+    });
+  }
+
+  // The sandbox's own routes below (payer API, receiver, cashier, page) refuse a NUL in the URL, by
+  // the kit's own rule: PostgreSQL text cannot hold one, and a lookup with it failed as a 500. (The
+  // platform's protocol routes above check the caller's signature before any lookup.)
+  r.use((req, res, next) => {
+    const nul = refuseNulInUrl(req.originalUrl);
+    if (!nul) return next();
+    res.status(400).json({ status: 'fail', msg: nul.message });
+  });
+
+  // The payer side is called from pages on other origins (the mini-program's H5 build).
+  const cors = (req: Request, res: Response, next: () => void) => {
+    res.setHeader('access-control-allow-origin', '*');
+    res.setHeader('access-control-allow-headers', 'content-type');
+    res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
+    if (req.method === 'OPTIONS') return void res.status(204).end();
+    next();
+  };
+  const json = (req: Request): Record<string, unknown> => {
+    const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (buf.length === 0) return {};
+    let v: unknown;
+    try {
+      v = JSON.parse(buf.toString('utf8'));
+    } catch {
+      // refused below
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new SandboxError(400, 'the body must be a JSON object');
+    // The kit's rule for every JSON body (http/body.ts): PostgreSQL text cannot hold a NUL, and a
+    // lone surrogate is not text at all; such a field used to reach the database and answer 500.
+    if (hasBadText(v)) throw new SandboxError(400, 'the body holds a NUL character (U+0000) or a lone UTF-16 surrogate, which no field may contain');
+    return v as Record<string, unknown>;
+  };
+  const payer = (fn: (req: Request) => Promise<object>) => async (req: Request, res: Response) => {
+    try {
+      res.json(await fn(req));
+    } catch (e) {
+      if (e instanceof ZodError) return void res.status(400).json({ status: 'fail', msg: describeZodError(e) });
+      if (!(e instanceof SandboxError)) throw e;
+      res.status(e.httpStatus).json({ status: 'fail', msg: e.message });
+    }
+  };
+
+  r.options(['/pay', ...ALIPAY_PAYER_PATHS, '/alipay/revoke', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  // Alipay's payers: pay what the kit gave (a code, a mini-program trade, an app order string, a page URL), log in, the cashier page.
+  alipayPayerRoutes(r, alipay, { raw, cors, json, payer });
+  // A merchant withdraws its authorization of the kit's application: Alipay refuses its calls from then on.
+  r.post(
+    '/alipay/revoke',
+    cors,
+    raw,
+    payer(async (req) => {
+      if (!alipay) throw new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
+      const { appAuthToken } = json(req);
+      if (typeof appAuthToken !== 'string' || !appAuthToken) throw new SandboxError(400, 'appAuthToken is required');
+      alipay.revoke(appAuthToken);
+      return { status: 'success' };
+    }),
+  );
+  r.post(
+    '/pay',
+    cors,
+    raw,
+    payer(async (req) => ({ status: 'success', transactionId: (await sandbox.payer.pay(json(req))).transactionId })),
+  );
+  r.post(
+    '/login',
+    cors,
+    raw,
+    payer(async (req) => sandbox.payer.login(json(req).user)),
+  );
+  r.post(
+    '/renotify',
+    cors,
+    raw,
+    payer(async (req) => {
+      const { prepayId } = json(req);
+      if (typeof prepayId !== 'string') throw new SandboxError(400, 'prepayId (the channel prepay id) is required');
+      await sandbox.payer.renotify(prepayId);
+      return { status: 'success' };
+    }),
+  );
+  r.get(
+    '/sns/jscode2session',
+    cors,
+    payer(async (req) => sandbox.payer.jscode2session(req.query as Record<string, unknown>)),
+  );
+  r.get(
+    '/faults',
+    cors,
+    payer(async () => ({ status: 'success', faults: sandbox.faults.current })),
+  );
+  r.post(
+    '/faults',
+    cors,
+    raw,
+    payer(async (req) => ({ status: 'success', faults: sandbox.faults.set(json(req)) })),
+  );
+
+  // The development receiver: what a merchant endpoint answers, and what it got (newest first).
+  r.post('/receiver', raw, async (req, res) => {
+    await sandbox.receiver.receive(req.originalUrl, Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+    res.type('text/plain').send('OK');
+  });
+  r.get('/receiver', (_req, res) => {
+    res.setHeader('cache-control', 'no-store');
+    res.json({ status: 'success', received: sandbox.receiver.list() });
+  });
+
+  r.get('/cashier', async (req, res) => {
+    const pkg = typeof req.query.package === 'string' ? req.query.package : '';
+    const ret = safeReturnUrl(typeof req.query.return === 'string' ? req.query.return : undefined);
+    const order = await sandbox.payer.cashierOrder(pkg);
+    sendPage(res, cashierPage(req, order, ret), order ? 200 : 404);
+  });
+  r.get(
+    '/',
+    sandboxPage(() => sandbox.faults.current, opts.home),
+  );
+
+  // Known paths asked with another method: 405 with `Allow`.
+  const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
+  r.all(protocolPaths, methodNotAllowed(['POST']));
+  r.all(
+    ['/pay', ...ALIPAY_PAYER_PATHS, '/alipay/revoke', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
+    methodNotAllowed(['POST']),
+  );
+  r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
+  r.all(['/faults', '/receiver'], methodNotAllowed(['GET', 'POST']));
+  return r;
+}

@@ -1,0 +1,103 @@
+/** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
+import type { Config } from '@kit/server/config';
+import { alipayPlayedBySandbox } from '@kit/server/payments/providers/alipay/provider';
+import { devAlipayMaterial } from '@kit/server/payments/providers/alipay/dev-keys';
+import { SandboxAlipay } from './alipay/sandbox-alipay';
+import type { DbHandle } from '@kit/server/db/connect';
+import type { Jobs } from '@kit/server/jobs/jobs';
+import type { JobKind } from '@kit/server/jobs/job-worker';
+import { SandboxBills } from './sandbox-bills';
+import { SandboxFaults } from './sandbox-faults';
+import { SandboxNotifier } from './sandbox-notifier';
+import { SandboxPayer } from './sandbox-payer';
+import { SandboxPlatform } from './sandbox-platform';
+import { SandboxProfitSharing } from './sandbox-profit-sharing';
+import { SandboxReceiver } from './sandbox-receiver';
+import { SandboxStore } from './sandbox-store';
+import { SandboxMiniProgram } from './sandbox-mp';
+import { SandboxMpStore } from './sandbox-mp-store';
+import type { SandboxTables } from './sandbox-tables';
+import { createSandboxV3, type SandboxV3 } from './v3/sandbox-v3';
+import { sandboxV3Keys } from './v3/sandbox-v3-keys';
+import { v3NotificationSigner, v3Notices } from './v3/sandbox-v3-notices';
+
+export interface Sandbox {
+  platform: SandboxPlatform;
+  payer: SandboxPayer;
+  notifier: SandboxNotifier;
+  faults: SandboxFaults;
+  /** The development receiver of merchant callbacks (`/sandbox/receiver`). */
+  receiver: SandboxReceiver;
+  /** The channel's daily trade bills, built from what the sandbox recorded. */
+  bills: SandboxBills;
+  /** The sandbox's own queue (`sandbox.notify`), registered beside the kit's (`jobs/registry.ts`). */
+  jobs: JobKind[];
+  /** The platform's API v3 side (`/sandbox/v3/…`), beside protocol v2. */
+  v3: SandboxV3;
+  /** The mini-program's server API: `stable_token` and `getwxacodeunlimit`. */
+  miniProgram: SandboxMiniProgram;
+  /** Alipay's gateway (`/sandbox/alipay/gateway.do`), when it plays Alipay (no `ALIPAY_*` setting). */
+  alipay?: SandboxAlipay;
+}
+
+export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secretOf: (appId: string) => Promise<string | undefined | null>): Sandbox {
+  // The sandbox's own tables beside the service's (its notifications are jobs): `sandbox-tables.ts`.
+  const store = new SandboxStore(handle.db.withTables<SandboxTables>());
+  // Signature probes now and then, but never where tests count notifications.
+  const faults = new SandboxFaults({ v3SignProbes: config.NODE_ENV === 'test' ? 0 : 0.02 });
+  // The API v3 side's keys first: the notifier signs v3 notifications and the platform writes their
+  // bodies with them, both given at construction.
+  const v3Keys = sandboxV3Keys(config);
+  const notifier = new SandboxNotifier(jobs, { duplicates: config.SANDBOX_DUPLICATE_NOTIFY }, v3NotificationSigner(v3Keys, faults));
+  const sharing = new SandboxProfitSharing(store, config.SANDBOX_PROFIT_SHARING_DELAY);
+  const platform = new SandboxPlatform(store, notifier, faults, config, sharing, v3Notices(v3Keys));
+  const payer = new SandboxPayer(store, platform, notifier, faults, config);
+  const bills = new SandboxBills(store, faults, config);
+  return {
+    platform,
+    payer,
+    notifier,
+    faults,
+    receiver: new SandboxReceiver(secretOf),
+    bills,
+    v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
+    miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config),
+    alipay: alipayPlayedBySandbox(config) ? sandboxAlipay(config, faults) : undefined,
+    // Unacknowledged notifications are repeated on the platform's schedule, then given up.
+    jobs: [
+      {
+        handler: notifier,
+        retry: { schedule: config.SANDBOX_NOTIFY_SCHEDULE, firstWaitBeforeFirstRun: false, whenOver: 'give-up' },
+        pollMs: config.JOB_POLL_INTERVAL,
+        retentionMs: config.JOB_RETENTION,
+      },
+    ],
+  };
+}
+
+/**
+ * Alipay's stand-in with the development keys the kit's Alipay provider shares (`alipay/dev-keys.ts`);
+ * the faults `payNotifications` / `refundNotifications: "drop"` lose its notifications on the way.
+ */
+function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
+  const dev = devAlipayMaterial(config.DATA_DIR);
+  return new SandboxAlipay({
+    appId: dev.appId,
+    miniAppId: dev.miniAppId,
+    appPublicKey: dev.appPublicKey,
+    keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey },
+    billFaults: () => faults.current,
+    post: async (url, body) => {
+      // A refund's notification names the refund request (`out_biz_no`).
+      const refund = new URLSearchParams(body).has('out_biz_no');
+      if ((refund ? faults.current.refundNotifications : faults.current.payNotifications) === 'drop') return { status: 0, text: '' };
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=utf-8' },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      return { status: res.status, text: await res.text() };
+    },
+  });
+}

@@ -1,0 +1,33 @@
+/** The social payment platform's stand-in, for both of its protocols: API v3 (`social-v3`) and protocol v2 (`social-v2`). */
+import type { SocialSettings } from '@kit/server/payments/providers/social-v3/settings';
+import { defineStandIn } from './stand-in';
+
+/** The merchant of a call: this service provider's, acting for a sub-merchant. */
+export function socialMerchantProblem(config: SocialSettings, f: Record<string, string>): string | null {
+  return f.appid !== config.PAY_SP_APPID
+    ? 'appid is not this service provider'
+    : f.mch_id !== config.PAY_SP_MCH_ID
+      ? 'mch_id is not this service provider'
+      : !f.sub_mch_id
+        ? 'sub_mch_id missing'
+        : null;
+}
+
+export const socialV3StandIn = defineStandIn<SocialSettings>({
+  provider: 'social-v3',
+  pathPrefix: '',
+  // The stand-in's protocol-v2 endpoints are `social-v2`'s; API v3 needs no shared key.
+  key: () => '',
+  merchantProblem: socialMerchantProblem,
+  sharesProfits: true,
+  publishesBills: true,
+});
+
+export const socialV2StandIn = defineStandIn<SocialSettings & { PAY_SP_KEY?: string }>({
+  provider: 'social-v2',
+  pathPrefix: '',
+  key: (config) => config.PAY_SP_KEY ?? '',
+  merchantProblem: socialMerchantProblem,
+  sharesProfits: true,
+  publishesBills: true,
+});

@@ -1,0 +1,25 @@
+/**
+ * A provider's stand-in: how the sandbox plays that provider's platform (docs/sandbox.md). One per
+ * provider (`index.ts`), keyed by the provider's id in the service's registry
+ * (`@kit/server/payments/providers/registry`); the provider's folder holds none of it.
+ */
+export interface StandIn<C = never> {
+  /** The provider it plays (`ProviderModule.id`). */
+  provider: string;
+  /** Where under `/sandbox` the platform's protocol endpoints are. */
+  pathPrefix: string;
+  /** The gateway the provider calls, when it is not the prefix itself (Alipay's `/alipay/gateway.do`). */
+  gatewayPath?: string;
+  /** The protocol-v2 key its answers are signed with ('' when the protocol has none). */
+  key(config: C): string;
+  /** Why the merchant of a call is refused, or null. */
+  merchantProblem(config: C, f: Record<string, string>): string | null;
+  sharesProfits: boolean;
+  /** Whether it publishes daily bills (`…/pay/downloadbill`, and API v3's). */
+  publishesBills: boolean;
+  /** It serves its platform's protocol with its own routes under its prefix (`sandbox/src/<realm>/`), not protocol v2's. */
+  ownRoutes?: true;
+}
+
+/** Keeps a stand-in's settings type. */
+export const defineStandIn = <C>(s: StandIn<C>): StandIn<C> => s;

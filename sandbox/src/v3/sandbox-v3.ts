@@ -1,0 +1,38 @@
+/** The sandbox's API v3 platform (docs/sandbox.md), built beside the v2 one on the same store, faults and notifier. */
+import type { Config } from '@kit/server/config';
+import type { SandboxBills } from '../sandbox-bills';
+import type { SandboxFaults } from '../sandbox-faults';
+import type { SandboxPlatform } from '../sandbox-platform';
+import type { SandboxStore } from '../sandbox-store';
+import { SandboxV3Bills } from './sandbox-v3-bills';
+import type { SandboxV3Keys } from './sandbox-v3-keys';
+import { SandboxV3Payments } from './sandbox-v3-payments';
+import { SandboxV3ProfitSharing } from './sandbox-v3-profit-sharing';
+
+export interface SandboxV3 {
+  keys: SandboxV3Keys;
+  faults: SandboxFaults;
+  payments: SandboxV3Payments;
+  sharing: SandboxV3ProfitSharing;
+  bills: SandboxV3Bills;
+}
+
+/**
+ * The routes' side of API v3. Its keys are made first (`sandbox.ts`): the notifier signs v3
+ * notifications and the platform writes their bodies with them (`v3NotificationSigner`,
+ * `v3Notices`), each given them at construction.
+ */
+export function createSandboxV3(
+  config: Config,
+  parts: { keys: SandboxV3Keys; store: SandboxStore; platform: SandboxPlatform; faults: SandboxFaults; bills: SandboxBills },
+): SandboxV3 {
+  const { keys } = parts;
+  const payments = new SandboxV3Payments(parts.platform, parts.store, config);
+  return {
+    keys,
+    faults: parts.faults,
+    payments,
+    sharing: new SandboxV3ProfitSharing(payments, parts.store, keys),
+    bills: new SandboxV3Bills(parts.bills, parts.faults),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * What a development plug-in may add to the service (design 6.2, docs/architecture.md). The payment
+ * sandbox (`@kit/sandbox`, top-level `sandbox/`) is the one there is: `load.ts` loads it when
+ * SANDBOX_ENABLED, and only then. Production code asks these hooks and never names the sandbox:
+ * without a plug-in every hook is absent and the service is the production one.
+ */
+import type { Router } from 'express';
+import type { Lang } from '@kit/shared';
+import type { Config } from '../config';
+import type { DbHandle } from '../db/connect';
+import type { MigrationSet } from '../db/migrations';
+import type { JobKind } from '../jobs/job-worker';
+import type { Jobs } from '../jobs/jobs';
+import type { RouteDoc } from '../openapi/describe';
+import type { ProviderModule } from '../payments/providers/provider';
+
+export interface DevPlugin {
+  /** Its name in logs. */
+  name: string;
+  /** Its own migration sets, applied after the service's and recorded in their own tables. */
+  migrations: MigrationSet[];
+  /** Its routes' descriptions in the API reference, under a tag of their own. */
+  openApi: { tag: { name: string; description: string; /** The description in the reference's Chinese. */ zh: string }; routes: readonly RouteDoc[] };
+  /**
+   * Where a provider's platform is when its gateway setting is unset: the plug-in's stand-in of that
+   * platform, under this service's own URL (`self-url.ts`); undefined when it plays none.
+   */
+  gatewayOf(provider: ProviderModule, selfUrl: string): string | undefined;
+  /** The mini-program platform's server API (`stable_token`, `getwxacodeunlimit`) when MP_API_URL is unset. */
+  mpApiUrl(selfUrl: string): string;
+  /** The payer login's `jscode2session` when MP_LOGIN_URL is unset: the mini-program's hand-off in development. */
+  payerLoginUrl(selfUrl: string): string;
+  /** Builds its parts once the service's exist (`services.ts`). */
+  compose(deps: DevPluginDeps): DevParts;
+}
+
+/** What the service gives a plug-in it composes. */
+export interface DevPluginDeps {
+  config: Config;
+  handle: DbHandle;
+  jobs: Jobs;
+  /** An app's signing secret (a development receiver checks callbacks as a merchant would). */
+  secretOf(appId: string): Promise<string | undefined | null>;
+}
+
+/** A merchant callback a development receiver got (the console's "Received" list). */
+export interface DevReceivedCallback {
+  at: string;
+  url: string;
+  body: string;
+  signature: string;
+  prepayId?: string;
+  status?: string;
+}
+
+/** A card on the service's front page (`GET /`), in the page's languages. */
+export interface HomeLink {
+  id: string;
+  /** Under the service's base path, e.g. `/sandbox/`. */
+  path: string;
+  title: Record<Lang, string>;
+  text: Record<Lang, string>;
+}
+
+export interface DevParts {
+  /** Where its routes hang under the base path (`/sandbox`). */
+  mountPath: string;
+  /** Its routes; `home` is the service's front page. */
+  routes(opts: { home: string }): Router;
+  /** Its queues, registered beside the kit's (`jobs/registry.ts`). */
+  jobs: JobKind[];
+  homeLinks: HomeLink[];
+  /** A development receiver of merchant callbacks (at `path` under the base path) whose latest the console shows. */
+  receiver?: { path: string; list(merchantIds?: readonly string[]): DevReceivedCallback[] };
+  /** How a person pays in it, for `kit demo create`'s next steps (`url`: the service's). */
+  demoPaySteps?(url: string): string[];
+  /** The plug-in's own object, for its own tests (`sandboxOf` in `@kit/sandbox`); the service never reads it. */
+  readonly own: unknown;
+}
+
+/** A plug-in composed into the service. */
+export interface ComposedDevPlugin {
+  plugin: DevPlugin;
+  parts: DevParts;
+}
