@@ -190,7 +190,11 @@ export class SandboxAlipay {
     try {
       this.checkRequest(params);
       const biz = this.bizContent(params);
-      return this.answer(nodeName, { code: '10000', msg: 'Success', ...this.perform(method as Exclude<Method, 'alipay.system.oauth.token'>, params, biz, base) });
+      return this.answer(nodeName, {
+        code: '10000',
+        msg: 'Success',
+        ...this.perform(method as Exclude<Method, 'alipay.system.oauth.token'>, params, biz, base),
+      });
     } catch (e) {
       if (!(e instanceof Fail)) throw e;
       return this.answer(nodeName, { code: e.code, msg: e.msg, sub_code: e.subCode, sub_msg: e.message });
