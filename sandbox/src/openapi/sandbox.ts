@@ -47,6 +47,22 @@ export const sandboxRoutes: RouteDoc[] = [
   }),
   sandbox({
     method: 'post',
+    path: '/sandbox/alipay/gateway.do',
+    summary:
+      "Alipay's open platform gateway (form parameters signed RSA2 by the kit's development key; answers signed by the sandbox's Alipay key), when no `ALIPAY_*` setting is set",
+    body: text('application/x-www-form-urlencoded', 'The signed call: common parameters and `biz_content`'),
+    answer: text('application/json', '`{"<method>_response": {…}, "sign": "…"}`, slashes written `\\/` as Alipay writes them'),
+  }),
+  sandbox({
+    method: 'get',
+    path: '/sandbox/alipay/gateway.do',
+    summary:
+      'Alipay: the cashier page a signed `alipay.trade.wap.pay` URL opens (the signature checked, a Pay button, back to `return_url`), in both languages',
+    query: z.object({ sign: z.string() }).passthrough(),
+    answer: html('The cashier page; a refusal page when the URL is not signed by the kit'),
+  }),
+  sandbox({
+    method: 'post',
     path: '/sandbox/alipay/pay',
     summary:
       'Pay as an Alipay payer would what the kit gave, one of: a code (`qrCode`, alipayNative), a mini-program trade (`tradeNo`, alipayMini), an app order string (`orderStr`, alipayApp), a payment page URL (`wapUrl`, alipayWap); the signed notification is sent to `/pay-notify/alipay` before the answer',
