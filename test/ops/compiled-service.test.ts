@@ -53,10 +53,13 @@ describe('the compiled service', () => {
     build(dir);
     expect(built(dir)).toContain('mark-7f3a');
 
-    const logic = path.join(dir, 'server/src/payments/settlement.ts');
-    fs.writeFileSync(logic, fs.readFileSync(logic, 'utf8').replace('a second payment arrived', 'a 2nd payment arrived'));
+    const logic = path.join(dir, 'server/src/payments/duplicate-payments.ts');
+    fs.writeFileSync(
+      logic,
+      fs.readFileSync(logic, 'utf8').replace('second payment of an order that was already paid', '2nd payment of an order that was already paid'),
+    );
     build(dir);
-    expect(built(dir)).toContain('a 2nd payment arrived');
+    expect(built(dir)).toContain('2nd payment of an order that was already paid');
     // A settings file the build reads without importing it: a tsconfig appearing beside the sources.
     const before = fs.statSync(bundle).mtimeMs;
     fs.writeFileSync(path.join(dir, 'tsconfig.json'), '{}\n');
