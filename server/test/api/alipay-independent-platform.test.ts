@@ -130,3 +130,64 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
     expect(refused.body.msg).toContain('无效的应用授权令牌');
   });
 });
+
+describeEachBackend('Alipay certificate mode against an independent platform', (backend) => {
+  let platform: AlipayPlatform;
+  let kit: TestKit;
+  let f: PayFixture;
+
+  beforeAll(async () => {
+    platform = await startAlipayPlatform({ certificateMode: true });
+    const certs = platform.certificates!;
+    kit = await startTestKit(backend, {
+      SANDBOX_ENABLED: 'false',
+      ALIPAY_APP_ID: platform.appId,
+      ALIPAY_PRIVATE_KEY: platform.appPrivateKeyPem,
+      ALIPAY_APP_CERT: certs.appCert,
+      ALIPAY_PUBLIC_CERT: certs.alipayCert,
+      ALIPAY_ROOT_CERT: certs.rootCert,
+      ALIPAY_GATEWAY_URL: platform.gatewayUrl,
+      PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s',
+    });
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    platform.authorize(TOKEN);
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: TOKEN });
+    f = { ...app, ...m };
+  });
+  afterAll(async () => {
+    await kit?.close();
+    await platform?.close();
+  });
+
+  test('requests carry the SNs alipay-sdk computes; answers signed by the certificate alipay_cert_sn names are used; paid and refunded', async () => {
+    const prepayId = await newOrder(f, '8.88');
+    const answer = await f.client.alipayNative(prepayId);
+    expect(answer).toMatchObject({ status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\/qr\.alipay\.com\//) } });
+    const paid = await platform.pay(answer.args.qr_code as string);
+    expect(paid.notification).toEqual({ status: 200, text: 'success' });
+    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+    expect(platform.refused).toEqual([]);
+    expect(platform.calls.map((c) => c.method)).toEqual(
+      expect.arrayContaining(['alipay.trade.precreate', 'alipay.trade.refund', 'alipay.trade.fastpay.refund.query']),
+    );
+    for (const c of platform.calls)
+      expect(c.params).toMatchObject({ app_cert_sn: platform.sns!.appCertSn, alipay_root_cert_sn: platform.sns!.alipayRootCertSn });
+  });
+
+  test('an answer signed by another key under the right alipay_cert_sn is never used', async () => {
+    const prepayId = await newOrder(f, '1.50');
+    platform.forgeAnswers(true);
+    let forged;
+    try {
+      forged = await f.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId } });
+    } finally {
+      platform.forgeAnswers(false);
+    }
+    expect(forged.body).toMatchObject({ status: 'fail', error: 'channel_unavailable' });
+    expect(forged.body.msg).toMatch(/signature does not verify/);
+  });
+});

@@ -11,11 +11,18 @@
  *   within minutes of now), `biz_content` (JSON) and the merchant's `app_auth_token` are checked;
  * - answers are `{"<method>_response":{…},"sign":"…"}`, signed over the node's exact text, with
  *   `/` escaped as `\/` as Alipay writes it;
+ * - in certificate mode, every request carries `app_cert_sn` (the application certificate's) and
+ *   `alipay_root_cert_sn` (the root's), and answers name the signing certificate in
+ *   `alipay_cert_sn`; the SNs are the SDK's own computation;
  * - trade notifications are form POSTs to the request's `notify_url`, signed over the sorted
  *   fields without `sign` and `sign_type`, and taken when answered with the body `success`.
  */
+import { execFileSync } from 'node:child_process';
 import { createSign, generateKeyPairSync, randomInt, type KeyObject } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { AlipaySdk } from 'alipay-sdk';
 
@@ -57,12 +64,75 @@ const signingString = (fields: Record<string, string>, exclude: readonly string[
 
 const rsa2 = (content: string, key: KeyObject): string => createSign('RSA-SHA256').update(content, 'utf8').sign(key, 'base64');
 
-export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: number } = {}) {
+export interface AlipayCertificates {
+  /** The application's public key certificate (`appCertPublicKey_<appid>.crt`). */
+  appCert: string;
+  /** Alipay's public key certificate (`alipayCertPublicKey_RSA2.crt`). */
+  alipayCert: string;
+  /** Alipay's root certificate (`alipayRootCert.crt`). */
+  rootCert: string;
+}
+
+/** The certificates Alipay's open platform issues, made with the openssl CLI: a root, and the two keys' certificates under it. */
+function issueCertificates(app: KeyObject, alipay: KeyObject): AlipayCertificates {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'alipay-platform-'));
+  try {
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(path.join(dir, 'app.key'), pkcs8(app));
+    writeFileSync(path.join(dir, 'alipay.key'), pkcs8(alipay));
+    const root = '/C=CN/O=Ant Financial/OU=Certification Authority/CN=Ant Financial Certification Authority R1';
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'root.key', '-out', 'root.crt', '-days', '3650', '-sha256', '-subj', root);
+    const issue = (name: string, subject: string, serial: string) => {
+      openssl('req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'root.crt',
+        '-CAkey',
+        'root.key',
+        '-set_serial',
+        serial,
+        '-days',
+        '365',
+        '-sha256',
+        '-out',
+        `${name}.crt`,
+      );
+      return readFileSync(path.join(dir, `${name}.crt`), 'utf8');
+    };
+    return {
+      appCert: issue('app', '/C=CN/O=Corner Shop Ltd/OU=Alipay/CN=2021004100000001', `0x${randomInt(1e9).toString(16)}01`),
+      alipayCert: issue('alipay', '/C=CN/O=Ant Financial/OU=Alipay/CN=Alipay RSA2', `0x${randomInt(1e9).toString(16)}02`),
+      rootCert: readFileSync(path.join(dir, 'root.crt'), 'utf8'),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: number; certificateMode?: boolean } = {}) {
   const appId = opts.appId ?? '2021004100000001';
   // The application's keys (made by the merchant's developer; the platform is given only the public key) and Alipay's.
   const app = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const alipay = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const impostor = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const certificates = opts.certificateMode ? issueCertificates(app.privateKey, alipay.privateKey) : undefined;
+  // The SNs as the official SDK computes them from the certificates.
+  const sns = certificates
+    ? (({ appCertSn, alipayCertSn, alipayRootCertSn }) => ({ appCertSn: appCertSn!, alipayCertSn: alipayCertSn!, alipayRootCertSn: alipayRootCertSn! }))(
+        new AlipaySdk({
+          appId,
+          privateKey: pkcs8(app.privateKey),
+          keyType: 'PKCS8',
+          appCertContent: certificates.appCert,
+          alipayPublicCertContent: certificates.alipayCert,
+          alipayRootCertContent: certificates.rootCert,
+        }).config,
+      )
+    : undefined;
 
   // The SDK as the platform sees the application: its `rsaCheck` verifies requests with the application's public key.
   const requestChecker = new AlipaySdk({ appId, privateKey: pkcs8(alipay.privateKey), keyType: 'PKCS8', alipayPublicKey: spki(app.publicKey) });
@@ -81,6 +151,7 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
     const key = `${method.replace(/\./g, '_')}_response`;
     const nodeText = JSON.stringify(node).replace(/\//g, '\\/');
     let raw = `{"${key}":${nodeText}`;
+    if (signed && sns) raw += `,"alipay_cert_sn":"${sns.alipayCertSn}"`;
     if (signed) {
       const sign = rsa2(nodeText, forgeAnswers ? impostor : alipay.privateKey);
       raw += `,"sign":"${sign}"`;
@@ -110,6 +181,10 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
     // Verified by the SDK's own code, over the string Alipay's rules define.
     if (!params.sign || !requestChecker.rsaCheck(signingString(params, ['sign']), params.sign, 'RSA2'))
       return refuse('sign', fail('40002', 'Invalid Arguments', 'isv.invalid-signature', '验签出错'), false);
+    if (sns && params.app_cert_sn !== sns.appCertSn)
+      return refuse('app_cert_sn', fail('40002', 'Invalid Arguments', 'isv.app-cert-sn-mismatch', '应用公钥证书序列号不匹配'), false);
+    if (sns && params.alipay_root_cert_sn !== sns.alipayRootCertSn)
+      return refuse('alipay_root_cert_sn', fail('40002', 'Invalid Arguments', 'isv.alipay-root-cert-sn-mismatch', '支付宝根证书序列号不匹配'), false);
     if (params.charset !== 'utf-8') return refuse('charset', fail('40002', 'Invalid Arguments', 'isv.invalid-charset', '字符集错误'));
     if (params.version !== '1.0') return refuse('version', fail('40002', 'Invalid Arguments', 'isv.invalid-version', '版本号错误'));
     if (params.format !== undefined && params.format !== 'JSON')
@@ -261,6 +336,10 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
     appPrivateKeyPem: pkcs8(app.privateKey),
     /** Alipay's public key, for the kit's ALIPAY_PUBLIC_KEY. */
     alipayPublicKeyPem: spki(alipay.publicKey),
+    /** Certificate mode: the three certificates, for ALIPAY_APP_CERT, ALIPAY_PUBLIC_CERT and ALIPAY_ROOT_CERT. */
+    certificates,
+    /** Certificate mode: the SNs as alipay-sdk computes them. */
+    sns,
     calls,
     refused,
     /** A merchant authorizes the application (third-party app authorization). */
