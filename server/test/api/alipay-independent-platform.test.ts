@@ -5,12 +5,21 @@
  * node:http and the official alipay-sdk only). The sandbox's Alipay imports the kit's own signing
  * code, so it cannot tell whether the kit signs and verifies as Alipay does; this platform can.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describeEachBackend } from '../support/backends';
 import { startAlipayPlatform, type AlipayPlatform } from '../support/alipay-platform';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
 import { newOrder, startReceiver, waitFor, type PayFixture } from '../support/payments';
 
 const TOKEN = '202611BBf4e3a1d2c5b04a9e8c7d6f5e4d3c2X01';
+
+test('the platform shares no code with the kit: it imports node built-ins and alipay-sdk only', () => {
+  const source = readFileSync(path.join(__dirname, '../support/alipay-platform.ts'), 'utf8');
+  const imports = [...source.matchAll(/(?:import|from|require\()\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
+  expect(imports.length).toBeGreaterThan(0);
+  expect(imports.filter((i) => !i.startsWith('node:') && i !== 'alipay-sdk')).toEqual([]);
+});
 
 describeEachBackend('Alipay against an independent platform (alipay-sdk as referee)', (backend) => {
   let platform: AlipayPlatform;
