@@ -1,0 +1,202 @@
+/**
+ * The kit configured as in production (ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY, ALIPAY_PUBLIC_KEY,
+ * ALIPAY_GATEWAY_URL; no sandbox) pays and refunds against an Alipay gateway that follows Alipay's
+ * published rules and shares no code with the kit (`support/alipay-platform.ts`: node:crypto,
+ * node:http and the official alipay-sdk only). The sandbox's Alipay imports the kit's own signing
+ * code, so it cannot tell whether the kit signs and verifies as Alipay does; this platform can.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describeEachBackend } from '../support/backends';
+import { startAlipayPlatform, type AlipayPlatform } from '../support/alipay-platform';
+import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+import { newOrder, startReceiver, waitFor, type PayFixture } from '../support/payments';
+
+const TOKEN = '202611BBf4e3a1d2c5b04a9e8c7d6f5e4d3c2X01';
+
+test('the platform shares no code with the kit: it imports node built-ins and alipay-sdk only', () => {
+  const source = readFileSync(path.join(__dirname, '../support/alipay-platform.ts'), 'utf8');
+  const imports = [...source.matchAll(/(?:import|from|require\()\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
+  expect(imports.length).toBeGreaterThan(0);
+  expect(imports.filter((i) => !i.startsWith('node:') && i !== 'alipay-sdk')).toEqual([]);
+});
+
+describeEachBackend('Alipay against an independent platform (alipay-sdk as referee)', (backend) => {
+  let platform: AlipayPlatform;
+  let kit: TestKit;
+  let f: PayFixture;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    platform = await startAlipayPlatform();
+    kit = await startTestKit(backend, {
+      SANDBOX_ENABLED: 'false',
+      ALIPAY_APP_ID: platform.appId,
+      ALIPAY_PRIVATE_KEY: platform.appPrivateKeyPem,
+      ALIPAY_PUBLIC_KEY: platform.alipayPublicKeyPem,
+      ALIPAY_GATEWAY_URL: platform.gatewayUrl,
+      PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s',
+    });
+    receiver = await startReceiver();
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    platform.authorize(TOKEN);
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: TOKEN, notifyCallbackUrl: `${receiver.url}/cb` });
+    f = { ...app, ...m };
+  });
+  afterAll(async () => {
+    await kit?.close();
+    await receiver?.close();
+    await platform?.close();
+  });
+
+  const callbacksOf = (prepayId: string) => kit.runtime.services.callbacks.history(prepayId);
+  const callsOf = (method: string, outTradeNo: string) => platform.calls.filter((c) => c.method === method && c.biz.out_trade_no === outTradeNo);
+
+  test('alipayNative precreates a code; paid, the notification finishes the order; the 4.6 refund goes through refund and its query', async () => {
+    const refusedBefore = platform.refused.length;
+    const prepayId = await newOrder(f, '12.34');
+    const answer = await f.client.alipayNative(prepayId);
+    expect(answer).toMatchObject({ version: 1, status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\/qr\.alipay\.com\/bax0\d+$/) } });
+    const outTradeNo = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no;
+
+    // What Alipay received: one precreate, signed and stamped as its rules say (the platform refuses anything else).
+    const [precreate] = callsOf('alipay.trade.precreate', outTradeNo);
+    expect(precreate.params).toMatchObject({
+      app_id: platform.appId,
+      app_auth_token: TOKEN,
+      charset: 'utf-8',
+      version: '1.0',
+      sign_type: 'RSA2',
+      notify_url: `${kit.url}/pay-notify/alipay`,
+    });
+    expect(precreate.biz).toMatchObject({ out_trade_no: outTradeNo, total_amount: '12.34', subject: expect.any(String) });
+    expect(precreate.biz.timeout_express).toMatch(/^\d+m$/);
+
+    // The payer scans and pays: Alipay's notification is taken with `success`.
+    const paid = await platform.pay(answer.args.qr_code as string);
+    expect(paid.notification).toEqual({ status: 200, text: 'success' });
+    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({
+      channel: 'Alipay',
+      state: 'paid',
+      transaction_id: paid.tradeNo,
+      paid_via: 'notification',
+    });
+    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 10_000, 'finish callback');
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
+    const delivered = () =>
+      receiver.received.filter((r) => r.url.startsWith('/cb?') && r.body.includes(`"prepayId":"${prepayId}"`)).map((r) => JSON.parse(r.body).status);
+    expect(delivered()).toEqual(['finish']);
+
+    // 4.6: the refund goes to Alipay with out_request_no; its query confirms it; then `refunded`.
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+    const refunds = callsOf('alipay.trade.refund', outTradeNo);
+    expect(refunds.length).toBeGreaterThanOrEqual(1);
+    const outRequestNo = refunds[0].biz.out_request_no as string;
+    expect(outRequestNo).toMatch(/^[A-Za-z0-9_]{1,64}$/);
+    // Retries, if any, keep the same out_request_no.
+    expect(refunds.every((c) => c.biz.out_request_no === outRequestNo && c.biz.refund_amount === '12.34')).toBe(true);
+    expect(callsOf('alipay.trade.fastpay.refund.query', outTradeNo).some((c) => c.biz.out_request_no === outRequestNo)).toBe(true);
+    expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_cents: 1234 });
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
+    await waitFor(() => delivered().length === 2, 10_000, 'refunded delivered');
+    expect(delivered()).toEqual(['finish', 'refunded']);
+    // No request of the kit's was refused along the way (signature, app id, timestamp, charset, version…).
+    expect(platform.refused.slice(refusedBefore)).toEqual([]);
+  });
+
+  test('an answer whose sign fails is never used: the platform counts as unreachable, and the same order succeeds once answers verify', async () => {
+    const prepayId = await newOrder(f, '5.00');
+    platform.forgeAnswers(true);
+    let forged;
+    try {
+      forged = await f.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId } });
+    } finally {
+      platform.forgeAnswers(false);
+    }
+    expect(forged.body).toMatchObject({ status: 'fail', error: 'channel_unavailable' });
+    expect(forged.body.msg).toMatch(/signature does not verify/);
+    expect(JSON.stringify(forged.body)).not.toContain('qr.alipay.com');
+    const outTradeNo = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0]?.out_trade_no;
+    // Alipay did receive the precreate: the kit refused its answer, not the other way round.
+    expect(platform.calls.some((c) => c.method === 'alipay.trade.precreate' && (outTradeNo === undefined || c.biz.out_trade_no === outTradeNo))).toBe(true);
+    const again = await f.client.alipayNative(prepayId);
+    expect(again).toMatchObject({ status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\/qr\.alipay\.com\//) } });
+  });
+
+  test("a merchant whose authorization Alipay does not know: the signed refusal's sub_code and sub_msg are in msg", async () => {
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: '202611BBunknownAuthorization000000000X02' });
+    const order = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '2.00' });
+    const refused = await app.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId: order.prepayId } });
+    expect(refused.body).toMatchObject({ version: 1, status: 'fail', error: 'channel_error' });
+    expect(refused.body.msg).toContain('aop.invalid-app-auth-token');
+    expect(refused.body.msg).toContain('无效的应用授权令牌');
+  });
+});
+
+describeEachBackend('Alipay certificate mode against an independent platform', (backend) => {
+  let platform: AlipayPlatform;
+  let kit: TestKit;
+  let f: PayFixture;
+
+  beforeAll(async () => {
+    platform = await startAlipayPlatform({ certificateMode: true });
+    const certs = platform.certificates!;
+    kit = await startTestKit(backend, {
+      SANDBOX_ENABLED: 'false',
+      ALIPAY_APP_ID: platform.appId,
+      ALIPAY_PRIVATE_KEY: platform.appPrivateKeyPem,
+      ALIPAY_APP_CERT: certs.appCert,
+      ALIPAY_PUBLIC_CERT: certs.alipayCert,
+      ALIPAY_ROOT_CERT: certs.rootCert,
+      ALIPAY_GATEWAY_URL: platform.gatewayUrl,
+      PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s',
+    });
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    platform.authorize(TOKEN);
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: TOKEN });
+    f = { ...app, ...m };
+  });
+  afterAll(async () => {
+    await kit?.close();
+    await platform?.close();
+  });
+
+  test('requests carry the SNs alipay-sdk computes; answers signed by the certificate alipay_cert_sn names are used; paid and refunded', async () => {
+    const prepayId = await newOrder(f, '8.88');
+    const answer = await f.client.alipayNative(prepayId);
+    expect(answer).toMatchObject({ status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\/qr\.alipay\.com\//) } });
+    const paid = await platform.pay(answer.args.qr_code as string);
+    expect(paid.notification).toEqual({ status: 200, text: 'success' });
+    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+    expect(platform.refused).toEqual([]);
+    expect(platform.calls.map((c) => c.method)).toEqual(
+      expect.arrayContaining(['alipay.trade.precreate', 'alipay.trade.refund', 'alipay.trade.fastpay.refund.query']),
+    );
+    for (const c of platform.calls)
+      expect(c.params).toMatchObject({ app_cert_sn: platform.sns!.appCertSn, alipay_root_cert_sn: platform.sns!.alipayRootCertSn });
+  });
+
+  test('an answer signed by another key under the right alipay_cert_sn is never used', async () => {
+    const prepayId = await newOrder(f, '1.50');
+    platform.forgeAnswers(true);
+    let forged;
+    try {
+      forged = await f.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId } });
+    } finally {
+      platform.forgeAnswers(false);
+    }
+    expect(forged.body).toMatchObject({ status: 'fail', error: 'channel_unavailable' });
+    expect(forged.body.msg).toMatch(/signature does not verify/);
+  });
+});
