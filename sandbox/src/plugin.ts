@@ -15,6 +15,9 @@ import { standInOf } from './stand-ins';
 /** Where the sandbox's routes hang under the service's base path. */
 export const SANDBOX_PATH = '/sandbox';
 
+/** The demo shop's authorization of the kit's application at the Alipay stand-in (`kit demo create`). */
+export const DEMO_ALIPAY_APP_AUTH_TOKEN = 'sandboxDemoAppAuthToken0001';
+
 export const sandboxPlugin: DevPlugin = {
   name: 'sandbox',
   migrations: [SANDBOX_MIGRATIONS],
@@ -50,7 +53,15 @@ export const sandboxPlugin: DevPlugin = {
       demoPaySteps: (url) => [
         `  3. Pay it in the sandbox: open the code's mini-program link on a phone or in a browser and pay at the sandbox cashier,`,
         `     or: curl -X POST ${url}${SANDBOX_PATH}/pay -H 'content-type: application/json' -d '{"codeUrl":"<the scan-code QR content>"}'`,
+        ...(sandbox.alipay
+          ? [
+              `     With Alipay: open the code's link in a browser whose user agent says AlipayClient and pay at the sandbox's Alipay cashier,`,
+              `     or, for an Alipay code from alipayNative: curl -X POST ${url}${SANDBOX_PATH}/alipay/pay -H 'content-type: application/json' -d '{"qrCode":"<its qr_code>"}'`,
+            ]
+          : []),
       ],
+      // The demo shop's Alipay authorization: the stand-in takes any token until it is withdrawn (`/sandbox/alipay/revoke`).
+      demoPaymentParams: sandbox.alipay ? [{ paymentChannel: 'Alipay', params: { appAuthToken: DEMO_ALIPAY_APP_AUTH_TOKEN } }] : [],
       own: sandbox,
     };
   },

@@ -76,8 +76,8 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
 }
 
 /**
- * Alipay's stand-in with the development keys the kit's Alipay provider shares (`alipay/dev-keys.ts`);
- * the faults `payNotifications` / `refundNotifications: "drop"` lose its notifications on the way.
+ * Alipay's stand-in with the development keys the kit's Alipay provider shares (`alipay/dev-keys.ts`),
+ * under the sandbox's faults (those with an Alipay meaning), duplicates and repeat schedule.
  */
 function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
   const dev = devAlipayMaterial(config.DATA_DIR);
@@ -87,17 +87,8 @@ function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
     appPublicKey: dev.appPublicKey,
     keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey },
     billFaults: () => faults.current,
-    post: async (url, body) => {
-      // A refund's notification names the refund request (`out_biz_no`).
-      const refund = new URLSearchParams(body).has('out_biz_no');
-      if ((refund ? faults.current.refundNotifications : faults.current.payNotifications) === 'drop') return { status: 0, text: '' };
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=utf-8' },
-        body,
-        signal: AbortSignal.timeout(10_000),
-      });
-      return { status: res.status, text: await res.text() };
-    },
+    faults: () => faults.current,
+    duplicates: config.SANDBOX_DUPLICATE_NOTIFY,
+    retrySchedule: config.SANDBOX_NOTIFY_SCHEDULE,
   });
 }

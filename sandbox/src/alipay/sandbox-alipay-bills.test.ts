@@ -19,7 +19,7 @@ const app = generateKeyPairSync('rsa', { modulusLength: 2048 });
 let clock = Date.UTC(2026, 10, 26, 2, 0, 0);
 const sandbox = new SandboxAlipay({ appId: APP_ID, appPublicKey: app.publicKey, now: () => clock, post: async () => ({ status: 200, text: 'success' }) });
 const BASE = 'http://sandbox.test/sandbox/alipay';
-const transport: AlipayTransport = async (url, init) => ({ status: 200, text: sandbox.gatewayRequest(new URL(url).search, init.body, BASE) });
+const transport: AlipayTransport = async (url, init) => ({ status: 200, text: sandbox.gatewayRequest(new URL(url).search, init.body, BASE) ?? '' });
 const client = new AlipayClient(
   { appId: APP_ID, privateKey: app.privateKey, trust: { mode: 'public-key', alipayPublicKey: sandbox.publicKey }, gatewayUrl: `${BASE}/gateway.do` },
   { now: () => clock, transport },

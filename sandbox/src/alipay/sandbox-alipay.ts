@@ -33,7 +33,24 @@ export interface SandboxAlipayOptions {
   post?: (url: string, body: string) => Promise<{ status: number; text: string }>;
   /** The sandbox's bill faults of now (none by default). */
   billFaults?: () => AlipayBillFaults;
+  /** The sandbox's other faults of now (docs/sandbox.md), those with an Alipay meaning; none by default. */
+  faults?: () => AlipayFaults;
+  /** Extra copies of each acknowledged notification (`SANDBOX_DUPLICATE_NOTIFY`); none by default. */
+  duplicates?: number;
+  /** Waits (ms) between repeats of a notification not answered `success` (`SANDBOX_NOTIFY_SCHEDULE`); none by default. */
+  retrySchedule?: readonly number[];
 }
+
+/** The faults of `POST /sandbox/faults` the Alipay stand-in obeys besides the bill faults. */
+export interface AlipayFaults {
+  /** `drop`: a payment's notification is never sent. */
+  payNotifications: 'deliver' | 'drop';
+  /** `drop`: a refund's notification is never sent. */
+  refundNotifications: 'deliver' | 'drop';
+  /** `hold`: `alipay.trade.refund` is never answered and not recorded (lost before Alipay). */
+  refunds: 'answer' | 'hold';
+}
+const NO_FAULTS: AlipayFaults = { payNotifications: 'deliver', refundNotifications: 'deliver', refunds: 'answer' };
 
 type TradeStatus = 'WAIT_BUYER_PAY' | 'TRADE_SUCCESS' | 'TRADE_CLOSED';
 
@@ -65,6 +82,8 @@ export interface SandboxAlipayNotice {
   form: Params;
   /** Whether the receiver answered `success`. */
   acknowledged: boolean;
+  /** Which sending of the notification this was: 1 the first, more for a repeat or a duplicate. */
+  attempt: number;
 }
 
 class Fail extends Error {
@@ -123,6 +142,7 @@ export class SandboxAlipay {
   readonly publicKey: KeyObject;
   private readonly privateKey: KeyObject;
   private readonly now: () => number;
+  private readonly faults: () => AlipayFaults;
   private readonly post: (url: string, body: string) => Promise<{ status: number; text: string }>;
   private readonly trades = new Map<string, Trade>();
   private readonly codes = new Map<string, Code>();
@@ -142,6 +162,7 @@ export class SandboxAlipay {
     this.privateKey = keys.privateKey;
     this.publicKey = keys.publicKey;
     this.now = opts.now ?? Date.now;
+    this.faults = opts.faults ?? (() => NO_FAULTS);
     this.bills = new SandboxAlipayBills(() => this.now(), opts.billFaults);
     this.post =
       opts.post ??
@@ -164,15 +185,18 @@ export class SandboxAlipay {
   /**
    * One `POST gateway.do`: the URL's query and the form body, as Alipay reads them; answers the JSON
    * text (HTTP 200). `base`: the stand-in's own URL (`…/sandbox/alipay`), where bill links point.
+   * Null: the faults say the call is lost (`refunds: "hold"`); it must never be answered.
    */
-  gatewayRequest(query: string, body: string, base = ''): string {
+  gatewayRequest(query: string, body: string, base = ''): string | null {
     const params: Params = {};
     for (const source of [query, body]) for (const [k, v] of new URLSearchParams(source)) params[k] = v;
     return this.handle(params, base);
   }
 
-  handle(params: Params, base = ''): string {
+  handle(params: Params, base = ''): string | null {
     const method = params.method ?? '';
+    // Lost before reaching Alipay: not recorded, never answered; the kit's time limit ends the call.
+    if (method === 'alipay.trade.refund' && this.faults().refunds === 'hold') return null;
     if (!(METHODS as readonly string[]).includes(method)) {
       return this.answer('error_response', { code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.invalid-method', sub_msg: `不存在的方法名: ${method}` });
     }
@@ -344,7 +368,7 @@ export class SandboxAlipay {
   async renotify(appAuthToken: string, outTradeNo: string): Promise<boolean> {
     const t = this.trades.get(tradeKey(appAuthToken, outTradeNo));
     if (!t) throw new Error('no such trade');
-    return this.notify(t);
+    return this.notify(t, undefined, { resend: true });
   }
 
   private async paySigned(params: Params, method: string, buyerOpenId: string): Promise<Trade> {
@@ -536,9 +560,16 @@ export class SandboxAlipay {
     if (t.status === 'WAIT_BUYER_PAY' && this.now() > t.expireAt) t.status = 'TRADE_CLOSED';
   }
 
-  /** The notification of a trade's state (after a refund: with `refund_fee`, `gmt_refund`, `out_biz_no`). */
-  private async notify(t: Trade, refundRequestNo?: string): Promise<boolean> {
+  /**
+   * The notification of a trade's state (after a refund: with `refund_fee`, `gmt_refund`, `out_biz_no`).
+   * As Alipay: lost under the faults `payNotifications` / `refundNotifications: "drop"` (but for an
+   * explicit `resend`); repeated on `retrySchedule` while not answered `success`; once answered,
+   * sent `duplicates` more times, which the kit must take without changing anything.
+   */
+  private async notify(t: Trade, refundRequestNo?: string, how: { resend?: boolean } = {}): Promise<boolean> {
     if (!t.notifyUrl) return false;
+    const faults = this.faults();
+    if (!how.resend && (refundRequestNo ? faults.refundNotifications : faults.payNotifications) === 'drop') return false;
     const now = this.now();
     const form: Params = {
       notify_time: alipayTime(now),
@@ -567,10 +598,34 @@ export class SandboxAlipay {
       if (refundRequestNo) form.out_biz_no = refundRequestNo;
     }
     const signed = signNotification(form, this.privateKey);
-    const notice: SandboxAlipayNotice = { url: t.notifyUrl, form: signed, acknowledged: false };
+    return this.deliver(t.notifyUrl, signed, 1);
+  }
+
+  /**
+   * One sending (`attempt` 1, then 2, 3… for the repeats): acknowledged, the duplicates follow; not,
+   * the next repeat is due after the schedule's next wait, until the schedule ends.
+   */
+  private async deliver(url: string, form: Params, attempt: number): Promise<boolean> {
+    const acknowledged = await this.send(url, form, attempt);
+    if (acknowledged) {
+      for (let i = 1; i <= (this.opts.duplicates ?? 0); i++) this.inFlight(this.send(url, form, attempt + i));
+      return true;
+    }
+    const wait = (this.opts.retrySchedule ?? [])[attempt - 1];
+    if (wait !== undefined) {
+      const timer = setTimeout(() => void this.deliver(url, form, attempt + 1), wait);
+      // A development server's pending repeats never keep it running.
+      timer.unref();
+    }
+    return false;
+  }
+
+  /** Posts one notification; true when answered `success`. */
+  private async send(url: string, form: Params, attempt: number): Promise<boolean> {
+    const notice: SandboxAlipayNotice = { url, form, acknowledged: false, attempt };
     this.notices.push(notice);
     try {
-      const res = await this.post(t.notifyUrl, new URLSearchParams(signed).toString());
+      const res = await this.post(url, new URLSearchParams(form).toString());
       notice.acknowledged = res.status === 200 && res.text.trim() === 'success';
     } catch {
       notice.acknowledged = false;

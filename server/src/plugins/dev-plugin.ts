@@ -5,7 +5,7 @@
  * without a plug-in every hook is absent and the service is the production one.
  */
 import type { Router } from 'express';
-import type { Lang } from '@kit/shared';
+import type { Lang, PaymentChannel } from '@kit/shared';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
 import type { MigrationSet } from '../db/migrations';
@@ -74,6 +74,11 @@ export interface DevParts {
   receiver?: { path: string; list(merchantIds?: readonly string[]): DevReceivedCallback[] };
   /** How a person pays in it, for `kit demo create`'s next steps (`url`: the service's). */
   demoPaySteps?(url: string): string[];
+  /**
+   * Payment parameters its stand-ins accept for channels beyond the social one, which `kit demo create`
+   * gives the demo shop too (with its `notifyCallbackUrl`), so that either wallet pays its orders.
+   */
+  demoPaymentParams?: Array<{ paymentChannel: PaymentChannel; params: Record<string, string> }>;
   /** The plug-in's own object, for its own tests (`sandboxOf` in `@kit/sandbox`); the service never reads it. */
   readonly own: unknown;
 }

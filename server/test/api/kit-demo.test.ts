@@ -6,6 +6,7 @@ import { describeEachBackend } from '../support/backends';
 import { startTestKit } from '../support/kit';
 import { runKitCommand } from '../support/process';
 import { runKit } from '../../src/kit/main';
+import { sandboxPost } from '../support/payments';
 
 describeEachBackend('kit demo create', (backend) => {
   it('creates an app, merchants and a points balance, prints one JSON line on stdout and the next steps on stderr', async () => {
@@ -33,6 +34,7 @@ describeEachBackend('kit demo create', (backend) => {
       expect(run.stderr).not.toContain('No service is running');
       expect(run.stderr).toContain(`${kit.url}/pos/ and log in as ${demo.subMerchantId} with the password demo-password-1`);
       expect(run.stderr).toContain(`${kit.url}/sandbox/pay`);
+      expect(run.stderr).toContain(`${kit.url}/sandbox/alipay/pay`);
       expect(run.stderr).toContain('customer demo-user (typed or scanned) and point type DEMO: a balance of 100 points');
       expect(run.stderr).toContain(`log in as ${demo.parentMerchantId} with the same password`);
       // The shop's callbacks go to the development receiver of the service that runs, on its real port.
@@ -44,6 +46,16 @@ describeEachBackend('kit demo create', (backend) => {
       expect(await client.login(demo.subMerchantId, demo.password)).toMatchObject({ displayName: 'Demo Shop', parentMerchantId: demo.parentMerchantId });
       const order = await client.createPrepay({ subMerchantId: demo.subMerchantId, totalAmount: '9.90' });
       expect((await client.socialPayNative(order.prepayId)).args.code_url).toBeTruthy();
+      // Both wallets: the same order has an Alipay code too, and the sandbox's Alipay pays it.
+      expect(await kit.runtime.services.merchants.effectivePaymentParams(demo.subMerchantId, 'Alipay')).toMatchObject({
+        appAuthToken: expect.any(String),
+        notifyCallbackUrl: `${kit.url}/sandbox/receiver`,
+      });
+      const alipay = await client.alipayNative(order.prepayId);
+      const paid = await sandboxPost(kit.url, '/alipay/pay', { qrCode: alipay.args.qr_code });
+      expect(paid).toMatchObject({ status: 200, body: { status: 'success' } });
+      expect((await client.waitForPayment(order.prepayId)).status).toBe('finish');
+      expect((await kit.runtime.services.payments.state(order.prepayId)).channelOrders.find((c) => c.state === 'paid')).toMatchObject({ channel: 'Alipay' });
       // The balance is on the chain already: the command sealed its block.
       const { tokenId, tokenAppId, userAppId, userId } = demo.points;
       expect((await client.pointsBalance({ tokenId, tokenAppId, userAppId, userId })).data.balance).toBe('100.00000');

@@ -11,6 +11,7 @@ import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
 import { createMerchants } from '../support/kit';
+import { sandboxOf } from '@kit/sandbox';
 
 describeEachBackend('Alipay scan-code payments', (backend) => {
   let kit: TestKit;
@@ -18,7 +19,7 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s' });
+    kit = await startTestKit(backend, { PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s', PAY_GATEWAY_TIMEOUT: '1500ms' });
     receiver = await startReceiver();
     const app = await kit.newApp();
     const m = await createMerchants(app.client, app.appId);
@@ -136,6 +137,67 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     } finally {
       await faults({});
     }
+  });
+
+  /** What the stand-in sent for a channel order, acknowledged or not. */
+  const noticesOf = async (prepayId: string) => {
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    return sandboxOf(kit.runtime.services)!.alipay!.notices.filter((n) => n.form.out_trade_no === co.out_trade_no);
+  };
+
+  test('duplicate notifications (SANDBOX_DUPLICATE_NOTIFY): answered `success` each time, nothing changes the second time', async () => {
+    const { prepayId } = await paidOrder('5.55');
+    const before = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    // The first sending and its duplicate, both acknowledged.
+    await waitFor(async () => (await noticesOf(prepayId)).filter((n) => n.acknowledged).length === 2, 10_000, 'the duplicate acknowledged');
+    const pay = await noticesOf(prepayId);
+    expect(pay.map((n) => [n.attempt, n.acknowledged])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    expect(pay[1].form).toEqual(pay[0].form);
+    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.state === 'delivered'), 10_000, 'finish callback');
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
+    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toEqual(before);
+
+    // The refund's notification is duplicated too: still one refunded callback.
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    expect((await f.client.refund(prepayId, token)).status).toBe('success');
+    await waitFor(async () => (await noticesOf(prepayId)).filter((n) => n.form.out_biz_no && n.acknowledged).length === 2, 10_000, 'the refund duplicate');
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
+  });
+
+  test('a held refund (refunds: "hold"): 4.6 answers 503, the refund stays in progress until released, then one refunded callback', async () => {
+    const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
+    const { prepayId } = await paidOrder('6.66');
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    expect((await faults({ refunds: 'hold' })).status).toBe(200);
+    try {
+      const lost = await payApi.refund(f.client, prepayId, token);
+      expect(lost).toMatchObject({ httpStatus: 503, body: { status: 'fail', error: 'channel_unavailable' } });
+      expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'requesting' });
+      expect(await payApi.refund(f.client, prepayId, token)).toMatchObject({ httpStatus: 409, body: { error: 'refund_in_progress' } });
+      // Past the gateway time limit and more, still held: nothing at Alipay, no refund, no callback.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+      expect(sandboxOf(kit.runtime.services)!.alipay!.trade('appAuthToken_parent_0001', co.out_trade_no)?.refunds).toEqual([]);
+      expect((await f.client.prepayDetail(prepayId)).status).not.toBe('refunded');
+      expect((await kit.runtime.services.payments.state(prepayId)).refund?.state).not.toBe('success');
+      expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
+    } finally {
+      await faults({});
+    }
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded once released');
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    expect(sandboxOf(kit.runtime.services)!.alipay!.trade('appAuthToken_parent_0001', co.out_trade_no)?.refunds).toEqual([
+      { outRequestNo: expect.any(String), cents: 666 },
+    ]);
   });
 
   test('an Alipay-paid order is refunded through the refund endpoint', async () => {

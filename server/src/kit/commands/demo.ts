@@ -8,7 +8,8 @@ export const DEMO_POINTS = { tokenId: 'DEMO', name: 'Demo points', userId: 'demo
 
 /**
  * A ready-to-use setup for trying the kit on `npm start`: an app, a parent merchant and a
- * sub-merchant with payment parameters (a cashier can log in at /pos/ at once), and a point type
+ * sub-merchant with payment parameters of every wallet the sandbox plays (a cashier can log in at
+ * /pos/ at once and take either), and a point type
  * with a balance for a demo user (the POS points screen has someone to show a code for). The
  * result is one JSON line on stdout; what to do next is said on stderr.
  */
@@ -18,7 +19,7 @@ export const demoCommands: KitCommand[] = [
     name: 'create',
     usage: 'demo create [--password PW] [--callback URL] [--out FILE]',
     summary:
-      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters, and a point type with a balance for a demo user; prints their ids, the app secret and the password once (JSON on stdout, or in FILE with --out, readable only by you), then the next steps (stderr).',
+      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters (and Alipay ones when the sandbox plays Alipay), and a point type with a balance for a demo user; prints their ids, the app secret and the password once (JSON on stdout, or in FILE with --out, readable only by you), then the next steps (stderr).',
     async run(ctx, args, out, say) {
       const { values } = parseCommandArgs(args, { password: { type: 'string' }, callback: { type: 'string' }, out: { type: 'string' } });
       const { apps, merchants, chain } = ctx.services;
@@ -42,6 +43,9 @@ export const demoCommands: KitCommand[] = [
         socialMchId: '1900000001',
         notifyCallbackUrl,
       });
+      // The other wallets the development plug-in stands in for, with parameters its stand-ins accept.
+      for (const { paymentChannel, params } of ctx.services.dev?.parts.demoPaymentParams ?? [])
+        await merchants.setPaymentParams(app.appId, parent.id, paymentChannel, { ...params, notifyCallbackUrl });
       // The point type and the balance go through the ledger like any upload (4.14), then one block seals them.
       await chain.ledger.accept(app.appId, [
         { type: 'points.create', args: { id: 'demo-point-type', tokenId: DEMO_POINTS.tokenId, name: DEMO_POINTS.name } },

@@ -335,7 +335,21 @@ describe('answers: verified over the response node as received, never used when 
       fundChange: false,
       refundedTotalCents: 1234,
     });
-    const pending = alipayAnswer('alipay.trade.fastpay.refund.query', { code: '10000', msg: 'Success', out_trade_no: order.outTradeNo });
+    // Nothing of the refund: Alipay never received it.
+    const unknown = alipayAnswer('alipay.trade.fastpay.refund.query', { code: '10000', msg: 'Success', out_trade_no: order.outTradeNo });
+    await expect(new AlipayClient(credentials, { transport: answering(unknown).transport }).refundQuery(ref)).resolves.toEqual({
+      outTradeNo: order.outTradeNo,
+      outRequestNo: 'R_1',
+      state: 'unknown',
+    });
+    // The refund, without a status yet: not done.
+    const pending = alipayAnswer('alipay.trade.fastpay.refund.query', {
+      code: '10000',
+      msg: 'Success',
+      out_trade_no: order.outTradeNo,
+      out_request_no: 'R_1',
+      refund_amount: '12.34',
+    });
     await expect(new AlipayClient(credentials, { transport: answering(pending).transport }).refundQuery(ref)).resolves.toEqual({
       outTradeNo: order.outTradeNo,
       outRequestNo: 'R_1',

@@ -41,8 +41,13 @@ export interface AlipayRefundFacts {
 
 export type AlipayRefundQueryFacts =
   | { outTradeNo: string; outRequestNo: string; state: 'refunded'; refundCents: number; refundedAt?: number }
-  /** No `refund_status`: the refund is not done (or was not received); ask again. */
-  | { outTradeNo: string; outRequestNo: string; state: 'pending' };
+  /** No `refund_status`: the refund is not done; ask again. */
+  | { outTradeNo: string; outRequestNo: string; state: 'pending' }
+  /**
+   * Nothing of the refund (no `out_request_no`, no `refund_amount`): Alipay never received it, and says
+   * to call `alipay.trade.refund` again (the same `out_request_no` is the same refund).
+   */
+  | { outTradeNo: string; outRequestNo: string; state: 'unknown' };
 
 export type AlipayBillFacts = { ready: true; url: string } | { ready: false };
 
@@ -104,7 +109,8 @@ export function refundFacts(outTradeNo: string, outRequestNo: string, n: Node): 
 }
 
 export function refundQueryFacts(outTradeNo: string, outRequestNo: string, n: Node): AlipayRefundQueryFacts {
-  if (str(n, 'refund_status') !== 'REFUND_SUCCESS') return { outTradeNo, outRequestNo, state: 'pending' };
+  if (str(n, 'refund_status') !== 'REFUND_SUCCESS')
+    return { outTradeNo, outRequestNo, state: str(n, 'out_request_no') || str(n, 'refund_amount') ? 'pending' : 'unknown' };
   const refundCents = cents(n, 'refund_amount');
   if (refundCents === undefined) throw new AlipayError('alipay.trade.fastpay.refund.query', 'format', 'refund_amount missing from a successful refund');
   const refundedAt = time(n, 'gmt_refund_pay');

@@ -248,13 +248,28 @@ export class AlipayProvider implements PaymentProvider {
   }
 
   async queryRefund(r: PayRefundsTable, co: PayChannelOrdersTable) {
-    return attempt('refund', async () => {
-      const f = await this.client().refundQuery({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no, outRequestNo: r.out_refund_no });
-      // No refund status: not refunded yet (or not received; asking again finds out).
-      if (f.state === 'pending')
-        return { listed: true, state: 'processing' as const, refundId: null, amountCents: r.refund_cents, stateText: 'not refunded yet' };
-      return { listed: true, state: 'succeeded' as const, refundId: co.transaction_id, amountCents: f.refundCents, stateText: 'REFUND_SUCCESS' };
-    });
+    const query = () => this.client().refundQuery({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no, outRequestNo: r.out_refund_no });
+    // A refund Alipay never received (the call was lost on the way) is listed with nothing of it: the
+    // kit's `not_found`, which sends it again under the same number (the same refund to Alipay).
+    const known = await attempt('refund', async () => ({ facts: await query() }));
+    if (known.ok && known.facts.state === 'unknown')
+      return {
+        ok: false as const,
+        refusal: { call: 'refund' as const, meaning: 'not_found' as const, code: '', message: 'alipay.trade.fastpay.refund.query lists no such refund' },
+      };
+    if (!known.ok) return known;
+    const f = known.facts;
+    // No refund status: not refunded yet; asking again finds out.
+    if (f.state !== 'refunded')
+      return { ok: true as const, listed: true, state: 'processing' as const, refundId: null, amountCents: r.refund_cents, stateText: 'not refunded yet' };
+    return {
+      ok: true as const,
+      listed: true,
+      state: 'succeeded' as const,
+      refundId: co.transaction_id,
+      amountCents: f.refundCents,
+      stateText: 'REFUND_SUCCESS',
+    };
   }
 
   payerArgs(co: PayChannelOrdersTable, flow: 'miniProgram'): MiniProgramPayArgs;
