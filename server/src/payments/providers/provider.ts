@@ -297,7 +297,6 @@ export interface PaymentProvider {
 export interface ServiceSettings {
   DATA_DIR: string;
   production: boolean;
-  SANDBOX_ENABLED: boolean;
   PAY_GATEWAY_TIMEOUT: number;
   MP_APPID?: string;
   PUBLIC_URL?: string;
@@ -349,7 +348,7 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
   settingsProblem?(config: C & { NODE_ENV: string }): string | null;
   /** Whether this provider speaks for its channel with this configuration (two protocols of one platform: one at a time). */
   active(config: C): boolean;
-  /** The gateway setting; without it, the service's own sandbox when it runs one. */
+  /** The gateway setting's URL (a development plug-in that plays the provider gives its own instead: `played.ts`). */
   gatewayUrl(config: C): string | undefined;
   gatewaySetting: string;
   /** The settings it still needs before it can take a payment (empty: ready). */
