@@ -341,6 +341,11 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
   realm: string;
   /** What the realm is, for the API reference and the start's warnings. */
   description: string;
+  /**
+   * The user agent of the platform's app's browser (a token of the app's own), by which the POS's
+   * one code for any wallet (`/p/<prepayId>`) knows an app that can pay; absent: none.
+   */
+  payerBrowser?: RegExp;
   flows: readonly PaymentFlow[];
   /** The settings section (`production` drops the sandbox defaults). */
   settings(production: boolean): S;

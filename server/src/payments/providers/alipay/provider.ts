@@ -295,6 +295,7 @@ export const alipay = defineProvider({
   channel: 'Alipay',
   realm: 'alipay',
   description: 'Alipay',
+  payerBrowser: /\bAlipayClient\b/i,
   flows: ALIPAY_FLOWS,
   settings: () => alipaySettingsShape,
   settingsProblem: (config) => alipaySettingsProblem(config),

@@ -24,6 +24,7 @@ export const socialV2 = defineProvider({
   channel: 'SocialNative',
   realm: 'social',
   description: 'the social payment platform',
+  payerBrowser: /\bMicroMessenger\//i,
   flows: ['scan', 'miniProgram', 'app'],
   settings,
   active: (config) => config.PAY_PROTOCOL === 'v2',

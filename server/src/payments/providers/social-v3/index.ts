@@ -44,6 +44,7 @@ export const socialV3 = defineProvider({
   channel: 'SocialNative',
   realm: 'social',
   description: 'the social payment platform',
+  payerBrowser: /\bMicroMessenger\//i,
   flows: ['scan', 'miniProgram', 'app'],
   settings: socialSettings,
   settingsProblem: socialV3Problem,
