@@ -1,7 +1,7 @@
 /** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
 import type { Config } from '@kit/server/config';
 import { devAlipayMaterial } from './alipay/dev-keys';
-import { alipayPlayed } from './stand-ins/played';
+import { alipayPlayed } from './stand-ins/alipay';
 import { SandboxAlipay } from './alipay/sandbox-alipay';
 import type { DbHandle } from '@kit/server/db/connect';
 import type { Jobs } from '@kit/server/jobs/jobs';
