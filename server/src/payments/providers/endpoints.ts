@@ -37,7 +37,7 @@ export class ChannelEndpoints {
     }
     throw new KitError(
       'channel_unavailable',
-      `the payment channel is not configured: set ${module.gatewaySetting}${this.config.production ? '' : ' (or turn SANDBOX_ENABLED on to pay against the sandbox)'}`,
+      `the payment channel is not configured: set ${module.gatewaySetting}${this.config.production || this.plugin ? '' : ' (or turn SANDBOX_ENABLED on to pay against the sandbox)'}`,
     );
   }
 
