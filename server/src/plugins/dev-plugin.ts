@@ -22,8 +22,8 @@ export interface DevPlugin {
   /** Its routes' descriptions in the API reference, under a tag of their own. */
   openApi: { tag: { name: string; description: string; /** The description in the reference's Chinese. */ zh: string }; routes: readonly RouteDoc[] };
   /**
-   * Where a provider's platform is when its gateway setting is unset: the plug-in's stand-in of that
-   * platform, under this service's own URL (`self-url.ts`); undefined when it plays none.
+   * Where the platform of a provider it plays (`plays`) is: the plug-in's stand-in of that platform,
+   * under this service's own URL (`self-url.ts`); undefined when it has none.
    */
   gatewayOf(provider: ProviderModule, selfUrl: string): string | undefined;
   /**
