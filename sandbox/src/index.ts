@@ -9,3 +9,4 @@ export type { SandboxDatabase, SandboxTables } from './sandbox-tables';
 export { withResult } from './cashier-page';
 export { envelope } from './v3/sandbox-v3-notices';
 export { platformSignature } from './v3/sandbox-v3-http';
+export { ALIPAY_DEV_DIR, devAlipayMaterial, type DevAlipayMaterial } from './alipay/dev-keys';

@@ -11,6 +11,7 @@ import { sandboxV3Routes as sandboxV3RouteDocs } from './openapi/sandbox-v3';
 import { createSandbox, type Sandbox } from './sandbox';
 import { sandboxRoutes } from './sandbox-routes';
 import { standInOf } from './stand-ins';
+import { sandboxPlays } from './stand-ins/played';
 
 /** Where the sandbox's routes hang under the service's base path. */
 export const SANDBOX_PATH = '/sandbox';
@@ -30,6 +31,8 @@ export const sandboxPlugin: DevPlugin = {
     const standIn = standInOf(provider);
     return standIn && `${self}${SANDBOX_PATH}${standIn.gatewayPath ?? standIn.pathPrefix}`;
   },
+  // The providers whose platform it plays, with the settings it hands them (Alipay's development keys).
+  plays: sandboxPlays,
   mpApiUrl: (self) => `${self}${SANDBOX_PATH}`,
   payerLoginUrl: (self) => `${self}${SANDBOX_PATH}/sns/jscode2session`,
   compose({ config, handle, jobs, secretOf }) {

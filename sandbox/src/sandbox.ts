@@ -1,7 +1,7 @@
 /** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
 import type { Config } from '@kit/server/config';
-import { alipayPlayedBySandbox } from '@kit/server/payments/providers/alipay/provider';
-import { devAlipayMaterial } from '@kit/server/payments/providers/alipay/dev-keys';
+import { devAlipayMaterial } from './alipay/dev-keys';
+import { alipayPlayed } from './stand-ins/alipay';
 import { SandboxAlipay } from './alipay/sandbox-alipay';
 import type { DbHandle } from '@kit/server/db/connect';
 import type { Jobs } from '@kit/server/jobs/jobs';
@@ -62,7 +62,7 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
     bills,
     v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
     miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config),
-    alipay: alipayPlayedBySandbox(config) ? sandboxAlipay(config, faults) : undefined,
+    alipay: alipayPlayed(config) ? sandboxAlipay(config, faults) : undefined,
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.
     jobs: [
       {
@@ -76,7 +76,7 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
 }
 
 /**
- * Alipay's stand-in with the development keys the kit's Alipay provider shares (`alipay/dev-keys.ts`),
+ * Alipay's stand-in with the development keys the kit's Alipay provider is handed (`alipay/dev-keys.ts`, `stand-ins/played.ts`),
  * under the sandbox's faults (those with an Alipay meaning), duplicates and repeat schedule.
  */
 function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {

@@ -25,6 +25,30 @@ function sandboxImporters(): string[] {
     .sort();
 }
 
+/**
+ * Where production code may name SANDBOX_ENABLED in code (comments and message text aside): the
+ * setting itself and the plug-in point that reads it. Everything else asks the plug-in's hooks
+ * (`plugins/dev-plugin.ts`): a provider is handed the settings and gateway of a played platform
+ * (`payments/providers/played.ts`) and never asks whether the sandbox is on.
+ */
+const MAY_READ_SANDBOX_ENABLED = ['config.ts', 'plugins/load.ts'];
+
+/** The files of server/src (tests aside) that name SANDBOX_ENABLED as an identifier or a string (a property read, a key, a `Pick`). */
+function sandboxFlagReaders(): string[] {
+  const found = new Set<string>();
+  for (const f of fs.readdirSync(__dirname, { recursive: true }) as string[]) {
+    if (!/\.tsx?$/.test(f) || /\.test\.tsx?$/.test(f)) continue;
+    const source = ts.createSourceFile(f, fs.readFileSync(path.join(__dirname, f), 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (n: ts.Node): void => {
+      if ((ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && n.text === 'SANDBOX_ENABLED')
+        found.add(f.split(path.sep).join('/'));
+      ts.forEachChild(n, visit);
+    };
+    visit(source);
+  }
+  return [...found].sort();
+}
+
 describe('the import graph of server/src', () => {
   it('reads the files and their imports', () => {
     expect(graph.get('services.ts')).toEqual(expect.arrayContaining(['jobs/registry.ts']));
@@ -55,5 +79,9 @@ describe('the import graph of server/src', () => {
     expect(importers.filter((f) => !MAY_IMPORT_SANDBOX.has(f))).toEqual([]);
     expect(importers).toEqual(['plugins/load.ts']);
     expect(MAY_IMPORT_SANDBOX.size).toBeLessThanOrEqual(2);
+  });
+
+  it('reads SANDBOX_ENABLED only in the configuration and at the plug-in point: providers are handed what a played platform needs', () => {
+    expect(sandboxFlagReaders()).toEqual(MAY_READ_SANDBOX_ENABLED);
   });
 });

@@ -1,5 +1,7 @@
 import type os from 'node:os';
 import { loadConfig } from './config';
+import { playedBy } from './payments/providers/played';
+import type { ProviderModule } from './payments/providers/provider';
 import { readyBanner } from './ready-banner';
 import type { ServiceAddresses } from './runtime';
 
@@ -7,6 +9,11 @@ const LAN = {
   lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }],
   eth0: [{ address: '192.168.1.20', family: 'IPv4', internal: false }],
 } as unknown as ReturnType<typeof os.networkInterfaces>;
+
+/** What a service with a development plug-in hands the banner: the plug-in plays every platform whose gateway is unset. */
+const playedUnsetGateways = (config: ReturnType<typeof loadConfig>) => ({
+  played: playedBy(config, { plays: (m: ProviderModule) => (m.gatewayUrl(config as never) ? undefined : { settings: {} }) }),
+});
 
 function addresses(url: string, sandbox: boolean): ServiceAddresses {
   return {
@@ -25,7 +32,13 @@ describe('the ready banner', () => {
   it('in development listens on 127.0.0.1 only by default, and says so', () => {
     const config = loadConfig({ KIT_ENV_FILE: 'off' });
     expect(config.HOST).toBe('127.0.0.1');
-    const text = readyBanner({ config, addresses: addresses('http://127.0.0.1:8080', true), port: 8080, interfaces: LAN }).join('\n');
+    const text = readyBanner({
+      config,
+      addresses: addresses('http://127.0.0.1:8080', true),
+      port: 8080,
+      interfaces: LAN,
+      services: playedUnsetGateways(config),
+    }).join('\n');
     expect(text).toContain('listening on    http://127.0.0.1:8080 only (HOST=127.0.0.1; HOST=0.0.0.0 lets a phone on the network reach it)');
     expect(text).not.toContain('192.168.1.20');
     expect(text).not.toContain('WARNING');

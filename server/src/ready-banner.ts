@@ -8,6 +8,7 @@ import type { Config } from './config';
 import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
 import { noChannelWarning } from './payments/providers/setup';
 import type { ServiceAddresses } from './runtime';
+import type { Played } from './payments/providers/played';
 
 export interface BannerInput {
   config: Config;
@@ -15,11 +16,13 @@ export interface BannerInput {
   port: number;
   /** The settings file read (`settings-file.ts`), if any. */
   settingsFile?: string;
+  /** The providers a development plug-in plays, with their configuration (`Services.played`); none without. */
+  services?: { played: Played };
   /** Interfaces to list for HOST 0.0.0.0 (tests); the machine's by default. */
   interfaces?: Parameters<typeof listeningUrls>[3];
 }
 
-export function readyBanner({ config, addresses: a, port, settingsFile, interfaces }: BannerInput): string[] {
+export function readyBanner({ config, addresses: a, port, settingsFile, interfaces, services }: BannerInput): string[] {
   const all = listensOnAllAddresses(config.HOST);
   const urls = listeningUrls(config.HOST, port, config.BASE_PATH, interfaces);
   const warnings: string[] = [];
@@ -28,7 +31,7 @@ export function readyBanner({ config, addresses: a, port, settingsFile, interfac
       `the sandbox is on and pays any code: anyone who reaches ${urls.slice(1).join(', ') || 'this machine'} can mark orders paid (set HOST=127.0.0.1, the development default, to keep it on this machine)`,
     );
   }
-  const channels = noChannelWarning(config);
+  const channels = services ? noChannelWarning(services.played.config, services.played.ids) : noChannelWarning(config);
   if (channels) warnings.push(channels);
   const firstSteps = a.sandbox
     ? [`  first steps     npm run kit -- demo create --out demo.json   (then the README's tour)`]

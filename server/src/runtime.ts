@@ -142,8 +142,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
     ...(services.dev ? { sandbox: `${url}${services.dev.parts.mountPath}/` } : {}),
   };
   log.info({ url, database: db.dialect, addresses, listening: listeningUrls(config.HOST, port, config.BASE_PATH) }, 'kit service ready');
-  const noChannel = noChannelWarning(config);
-  if (noChannel) log.warn({ missing: channelSetup(config).filter((c) => c.missing.length) }, noChannel);
+  const noChannel = noChannelWarning(services.played.config, services.played.ids);
+  if (noChannel) log.warn({ missing: channelSetup(services.played.config, services.played.ids).filter((c) => c.missing.length) }, noChannel);
   if (services.dev && listensOnAllAddresses(config.HOST)) {
     log.warn(
       { host: config.HOST, plugin: services.dev.plugin.name },

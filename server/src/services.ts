@@ -51,6 +51,7 @@ import type { ProfitSharingService } from './profit-sharing/ps-service';
 import { ReconStore } from './reconciliation/recon-store';
 import { ReconciliationService } from './reconciliation/recon-service';
 import { DailyReconciliation } from './reconciliation/daily-reconciliation';
+import { playedBy, type Played } from './payments/providers/played';
 import { channelSetup } from './payments/providers/setup';
 import { ReconcileNow } from './reconciliation/reconcile-now';
 import type { ComposedDevPlugin, DevPlugin } from './plugins/dev-plugin';
@@ -96,6 +97,8 @@ export interface Services {
   reconcileNow: ReconcileNow;
   /** The development plug-in (the sandbox, when SANDBOX_ENABLED: `plugins/load.ts`) with its parts; absent in production. */
   dev?: ComposedDevPlugin;
+  /** The providers the development plug-in plays, and the configuration they are built with (`payments/providers/played.ts`). */
+  played: Played<Config>;
   /** This service's own URL (`self-url.ts`): where a development plug-in plays the platforms, the payer login's too. */
   selfUrl: SelfUrl;
   /** The queues the job workers run: the registry's (`jobs/registry.ts`) and a development plug-in's. */
@@ -136,8 +139,10 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   // closes the channel order first (the channel orders are its expiry guard).
   const plog = log.child({ part: 'payments' });
   const paymentStore = new PaymentStore(db);
-  const endpoints = new ChannelEndpoints(config, selfUrl, plugin);
-  const providers = new Providers(config, endpoints, plog);
+  // The providers a development plug-in plays are handed its settings and its gateway (`played.ts`).
+  const played = playedBy(config, plugin);
+  const endpoints = new ChannelEndpoints(played.config, selfUrl, plugin, played.ids);
+  const providers = new Providers(played.config, endpoints, plog);
   const duplicates = new DuplicatePayments(new DuplicateStore(db), jobs, plog, metrics);
   const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates);
   const channelOrders = new ChannelOrders(
@@ -174,7 +179,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, providers, metrics }, log);
   const rlog = log.child({ part: 'reconciliation' });
   const reconciliation = new ReconciliationService(new ReconStore(db), providers, paymentStore, channelOrders, settlement, rlog, metrics, duplicates.store);
-  const ready = new Set(channelSetup(config).flatMap((c) => (c.missing.length ? [] : [c.channel])));
+  const ready = new Set(channelSetup(played.config, played.ids).flatMap((c) => (c.missing.length ? [] : [c.channel])));
   const dailyReconciliation = new DailyReconciliation(
     reconciliation,
     jobs,
@@ -235,6 +240,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     miniProgram,
     reconcileNow: new ReconcileNow(reconciliation, rlog),
     dev,
+    played,
     selfUrl,
     jobKinds,
   };

@@ -1,7 +1,28 @@
-/** Alipay's stand-in (`sandbox/src/alipay/`): its gateway and payer under `/sandbox/alipay`. */
+/**
+ * Alipay's stand-in (`sandbox/src/alipay/`): its gateway and payer under `/sandbox/alipay`. It plays
+ * Alipay in development when the operator gave none of Alipay's key settings, handing the provider
+ * the development keys generated into DATA_DIR (`../alipay/dev-keys.ts`) as its settings.
+ */
+import type { Config } from '@kit/server/config';
+import { ALIPAY_KEY_SETTINGS } from '@kit/server/payments/providers/alipay/settings';
+import { devAlipayMaterial } from '../alipay/dev-keys';
 import { defineStandIn } from './stand-in';
 
-export const alipayStandIn = defineStandIn<unknown>({
+/** Development with no Alipay key setting: the sandbox plays Alipay. */
+export const alipayPlayed = (config: Config): boolean => !config.production && !ALIPAY_KEY_SETTINGS.some((k) => !!config[k]?.trim());
+
+/** The settings a played Alipay is handed: the development app id, the application's private key, Alipay's public key, the mini app id. */
+function alipayDevSettings(dataDir: string): Record<string, string> {
+  const dev = devAlipayMaterial(dataDir);
+  return {
+    ALIPAY_APP_ID: dev.appId,
+    ALIPAY_PRIVATE_KEY: dev.appPrivateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    ALIPAY_PUBLIC_KEY: dev.alipayPublicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    ALIPAY_MINI_APP_ID: dev.miniAppId,
+  };
+}
+
+export const alipayStandIn = defineStandIn<Config>({
   provider: 'alipay',
   pathPrefix: '/alipay',
   gatewayPath: '/alipay/gateway.do',
@@ -11,4 +32,5 @@ export const alipayStandIn = defineStandIn<unknown>({
   sharesProfits: false,
   publishesBills: false,
   ownRoutes: true,
+  plays: (config) => (alipayPlayed(config) ? { settings: alipayDevSettings(config.DATA_DIR) } : undefined),
 });

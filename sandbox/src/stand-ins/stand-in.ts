@@ -17,6 +17,12 @@ export interface StandIn<C = never> {
   sharesProfits: boolean;
   /** Whether it publishes daily bills (`…/pay/downloadbill`, and API v3's). */
   publishesBills: boolean;
+  /**
+   * Whether it plays the provider with this configuration, and the settings it hands the provider in
+   * place of the operator's (`DevPlugin.plays`; Alipay's development keys). Absent: it plays the
+   * provider when the provider's gateway setting is unset, handing it nothing.
+   */
+  plays?(config: C): { settings: Record<string, string> } | undefined;
   /** It serves its platform's protocol with its own routes under its prefix (`sandbox/src/<realm>/`), not protocol v2's. */
   ownRoutes?: true;
 }

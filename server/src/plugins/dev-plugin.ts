@@ -22,10 +22,17 @@ export interface DevPlugin {
   /** Its routes' descriptions in the API reference, under a tag of their own. */
   openApi: { tag: { name: string; description: string; /** The description in the reference's Chinese. */ zh: string }; routes: readonly RouteDoc[] };
   /**
-   * Where a provider's platform is when its gateway setting is unset: the plug-in's stand-in of that
-   * platform, under this service's own URL (`self-url.ts`); undefined when it plays none.
+   * Where the platform of a provider it plays (`plays`) is: the plug-in's stand-in of that platform,
+   * under this service's own URL (`self-url.ts`); undefined when it has none.
    */
   gatewayOf(provider: ProviderModule, selfUrl: string): string | undefined;
+  /**
+   * Whether it plays a provider's platform with this configuration, and the settings it gives that
+   * provider in place of the operator's (for Alipay: its development app id, key pair and mini app
+   * id); undefined when the provider talks to its real platform. A played provider's gateway is
+   * `gatewayOf`, and its gateway setting is not missing (`payments/providers/played.ts`).
+   */
+  plays(provider: ProviderModule, config: Config): { settings: Record<string, string> } | undefined;
   /** The mini-program platform's server API (`stable_token`, `getwxacodeunlimit`) when MP_API_URL is unset. */
   mpApiUrl(selfUrl: string): string;
   /** The payer login's `jscode2session` when MP_LOGIN_URL is unset: the mini-program's hand-off in development. */

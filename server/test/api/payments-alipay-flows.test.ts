@@ -9,7 +9,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { AlipaySdk } from 'alipay-sdk';
-import { devAlipayMaterial, type DevAlipayMaterial } from '../../src/payments/providers/alipay/dev-keys';
+import { devAlipayMaterial, type DevAlipayMaterial } from '@kit/sandbox';
 import { alipayTime } from '../../src/payments/providers/alipay/time';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';

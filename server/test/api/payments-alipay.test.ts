@@ -5,7 +5,7 @@
  * notification changes nothing; the 4.6 refund goes through Alipay.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { devAlipayMaterial } from '../../src/payments/providers/alipay/dev-keys';
+import { devAlipayMaterial } from '@kit/sandbox';
 import { signNotification } from '../../src/payments/providers/alipay/sign';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';

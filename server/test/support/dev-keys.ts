@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ALIPAY_DEV_DIR } from '../../src/payments/providers/alipay/dev-keys';
+import { ALIPAY_DEV_DIR } from '../../../sandbox/src/alipay/dev-keys';
 
 /** Set by the global setup for the test workers it starts. */
 export const DEV_KEYS_ENV = 'KIT_TEST_DEV_KEYS';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { devAlipayMaterial } from '../../src/payments/providers/alipay/dev-keys';
+import { devAlipayMaterial } from '../../../sandbox/src/alipay/dev-keys';
 import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { DEV_KEYS_ENV } from './dev-keys';
 

@@ -9,24 +9,14 @@
  * - any other browser: a page that says, in both languages, to scan with either app.
  *
  * The apps are told apart by the user agent each app's browser sends (a token of the app's own, not
- * a field of a payment protocol). The link does not read the order: the payer page says whether it
+ * a field of a payment protocol), which each provider declares (`payerBrowser`, asked through the
+ * registry). The link does not read the order: the payer page says whether it
  * exists and can still be paid.
  */
 import type { RequestHandler } from 'express';
 import { LANGS, buildScene } from '@kit/shared';
+import { payerBrowserRealm } from '../../payments/providers/registry';
 import { catalogue, esc, pageLang, renderPage, sendPage, type Lang } from './page';
-
-/** The apps whose browsers can pay a kit's order, by the token each puts in its user agent. */
-const PAYING_APPS: ReadonlyArray<{ app: 'social' | 'alipay'; userAgent: RegExp }> = [
-  { app: 'social', userAgent: /\bMicroMessenger\//i },
-  { app: 'alipay', userAgent: /\bAlipayClient\b/i },
-];
-
-/** The app whose browser sent this user agent, or null for any other browser. */
-export function payingApp(userAgent: string | undefined): 'social' | 'alipay' | null {
-  if (!userAgent) return null;
-  return PAYING_APPS.find((a) => a.userAgent.test(userAgent))?.app ?? null;
-}
 
 const PREPAY_ID = /^[0-9A-Za-z]{1,64}$/;
 
@@ -69,7 +59,8 @@ function scanWithAppPage(lang: Lang, prepayId: string | null): string {
 export function payerLink(opts: { basePath: string }): RequestHandler {
   return (req, res) => {
     const id = typeof req.params.prepayId === 'string' && PREPAY_ID.test(req.params.prepayId) ? req.params.prepayId : null;
-    const app = payingApp(req.get('user-agent'));
+    // The realm of an app whose browser can pay (each provider declares its app's: `payerBrowser`), or null.
+    const app = payerBrowserRealm(req.get('user-agent'));
     // Answers differ by user agent: a cache in between must keep them apart.
     res.set('Vary', 'User-Agent, Accept-Language');
     if (id && app) {

@@ -11,11 +11,14 @@ export class ChannelEndpoints {
     private readonly selfUrl: SelfUrl,
     /** The development plug-in (the sandbox), which plays the platforms whose gateway setting is unset. */
     private readonly plugin?: Pick<DevPlugin, 'gatewayOf'>,
+    /** The providers the plug-in plays (`played.ts`): their gateway is its stand-in's, whatever their settings say. */
+    private readonly played: ReadonlySet<string> = new Set(),
   ) {}
 
   urlOf(module: ProviderModule): string | undefined {
+    if (!this.played.has(module.id) || !this.plugin) return module.gatewayUrl(this.config as never);
     const self = this.selfUrl();
-    return module.gatewayUrl(this.config as never) ?? (this.plugin && self ? this.plugin.gatewayOf(module, self) : undefined);
+    return self ? this.plugin.gatewayOf(module, self) : undefined;
   }
 
   /**
@@ -26,7 +29,7 @@ export class ChannelEndpoints {
   gatewayOf(module: ProviderModule): string {
     const url = this.urlOf(module);
     if (url) return url;
-    if (this.plugin) {
+    if (this.plugin && this.played.has(module.id)) {
       throw new KitError(
         'channel_unavailable',
         `the payment channel's gateway is the sandbox of the running service, and no service is running on ${this.config.DATA_DIR}: start it (npm start, with the same settings), or set ${module.gatewaySetting}`,
@@ -34,7 +37,7 @@ export class ChannelEndpoints {
     }
     throw new KitError(
       'channel_unavailable',
-      `the payment channel is not configured: set ${module.gatewaySetting}${this.config.production ? '' : ' (or turn SANDBOX_ENABLED on to pay against the sandbox)'}`,
+      `the payment channel is not configured: set ${module.gatewaySetting}${this.config.production || this.plugin ? '' : ' (or turn SANDBOX_ENABLED on to pay against the sandbox)'}`,
     );
   }
 

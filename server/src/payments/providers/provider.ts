@@ -297,7 +297,6 @@ export interface PaymentProvider {
 export interface ServiceSettings {
   DATA_DIR: string;
   production: boolean;
-  SANDBOX_ENABLED: boolean;
   PAY_GATEWAY_TIMEOUT: number;
   MP_APPID?: string;
   PUBLIC_URL?: string;
@@ -342,6 +341,11 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
   realm: string;
   /** What the realm is, for the API reference and the start's warnings. */
   description: string;
+  /**
+   * The user agent of the platform's app's browser (a token of the app's own), by which the POS's
+   * one code for any wallet (`/p/<prepayId>`) knows an app that can pay; absent: none.
+   */
+  payerBrowser?: RegExp;
   flows: readonly PaymentFlow[];
   /** The settings section (`production` drops the sandbox defaults). */
   settings(production: boolean): S;
@@ -349,7 +353,7 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
   settingsProblem?(config: C & { NODE_ENV: string }): string | null;
   /** Whether this provider speaks for its channel with this configuration (two protocols of one platform: one at a time). */
   active(config: C): boolean;
-  /** The gateway setting; without it, the service's own sandbox when it runs one. */
+  /** The gateway setting's URL (a development plug-in that plays the provider gives its own instead: `played.ts`). */
   gatewayUrl(config: C): string | undefined;
   gatewaySetting: string;
   /** The settings it still needs before it can take a payment (empty: ready). */

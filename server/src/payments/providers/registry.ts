@@ -21,6 +21,12 @@ export const REALMS = [...new Set(PROVIDERS.map((m) => m.realm))] as [Realm, ...
 
 export const isRealm = (v: unknown): v is Realm => (REALMS as readonly unknown[]).includes(v);
 
+/** The realm whose app's browser sent this user agent (`ProviderModule.payerBrowser`), or null for any other browser. */
+export function payerBrowserRealm(userAgent: string | undefined): Realm | null {
+  if (!userAgent) return null;
+  return PROVIDERS.find((m) => 'payerBrowser' in m && m.payerBrowser?.test(userAgent))?.realm ?? null;
+}
+
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** Every provider's settings section, as one zod shape (`config.ts` puts it into the schema). */

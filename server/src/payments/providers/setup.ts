@@ -12,18 +12,21 @@ export interface ChannelSetup {
   missing: string[];
 }
 
-/** The active providers (one per channel) and what each lacks. */
-export function channelSetup(config: ServiceSettings): ChannelSetup[] {
+/**
+ * The active providers (one per channel) and what each lacks; a provider a development plug-in
+ * plays (`played.ts`: its settings are in `config`) has the plug-in's gateway, not its setting's.
+ */
+export function channelSetup(config: ServiceSettings, played: ReadonlySet<string> = new Set()): ChannelSetup[] {
   return PROVIDERS.filter((m) => m.active(config as never)).map((m) => ({
     channel: m.channel,
     description: m.description,
-    missing: m.missingSettings(config as never),
+    missing: m.missingSettings(config as never).filter((s) => !(played.has(m.id) && s === m.gatewaySetting)),
   }));
 }
 
 /** The warning for a configuration on which no channel can take a payment; null when one can. */
-export function noChannelWarning(config: ServiceSettings): string | null {
-  const setup = channelSetup(config);
+export function noChannelWarning(config: ServiceSettings, played?: ReadonlySet<string>): string | null {
+  const setup = channelSetup(config, played);
   if (setup.some((s) => s.missing.length === 0)) return null;
   return `no payment channel is configured, so orders can be created but not paid (503 channel_unavailable): ${setup
     .map((s) => `${s.channel} (${s.description}) needs ${s.missing.join(', ')}`)

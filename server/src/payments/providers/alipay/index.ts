@@ -1,5 +1,5 @@
 /** The Alipay provider (docs/payments.md): its registry entry, and its protocol layer (settings, RSA2 signing, the gateway client, notifications). */
-export { alipay, alipayPlayedBySandbox } from './provider';
+export { alipay } from './provider';
 export {
   alipaySettingsShape,
   alipaySettingsSchema,

@@ -16,8 +16,8 @@
  *
  * Never picked for the social flows (4.3–4.5): it is asked for by channel, through its own
  * endpoints (`alipayNative`, `alipayMini`, `alipayApp`, `alipayWap`). With no `ALIPAY_*` key
- * setting it is off, except in development with the sandbox, which plays Alipay with keys generated
- * into DATA_DIR (`dev-keys.ts`).
+ * setting it is off; in development the sandbox plays Alipay by handing it the settings of keys it
+ * generated (`DevPlugin.plays`, `payments/providers/played.ts`).
  */
 import { KitError, type AlipayParams, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
 import { text } from '../../../openapi/describe';
@@ -41,34 +41,20 @@ import {
 } from '../provider';
 import { AlipayClient, type AlipayOrder } from './client';
 import { alipayAccountOf, alipayDailyBill } from './daily-bill';
-import { devAlipayMaterial } from './dev-keys';
 import { AlipayError } from './errors';
 import { ALIPAY_NOTIFY_ACK, AlipayNotificationError, parseNotificationBody, readNotification } from './notification';
 import { ALIPAY_KEY_SETTINGS, alipayCredentials, alipaySettingsProblem, alipaySettingsShape, type AlipayCredentials, type AlipaySettings } from './settings';
 
 type Config = ServiceSettings & AlipaySettings;
 
-/** Whether any of the settings that turn Alipay on is given (else: off, or the sandbox's in development). */
+/** Whether any of the settings that turn Alipay on is given (else: off). */
 const configured = (config: AlipaySettings): boolean => ALIPAY_KEY_SETTINGS.some((k) => !!config[k]?.trim());
 
-/** Development with the sandbox and no Alipay setting: the sandbox plays Alipay. */
-export const alipayPlayedBySandbox = (config: ServiceSettings & AlipaySettings): boolean => !configured(config) && config.SANDBOX_ENABLED && !config.production;
-
-/** The credentials the kit signs and verifies with: the settings', or the development keys the sandbox shares. */
+/** The credentials the kit signs and verifies with: its settings' (a development plug-in that plays Alipay gives its own: `played.ts`). */
 function credentialsOf(config: Config): Omit<AlipayCredentials, 'gatewayUrl'> {
-  if (!alipayPlayedBySandbox(config)) {
-    const c = alipayCredentials(config);
-    if (!c)
-      throw new KitError('channel_unavailable', 'Alipay is not configured: set ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY and ALIPAY_PUBLIC_KEY (docs/payments.md)');
-    return c;
-  }
-  const dev = devAlipayMaterial(config.DATA_DIR);
-  return {
-    appId: dev.appId,
-    privateKey: dev.appPrivateKey,
-    trust: { mode: 'public-key', alipayPublicKey: dev.alipayPublicKey },
-    miniAppId: dev.miniAppId,
-  };
+  const c = alipayCredentials(config);
+  if (!c) throw new KitError('channel_unavailable', 'Alipay is not configured: set ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY and ALIPAY_PUBLIC_KEY (docs/payments.md)');
+  return c;
 }
 
 /** The merchant an Alipay order is placed for: its authorization. */
@@ -324,15 +310,16 @@ export const alipay = defineProvider({
   channel: 'Alipay',
   realm: 'alipay',
   description: 'Alipay',
+  payerBrowser: /\bAlipayClient\b/i,
   flows: ALIPAY_FLOWS,
   settings: () => alipaySettingsShape,
   settingsProblem: (config) => alipaySettingsProblem(config),
-  // Off with none of its settings, except where the sandbox plays it.
-  active: (config) => configured(config) || alipayPlayedBySandbox(config),
-  // The default gateway is Alipay's own; without any setting, the sandbox's.
+  // Off with none of its settings (a development plug-in that plays Alipay gives them: `played.ts`).
+  active: (config) => configured(config),
+  // The default gateway is Alipay's own.
   gatewayUrl: (config) => (configured(config) ? config.ALIPAY_GATEWAY_URL : undefined),
   gatewaySetting: 'ALIPAY_GATEWAY_URL',
-  missingSettings: (config) => (alipayPlayedBySandbox(config) ? [] : [alipaySettingsProblem(config)].filter((s): s is string => !!s)),
+  missingSettings: (config) => [alipaySettingsProblem(config)].filter((s): s is string => !!s),
   create: (config, ctx) => new AlipayProvider(config, ctx),
   notificationDoc: {
     protocol: 'Alipay',

@@ -23,9 +23,7 @@ export const cardNetwork = defineProvider({
   gatewayUrl: (config) => config.CARD_GATEWAY_URL,
   gatewaySetting: 'CARD_GATEWAY_URL',
   missingSettings: (config) =>
-    [!config.CARD_GATEWAY_URL && !config.SANDBOX_ENABLED && 'CARD_GATEWAY_URL', !config.CARD_KEY && 'CARD_KEY', !config.MP_APPID && 'MP_APPID'].filter(
-      (s): s is string => !!s,
-    ),
+    [!config.CARD_GATEWAY_URL && 'CARD_GATEWAY_URL', !config.CARD_KEY && 'CARD_KEY', !config.MP_APPID && 'MP_APPID'].filter((s): s is string => !!s),
   create(config, ctx) {
     const adapter: ChannelAdapter = {
       channel: 'SocialCardNetworkBizSmall',

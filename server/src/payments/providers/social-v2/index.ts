@@ -24,15 +24,15 @@ export const socialV2 = defineProvider({
   channel: 'SocialNative',
   realm: 'social',
   description: 'the social payment platform',
+  payerBrowser: /\bMicroMessenger\//i,
   flows: ['scan', 'miniProgram', 'app'],
   settings,
   active: (config) => config.PAY_PROTOCOL === 'v2',
   gatewayUrl: (config) => config.PAY_GATEWAY_URL,
   gatewaySetting: 'PAY_GATEWAY_URL',
   missingSettings(config) {
-    const real = !!config.PAY_GATEWAY_URL || !config.SANDBOX_ENABLED;
     return [
-      real && !config.PAY_GATEWAY_URL && 'PAY_GATEWAY_URL',
+      !config.PAY_GATEWAY_URL && 'PAY_GATEWAY_URL',
       !config.PAY_SP_APPID && 'PAY_SP_APPID',
       !config.PAY_SP_MCH_ID && 'PAY_SP_MCH_ID',
       !config.PAY_SP_KEY && 'PAY_SP_KEY',

@@ -44,6 +44,7 @@ export const socialV3 = defineProvider({
   channel: 'SocialNative',
   realm: 'social',
   description: 'the social payment platform',
+  payerBrowser: /\bMicroMessenger\//i,
   flows: ['scan', 'miniProgram', 'app'],
   settings: socialSettings,
   settingsProblem: socialV3Problem,
@@ -51,11 +52,10 @@ export const socialV3 = defineProvider({
   gatewayUrl: (config) => config.PAY_GATEWAY_URL,
   gatewaySetting: 'PAY_GATEWAY_URL',
   missingSettings(config) {
-    const real = !!config.PAY_GATEWAY_URL || !config.SANDBOX_ENABLED;
     // Outside production, generated development keys stand in when none is set (docs/payments.md).
     const keys = config.production && !V3_KEY_SETTINGS.some((k) => config[k] !== undefined);
     return [
-      real && !config.PAY_GATEWAY_URL && 'PAY_GATEWAY_URL',
+      !config.PAY_GATEWAY_URL && 'PAY_GATEWAY_URL',
       !config.PAY_SP_APPID && 'PAY_SP_APPID',
       !config.PAY_SP_MCH_ID && 'PAY_SP_MCH_ID',
       ...(keys ? ['PAY_SP_PRIVATE_KEY', 'PAY_SP_CERT_SERIAL', 'PAY_V3_KEY'] : []),

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ALIPAY_DEV_DIR, devAlipayMaterial } from './dev-keys';
-import { rsa2Sign, rsa2Verify } from './sign';
+import { rsa2Sign, rsa2Verify } from '@kit/server/payments/providers/alipay/sign';
 
 describe('devAlipayMaterial', () => {
   let dir: string;
