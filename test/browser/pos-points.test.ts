@@ -51,8 +51,9 @@ afterAll(async () => {
 
 /** Waits for the code with the given serial and decodes it; returns when it appeared on screen. */
 async function codeNumber(serial: number): Promise<{ content: string; seenAt: number }> {
+  // Codes come about every 5 s; a third one is 10 s away, more on a machine busy with other suites.
   await page.waitForFunction((n) => document.querySelector('[data-testid="points-countdown"]')?.getAttribute('data-serial') === String(n), serial, {
-    timeout: 10_000,
+    timeout: 25_000,
     polling: 20,
   });
   const seenAt = Date.now();

@@ -266,7 +266,8 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
   let problems: string[];
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { ORDER_TTL: '2s', WAIT_FOR_FINISH_HOLD: '20s' });
+    // Long enough to read the code on a busy machine (the first test), short enough to see it expire (the second).
+    kit = await startTestKit(backend, { ORDER_TTL: '6s', WAIT_FOR_FINISH_HOLD: '20s' });
     f = await payFixture(kit);
     context = await counterContext(browser, { width: 800, height: 1280 });
     page = await context.newPage();
@@ -292,7 +293,7 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
   it('shows an expired order as expired and offers a new code', async () => {
     const first = page.url();
     await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'cancel', null, {
-      timeout: 10_000,
+      timeout: 15_000,
     });
     await expectText(page, 'order-status', 'Expired');
     expect(await page.getByTestId('pay-qr').count()).toBe(0);
