@@ -76,18 +76,24 @@ export class PaymentStore {
     return rows.map((r) => r.prepay_id);
   }
 
-  /** The channel order that paid the order: the first paid, never a second payment (refunded on its own: `duplicate-payments.ts`). */
-  paidChannelOrder(prepayId: string, on: Executor = this.db) {
+  /**
+   * The channel orders that paid their order: paid, and not recorded as a second payment (refunded on
+   * its own: `duplicate-payments.ts`). The one rule for "which payment counts", whatever the times.
+   */
+  private countedPayments(on: Executor, prepayIds: readonly string[]) {
     return on
       .selectFrom('pay_channel_orders as c')
-      .selectAll('c')
-      .where('c.prepay_id', '=', prepayId)
+      .where('c.prepay_id', 'in', [...prepayIds])
       .where('c.state', '=', 'paid')
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('pay_duplicate_payments as d').select('d.out_trade_no').whereRef('d.out_trade_no', '=', 'c.out_trade_no'))),
       )
-      .orderBy('c.paid_at', 'asc')
-      .executeTakeFirst();
+      .orderBy('c.paid_at', 'asc');
+  }
+
+  /** The channel order that paid the order (`countedPayments`). */
+  paidChannelOrder(prepayId: string, on: Executor = this.db) {
+    return this.countedPayments(on, [prepayId]).selectAll('c').executeTakeFirst();
   }
 
   channelOrdersOf(prepayId: string) {
@@ -148,21 +154,14 @@ export class PaymentStore {
     return new Map(rows.map((r) => [r.prepay_id, r.completed_at!]));
   }
 
-  /**
-   * The channel each given order was paid through, for those paid: its first paid channel order's
-   * (a second payment through another wallet is not the order's payment).
-   */
+  /** The channel each given order was paid through, for those paid (`countedPayments`: never a second payment's). */
   async paidChannels(prepayIds: readonly string[]): Promise<Map<string, PaymentChannel>> {
     if (!prepayIds.length) return new Map();
-    const rows = await this.db
-      .selectFrom('pay_channel_orders')
-      .select(['prepay_id', 'channel'])
-      .where('prepay_id', 'in', [...prepayIds])
-      .where('state', '=', 'paid')
-      .orderBy('paid_at', 'desc')
-      .execute();
-    // Oldest last: it overwrites any later payment of the same order.
-    return new Map(rows.map((r) => [r.prepay_id, r.channel as PaymentChannel]));
+    const rows = await this.countedPayments(this.db, prepayIds).select(['c.prepay_id', 'c.channel']).execute();
+    // Oldest first, so the first of an order's rows wins (a second one was a race not yet recorded as such).
+    const paid = new Map<string, PaymentChannel>();
+    for (const r of rows) if (!paid.has(r.prepay_id)) paid.set(r.prepay_id, r.channel as PaymentChannel);
+    return paid;
   }
 
   refundByNumber(outRefundNo: string) {

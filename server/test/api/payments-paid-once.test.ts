@@ -155,6 +155,8 @@ describeEachBackend(
       } finally {
         await sandboxPost(kit.url, '/faults', {});
       }
+      // Platforms stamp payments to the second: the social payment is a second or more the earlier one.
+      await new Promise((r) => setTimeout(r, 1_100));
       expect((await sandboxPost(kit.url, '/alipay/pay', { qrCode })).status).toBe(200);
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
       const alipay = await byChannel(prepayId, 'Alipay');
@@ -165,6 +167,8 @@ describeEachBackend(
       const [dup] = (await services().payments.state(prepayId)).duplicates;
       expect(dup).toMatchObject({ out_trade_no: social.out_trade_no, channel: 'SocialNative', refund_cents: 333 });
       expect(social).toMatchObject({ state: 'paid', paid_via: 'query' });
+      // The social payment came first at its platform, yet the order's payment (the POS's and the console's wallet) is Alipay's.
+      expect((await services().payments.paidChannels([prepayId])).get(prepayId)).toBe('Alipay');
       expect(await socialAt(social)).toEqual({ state: 'REFUND' });
       expect(await refundsAtSocial(social)).toEqual([{ out_refund_no: dup.out_refund_no, refund_fee: 333 }]);
       expect(alipayAt(alipay.out_trade_no)).toMatchObject({ status: 'TRADE_SUCCESS', refunds: [] });
