@@ -78,28 +78,23 @@ export class DuplicateStore {
       .execute();
   }
 
-  /** Duplicates of a channel whose refunds are named (a bill's refund lines), with their order's sub-merchant. */
-  refundsNamed(channel: string, outRefundNos: string[]) {
-    if (!outRefundNos.length) return Promise.resolve([]);
+  /** A channel's duplicates with their order's sub-merchant, as the reconciliation reads them. */
+  private ofChannel(channel: string) {
     return this.db
       .selectFrom('pay_duplicate_payments as d')
       .innerJoin('prepay_orders as o', 'o.prepay_id', 'd.prepay_id')
       .select(['d.out_trade_no', 'd.out_refund_no', 'd.prepay_id', 'd.state', 'd.refund_cents', 'o.sub_merchant_id'])
-      .where('d.channel', '=', channel)
-      .where('d.out_refund_no', 'in', outRefundNos)
-      .execute();
+      .where('d.channel', '=', channel);
+  }
+
+  /** Duplicates of a channel whose refunds are named (a bill's refund lines), with their order's sub-merchant. */
+  refundsNamed(channel: string, outRefundNos: string[]) {
+    if (!outRefundNos.length) return Promise.resolve([]);
+    return this.ofChannel(channel).where('d.out_refund_no', 'in', outRefundNos).execute();
   }
 
   /** Duplicates of a channel whose refunds completed in `[from, to)`. */
   refundedBetween(channel: string, from: number, to: number) {
-    return this.db
-      .selectFrom('pay_duplicate_payments as d')
-      .innerJoin('prepay_orders as o', 'o.prepay_id', 'd.prepay_id')
-      .select(['d.out_trade_no', 'd.out_refund_no', 'd.prepay_id', 'd.state', 'd.refund_cents', 'o.sub_merchant_id'])
-      .where('d.channel', '=', channel)
-      .where('d.state', '=', 'success')
-      .where('d.completed_at', '>=', from)
-      .where('d.completed_at', '<', to)
-      .execute();
+    return this.ofChannel(channel).where('d.state', '=', 'success').where('d.completed_at', '>=', from).where('d.completed_at', '<', to).execute();
   }
 }
