@@ -24,7 +24,16 @@ async function scrollTo(page: Page, target: Locator): Promise<void> {
     await page.mouse.wheel(0, 500);
     await page.waitForTimeout(25);
   }
-  await target.first().scrollIntoViewIfNeeded();
+  // The list redraws while it settles: an element found may be replaced by its redrawn copy.
+  for (let i = 0; ; i++) {
+    try {
+      await target.first().scrollIntoViewIfNeeded({ timeout: 5_000 });
+      return;
+    } catch (e) {
+      if (i >= 4) throw e;
+      await page.waitForTimeout(200);
+    }
+  }
 }
 
 describe('API reference page', () => {
@@ -143,6 +152,8 @@ describe('API reference page', () => {
       await page.getByText('规范第 4.6 节。', { exact: false }).first().waitFor();
       expect(await look(page, 'docs-zh-CN-1280x800', DOCS_LOOK)).toEqual([]);
       await page.getByTestId('docs-lang-en').click();
+      // Back at the top, where the list starts (it draws only what is near the screen).
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
       // Opened with ?lang=zh-CN, the page is Chinese from the start.
       await page.goto(`${kit.url}/docs/?lang=zh-CN`);
