@@ -1,6 +1,8 @@
 /** The bench's pure parts: /proc parsing, statistics, options, signing clock, heap grouping and the table it writes. */
 import { parseQueryString, verify } from '@kit/shared';
-import { parseStatTicks, parseStatus } from './lib/proc';
+import { countersPer, parseKeyNumbers, parseStatTicks, parseStatTimes, parseStatus } from './lib/proc';
+import { firstSent } from './lib/payments';
+import { MAX_EXTRA_POINTS, secondInstanceVerdict } from './scenarios/second-instance';
 import { latency, merged, percentile } from './lib/stats';
 import { configurationKey, OptionsError, parseOptions } from './lib/options';
 import { formatMs, renderTable, updateDocument, type RunInfo } from './lib/report';
@@ -20,6 +22,34 @@ describe('/proc parsing', () => {
     const line = '4242 (node (a) b) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 12 0 3000 100000 2000';
     expect(parseStatTicks(line)).toBe(1234 + 567);
     expect(() => parseStatTicks('4242 (node) S 1')).toThrow(/too short/);
+    expect(parseStatTimes(line)).toEqual({ user: 1234, system: 567 });
+  });
+
+  it('reads system calls and context switches, and takes counters per request over processes', () => {
+    expect(parseKeyNumbers('rchar: 6976\nsyscr: 10\nsyscw: 4\n', ['syscr', 'syscw'])).toEqual([10, 4]);
+    expect(
+      parseKeyNumbers('voluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3\n', ['voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches']),
+    ).toEqual([12, 3]);
+    expect(() => parseKeyNumbers('rchar: 1\n', ['syscr'])).toThrow(/syscr/);
+    const at = (userMs: number, syscalls: number) => ({ userMs, systemMs: 1, syscalls, waits: 0, preemptions: 2 });
+    expect(countersPer([at(10, 100), at(20, 0)], [at(30, 140), at(40, 20)], 20)).toEqual({ userMs: 2, systemMs: 0, syscalls: 3, waits: 0, preemptions: 0 });
+  });
+});
+
+describe('what a second instance costs', () => {
+  it('is the added CPU per request beyond what a second bare process adds, within the target', () => {
+    const bare = { one: 100, two: 104 };
+    const within = secondInstanceVerdict({ one: 200, two: 220 }, bare);
+    expect([within.kit, within.bare, within.points]).toEqual([expect.closeTo(10), expect.closeTo(4), expect.closeTo(6)]);
+    expect(within.met).toBe(true);
+    expect(secondInstanceVerdict({ one: 200, two: 230 }, bare).met).toBe(false);
+    expect(secondInstanceVerdict({ one: 200, two: 200 + 2 * (4 + MAX_EXTRA_POINTS) }, bare).points).toBeCloseTo(MAX_EXTRA_POINTS);
+  });
+});
+
+describe('notification runs', () => {
+  it('are timed from the first notification sent, not from the moment the drivers were asked', () => {
+    expect(firstSent([{ sent: Float64Array.from([1005, 1001, 1009]) }, { sent: Float64Array.from([1003]) }])).toBe(1001);
   });
 });
 

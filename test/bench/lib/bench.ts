@@ -3,7 +3,7 @@
  * `kit demo create`, load processes, the bare-Express yardstick and the rows of the table.
  */
 import { Driver } from './rpc';
-import { readCpuMs } from './proc';
+import { countersPer, readCounters, readCpuMs, type ProcCounters } from './proc';
 import { latency, mean } from './stats';
 import type { Fleet } from './fleet';
 import type { BenchOptions } from './options';
@@ -32,6 +32,8 @@ export interface LoadRun {
   errors: number;
   /** Requests each load process built (upload ids are numbered by it). */
   built: number[];
+  /** Per answer, when the run was asked for them (`load`'s `counters`). */
+  counters?: ProcCounters;
 }
 
 export interface Scenario {
@@ -47,9 +49,9 @@ export class Bench {
   readonly rows: Row[] = [];
   private readonly loaders: Driver[] = [];
   private readonly others: Driver[] = [];
-  private bareDriver?: Driver;
+  /** The bare route's processes (the first is the yardstick; a second measures what a second process costs). */
+  private readonly bareProcesses: Array<{ driver: Driver; url: string; warm: boolean }> = [];
   private receiver?: Driver;
-  private bareUrl?: string;
   /** Next signature timestamp: every signed request of the run gets its own. */
   private clock = Date.now() - 250_000;
   private lastBaseline?: LoadRun;
@@ -109,7 +111,7 @@ export class Bench {
 
   async close(): Promise<void> {
     await this.release();
-    const standing = [this.bareDriver, this.receiver].filter((d): d is Driver => d !== undefined);
+    const standing = [...this.bareProcesses.map((p) => p.driver), this.receiver].filter((d): d is Driver => d !== undefined);
     await Promise.all([...this.loaders.splice(0), ...standing].map((d) => d.stop()));
   }
 
@@ -120,7 +122,7 @@ export class Bench {
   async load(
     targets: string[],
     request: RequestKind | ((process: number, warmup: boolean) => RequestKind),
-    opts: { connections?: number; cpu?: () => number; warmup?: boolean } = {},
+    opts: { connections?: number; cpu?: () => number; warmup?: boolean; counters?: () => ProcCounters[] } = {},
   ): Promise<LoadRun> {
     while (this.loaders.length < targets.length) this.loaders.push(Driver.start('load'));
     const connections = opts.connections ?? 50;
@@ -128,9 +130,11 @@ export class Bench {
     if (opts.warmup) await this.run(targets, request, connections, Math.min(1, this.opts.duration / 3), true);
     const cpu = opts.cpu ?? (() => this.fleet.cpuMs());
     const cpuBefore = cpu();
+    const countersBefore = opts.counters?.();
     const parts = await this.run(targets, request, connections, this.opts.duration, false);
     const cpuMs = cpu() - cpuBefore;
     const answers = parts.reduce((n, p) => n + p.answers, 0);
+    const counters = countersBefore && countersPer(countersBefore, opts.counters!(), answers);
     const lat = latency(parts.map((p) => p.latencies));
     return {
       rate: parts.reduce((r, p) => r + p.answers / (p.elapsedMs / 1000), 0),
@@ -141,6 +145,7 @@ export class Bench {
       non2xx: parts.reduce((n, p) => n + p.non2xx, 0),
       errors: parts.reduce((n, p) => n + p.errors + p.timeouts, 0),
       built: parts.map((p) => p.built),
+      counters,
     };
   }
 
@@ -168,17 +173,33 @@ export class Bench {
     return parts;
   }
 
-  /** One run against the bare Express route, in its own process. */
+  /** One run against the bare Express route, in its own process: the yardstick of every ratio. */
   async bare(): Promise<LoadRun> {
-    if (!this.bareDriver) {
-      this.bareDriver = Driver.start('bare');
-      this.bareUrl = (await this.bareDriver.call<{ url: string }>('start')).url;
-    }
-    const pid = this.bareDriver.pid;
-    const run = await this.load([this.bareUrl!], { kind: 'bare' }, { cpu: () => readCpuMs(pid), warmup: this.baselines.length === 0 });
+    const run = await this.bareSpread(1);
     this.baselines.push(run);
     console.log(`  baseline: ${Math.round(run.rate)} req/s, p99 ${run.p99.toFixed(1)} ms, CPU ${Math.round(run.cpuUs)} µs/req`);
     return run;
+  }
+
+  /**
+   * The bare route as `processes` processes of their own, the same 50 connections spread over them,
+   * CPU per answer of all of them: what another process costs on this machine before any of the
+   * kit's own work (the yardstick of a second instance).
+   */
+  async bareSpread(processes: number): Promise<LoadRun> {
+    while (this.bareProcesses.length < processes) {
+      const driver = Driver.start('bare');
+      this.bareProcesses.push({ driver, url: (await driver.call<{ url: string }>('start')).url, warm: false });
+    }
+    const used = this.bareProcesses.slice(0, processes);
+    const pids = used.map((p) => p.driver.pid);
+    const warmup = used.some((p) => !p.warm);
+    for (const p of used) p.warm = true;
+    return this.load(
+      used.map((p) => p.url),
+      { kind: 'bare' },
+      { cpu: () => pids.reduce((sum, pid) => sum + readCpuMs(pid), 0), warmup, counters: () => pids.map(readCounters) },
+    );
   }
 
   /**

@@ -15,7 +15,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CONFIG_KEYS } from '../../../server/src/config';
 import { devV3Material } from '../../../server/src/payments/providers/social-v3/dev-credentials';
-import { readCpuMs, readMemory, type Memory } from './proc';
+import { readCounters, readCpuMs, readMemory, type Memory, type ProcCounters } from './proc';
 import { sleep } from './rpc';
 import type { BenchOptions } from './options';
 import type { PlatformSide } from './notifications';
@@ -147,6 +147,11 @@ export class Fleet {
   /** CPU time (ms) the given instances (default: all) have used so far. */
   cpuMs(indexes: readonly number[] = this.instances.map((i) => i.index)): number {
     return indexes.reduce((sum, i) => sum + readCpuMs(this.instances[i].pid), 0);
+  }
+
+  /** Every instance's CPU times, system calls and context switches so far (`proc.ts`). */
+  counters(): ProcCounters[] {
+    return this.instances.map((i) => readCounters(i.pid));
   }
 
   /**

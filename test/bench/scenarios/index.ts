@@ -4,9 +4,10 @@ import { holds } from './holds';
 import { apiScenarios } from './api';
 import { chainScenarios } from './chain';
 import { paymentScenarios } from './payments';
+import { secondInstance } from './second-instance';
 import { soak } from './soak';
 
-export const scenarios: Scenario[] = [holds, ...apiScenarios, ...chainScenarios, ...paymentScenarios, soak];
+export const scenarios: Scenario[] = [holds, ...apiScenarios, ...chainScenarios, ...paymentScenarios, secondInstance, soak];
 
 /** Scenarios whose id or name contains the filter (case-insensitive); all without one. */
 export function choose(filter: string | undefined): Scenario[] {

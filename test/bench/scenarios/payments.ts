@@ -3,11 +3,11 @@
  * callbacks delivered per second to the merchant's receiver, and a payer paying in the sandbox
  * while the merchant's held detail call waits for it.
  */
-import { Driver, now, sleep } from '../lib/rpc';
+import { now, sleep } from '../lib/rpc';
+import { delivered, firstSent, notifyAll, receiver } from '../lib/payments';
 import { latency, round } from '../lib/stats';
 import { channelOrders, finishedCount, payableOrders } from '../lib/orders';
 import type { Bench, Scenario } from '../lib/bench';
-import type { NotifyAnswer, NotifyArgs } from '../drivers/notify';
 import { measureV3Costs } from '../lib/v3-costs';
 import type { HoldAnswer } from '../drivers/holds';
 
@@ -15,59 +15,6 @@ import type { HoldAnswer } from '../drivers/holds';
 const MAX_ROUND_TRIPS = 5;
 
 const count = (key: string, fallback: number) => Number(process.env[key] ?? fallback);
-
-/**
- * A receiver process and a sub-merchant of its own whose callback URL points at it, so that only
- * this scenario's payments make callbacks.
- */
-async function receiver(b: Bench, mode: 'ok' | 'fail'): Promise<{ receiver: Driver; shop: string }> {
-  const r = b.driver('receiver');
-  const { url } = await r.call<{ url: string }>('start', { creds: b.creds, mode });
-  const m = Driver.start('merchant');
-  try {
-    const shop = await m.call<string>('subMerchant', {
-      url: b.fleet.urls[0],
-      creds: b.creds,
-      parentId: b.demo.parentMerchantId,
-      displayName: 'Bench callbacks',
-    });
-    await m.call('callbackUrl', { url: b.fleet.urls[0], creds: b.creds, merchantId: shop, notifyCallbackUrl: url });
-    return { receiver: r, shop };
-  } finally {
-    await m.stop();
-  }
-}
-
-/** Waits until the receiver has `count` callbacks (or a minute passed). */
-async function delivered(r: Driver, count: number): Promise<number> {
-  let got = 0;
-  for (const deadline = now() + 60_000; now() < deadline; await sleep(50)) {
-    got = (await r.call<{ delivered: number }>('counts')).delivered;
-    if (got >= count) break;
-  }
-  return got;
-}
-
-/** Sends notifications for `orders` in the protocol the instances speak, spread over them, `concurrency` in flight in all. */
-async function notifyAll(b: Bench, orders: Awaited<ReturnType<typeof channelOrders>>, concurrency: number) {
-  const urls = b.fleet.urls;
-  const drivers = urls.map(() => Driver.start('notify'));
-  try {
-    const parts = await Promise.all(
-      drivers.map((d, i) =>
-        d.call<NotifyAnswer>('send', {
-          url: urls[i],
-          platform: b.fleet.platform,
-          orders: orders.filter((_, k) => k % urls.length === i),
-          concurrency: Math.ceil(concurrency / urls.length),
-        } satisfies NotifyArgs),
-      ),
-    );
-    return parts;
-  } finally {
-    await Promise.all(drivers.map((d) => d.stop()));
-  }
-}
 
 const notifications: Scenario = {
   id: 'notifications',
@@ -84,8 +31,8 @@ const notifications: Scenario = {
     await b.fleet.settle();
     const statementsBefore = await b.fleet.statements();
     const cpuBefore = b.fleet.cpuMs();
-    const started = now();
     const parts = await notifyAll(b, orders, 32);
+    const started = firstSent(parts);
     const elapsed = Math.max(...parts.map((p) => p.answered.reduce((m, x) => Math.max(m, x), 0))) - started;
     const cpuMs = b.fleet.cpuMs() - cpuBefore;
     const lat = latency(parts.map((p) => p.answered.map((a, i) => a - p.sent[i])));

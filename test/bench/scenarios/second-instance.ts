@@ -1,0 +1,172 @@
+/**
+ * What a second instance costs (`second`; runs with BENCH_INSTANCES=2). On a machine whose cores the
+ * database, the load and the instances share, two instances cannot outrun one; what can be measured
+ * is the CPU per request of the fleet with the load on one instance against the load spread over
+ * both, in the same run, for signed creation, signed reads and notifications with their callbacks.
+ * Part of what a second process adds is two processes sharing the cores at all: the bare route as
+ * one process against two, measured before and after, is that part's yardstick.
+ */
+import type { Bench, LoadRun, Scenario } from '../lib/bench';
+import { Driver } from '../lib/rpc';
+import { channelOrders, finishedCount, payableOrders } from '../lib/orders';
+import { delivered, firstSent, notifyAll, receiver } from '../lib/payments';
+import { mean, round } from '../lib/stats';
+import type { ChannelOrder } from '../lib/notifications';
+import type { RequestKind } from '../lib/requests';
+import { countersPer, type ProcCounters } from '../lib/proc';
+
+/** Issue 34: a second kit instance adds at most this many points of CPU per request more than a second bare process. */
+export const MAX_EXTRA_POINTS = 10;
+
+/** CPU per request (µs) with the load on one process and spread over two. */
+export interface CpuPair {
+  one: number;
+  two: number;
+}
+
+/** Percent more CPU per request with two processes than with one. */
+export function addedPercent(p: CpuPair): number {
+  return (p.two / p.one - 1) * 100;
+}
+
+/** The kit's added CPU against the bare route's, in percentage points, and whether it is within the target. */
+export function secondInstanceVerdict(kit: CpuPair, bare: CpuPair): { kit: number; bare: number; points: number; met: boolean } {
+  const k = addedPercent(kit);
+  const b = addedPercent(bare);
+  return { kit: k, bare: b, points: k - b, met: k - b <= MAX_EXTRA_POINTS };
+}
+
+interface Measured extends CpuPair {
+  /** Rates with the load on one instance and on both (answers or notifications per second). */
+  rates: [number, number];
+  /** Where the CPU went, per request, on one and on both. */
+  counters: [ProcCounters, ProcCounters];
+  notes?: string;
+}
+
+/** Per request: user and system CPU, system calls, waits and preemptions (context switches). */
+export function describeCounters(c: ProcCounters): string {
+  return `${round(c.userMs * 1000, 0)} + ${round(c.systemMs * 1000, 0)} µs user + system, ${round(c.syscalls, 1)} syscalls, ${round(c.waits, 2)} waits, ${round(c.preemptions, 2)} preemptions`;
+}
+
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${round(x, 1)} %`;
+
+async function requests(b: Bench, request: RequestKind): Promise<Measured> {
+  const counters = () => b.fleet.counters();
+  const one = await b.load([b.fleet.urls[0]], request, { warmup: true, counters });
+  // Warmed up again: the second instance's code paths are compiled before its clock starts too.
+  const two = await b.load(b.fleet.urls, request, { warmup: true, counters });
+  const failed = [one, two].reduce((n, r) => n + r.non2xx + r.errors, 0);
+  return {
+    one: one.cpuUs,
+    two: two.cpuUs,
+    rates: [one.rate, two.rate],
+    counters: [one.counters!, two.counters!],
+    notes: failed ? `**${failed} answers not 2xx or failed**` : undefined,
+  };
+}
+
+/** The fleet's CPU per notification, with its callback delivered, and the notifications' rate. */
+async function notificationRun(b: Bench, orders: ChannelOrder[], urls: readonly string[], rcv: Driver, callbacksBefore: number) {
+  await b.fleet.settle();
+  const statementsBefore = await b.fleet.statements();
+  const cpuBefore = b.fleet.cpuMs();
+  const countersBefore = b.fleet.counters();
+  const parts = await notifyAll(b, orders, 32, urls);
+  const last = Math.max(...parts.map((p) => p.answered.reduce((m, x) => Math.max(m, x), 0)));
+  const got = await delivered(rcv, callbacksBefore + orders.length);
+  await b.fleet.settle();
+  const cpuUs = ((b.fleet.cpuMs() - cpuBefore) * 1000) / orders.length;
+  const counters = countersPer(countersBefore, b.fleet.counters(), orders.length);
+  const statementsAfter = await b.fleet.statements();
+  const acked = parts.reduce((s, p) => s + p.acked.reduce((x, y) => x + y, 0), 0);
+  return {
+    cpuUs,
+    counters,
+    rate: (orders.length / (last - firstSent(parts))) * 1000,
+    acked,
+    delivered: got,
+    roundTrips: statementsBefore === undefined || statementsAfter === undefined ? undefined : (statementsAfter - statementsBefore) / orders.length,
+  };
+}
+
+async function notifications(b: Bench): Promise<Measured> {
+  const n = Math.round(Number(process.env.BENCH_NOTIFICATIONS ?? 6000) / 2);
+  const { receiver: rcv, shop } = await receiver(b, 'ok');
+  const warm = Math.round(n / 3);
+  const all = await channelOrders(
+    b,
+    (await payableOrders(b, 2 * n + warm, shop)).map((o) => o.prepayId),
+  );
+  // Unmeasured, over both instances: both have compiled the path before either is measured.
+  const warmed = await notificationRun(b, all.slice(0, warm), b.fleet.urls, rcv, 0);
+  const orders = all.slice(warm);
+  const one = await notificationRun(b, orders.slice(0, n), [b.fleet.urls[0]], rcv, warmed.delivered);
+  const two = await notificationRun(b, orders.slice(n), b.fleet.urls, rcv, one.delivered);
+  const finished = await finishedCount(
+    b,
+    orders.map((o) => o.prepayId),
+  );
+  const refused = 2 * n - one.acked - two.acked;
+  const trips = (r: typeof one) => (r.roundTrips === undefined ? '' : `, ${round(r.roundTrips, 2)} round trips`);
+  return {
+    one: one.cpuUs,
+    two: two.cpuUs,
+    rates: [one.rate, two.rate],
+    counters: [one.counters, two.counters],
+    notes:
+      `${n} notifications each way, 32 in flight, CPU until their callbacks were delivered${trips(one)} on one${trips(two)} on both; ` +
+      `${finished} of ${2 * n} orders finish${refused ? `, **${refused} refused**` : ''}`,
+  };
+}
+
+export const secondInstance: Scenario = {
+  id: 'second',
+  name: 'what a second instance costs',
+  async run(b) {
+    if (b.fleet.instances.length < 2) {
+      console.log('  (measured with BENCH_INSTANCES=2 only)');
+      return;
+    }
+    const bareRuns: Array<[LoadRun, LoadRun]> = [[await b.bareSpread(1), await b.bareSpread(2)]];
+    const kinds: Array<[string, Measured]> = [['signed creation', await requests(b, { kind: 'create', subMerchantId: b.demo.subMerchantId })]];
+    const merchant = b.driver('merchant');
+    const read = await merchant.call<Array<{ prepayId: string }>>('orders', {
+      url: b.fleet.urls[0],
+      creds: b.creds,
+      subMerchantId: b.demo.subMerchantId,
+      count: 100,
+      native: false,
+    });
+    await b.release();
+    kinds.push(['signed detail read', await requests(b, { kind: 'read', prepayIds: read.map((o) => o.prepayId) })]);
+    kinds.push(['notifications with their callbacks', await notifications(b)]);
+    await b.release();
+    bareRuns.push([await b.bareSpread(1), await b.bareSpread(2)]);
+
+    const bare: CpuPair = { one: mean(bareRuns.map(([one]) => one.cpuUs)), two: mean(bareRuns.map(([, two]) => two.cpuUs)) };
+    b.report({
+      scenario: 'a second bare-route process (yardstick): CPU per request, one process → two',
+      cpuUs: bare.two,
+      notes:
+        `${round(bare.one, 0)} → ${round(bare.two, 0)} µs, ${pct(addedPercent(bare))} (before the kit's runs ${pct(addedPercent({ one: bareRuns[0][0].cpuUs, two: bareRuns[0][1].cpuUs }))}, ` +
+        `after ${pct(addedPercent({ one: bareRuns[1][0].cpuUs, two: bareRuns[1][1].cpuUs }))}); ` +
+        `${Math.round(mean(bareRuns.map(([one]) => one.rate)))} → ${Math.round(mean(bareRuns.map(([, two]) => two.rate)))} req/s; ` +
+        `per request, after the kit's runs, one: ${describeCounters(bareRuns[1][0].counters!)}; two: ${describeCounters(bareRuns[1][1].counters!)}`,
+    });
+    for (const [label, m] of kinds) {
+      const v = secondInstanceVerdict(m, bare);
+      b.report({
+        scenario: `a second instance, ${label}: the fleet's CPU per request, load on one instance → spread over both`,
+        cpuUs: m.two,
+        target: `≤ ${MAX_EXTRA_POINTS} points over the bare route's`,
+        met: v.met && !m.notes?.includes('**'),
+        notes:
+          `${round(m.one, 0)} → ${round(m.two, 0)} µs, ${pct(v.kit)} against the bare route's ${pct(v.bare)}: ${round(v.points, 1)} points; ` +
+          `${Math.round(m.rates[0])} → ${Math.round(m.rates[1])}/s (${round(m.rates[1] / m.rates[0], 2)}×); ` +
+          `per request on one: ${describeCounters(m.counters[0])}; on both: ${describeCounters(m.counters[1])}` +
+          (m.notes ? `; ${m.notes}` : ''),
+      });
+    }
+  },
+};
