@@ -7,7 +7,7 @@ import { now, sleep } from '../lib/rpc';
 import { delivered, firstSent, notifyAll, receiver } from '../lib/payments';
 import { latency, round } from '../lib/stats';
 import { channelOrders, finishedCount, payableOrders } from '../lib/orders';
-import type { Bench, Scenario } from '../lib/bench';
+import type { Scenario } from '../lib/bench';
 import { measureV3Costs } from '../lib/v3-costs';
 import type { HoldAnswer } from '../drivers/holds';
 
