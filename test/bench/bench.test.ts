@@ -2,7 +2,8 @@
 import { parseQueryString, verify } from '@kit/shared';
 import { countersPer, parseKeyNumbers, parseStatTicks, parseStatTimes, parseStatus } from './lib/proc';
 import { firstSent } from './lib/payments';
-import { MAX_EXTRA_POINTS, secondInstanceVerdict } from './scenarios/second-instance';
+import { abba, MAX_EXTRA_POINTS, meanCounters, secondInstanceVerdict } from './scenarios/second-instance';
+import { p99Trend, settlingMinutes, soakMs } from './scenarios/soak';
 import { latency, merged, percentile } from './lib/stats';
 import { configurationKey, OptionsError, parseOptions } from './lib/options';
 import { formatMs, renderTable, updateDocument, type RunInfo } from './lib/report';
@@ -44,6 +45,34 @@ describe('what a second instance costs', () => {
     expect(within.met).toBe(true);
     expect(secondInstanceVerdict({ one: 200, two: 230 }, bare).met).toBe(false);
     expect(secondInstanceVerdict({ one: 200, two: 200 + 2 * (4 + MAX_EXTRA_POINTS) }, bare).points).toBeCloseTo(MAX_EXTRA_POINTS);
+  });
+
+  it('measures one, two, two, one, so that a drift weighs on both sides alike', async () => {
+    const order: string[] = [];
+    const runs = await abba(
+      async () => order.push('one'),
+      async () => order.push('two'),
+    );
+    expect(order).toEqual(['one', 'two', 'two', 'one']);
+    expect(runs).toEqual({ one: [1, 4], two: [2, 3] });
+    const c = (userMs: number) => ({ userMs, systemMs: 0.02, syscalls: 4, waits: 0.1, preemptions: 1 });
+    expect(meanCounters([c(0.1), c(0.3)])).toEqual({ ...c(0.2), userMs: expect.closeTo(0.2) });
+  });
+});
+
+describe('the soak', () => {
+  it('reads its length, and leaves out three minutes of a long run before judging it', () => {
+    expect([soakMs('30m'), soakMs('90s'), soakMs('2h')]).toEqual([1_800_000, 90_000, 7_200_000]);
+    expect(() => soakMs('half an hour')).toThrow(/BENCH_SOAK/);
+    expect([settlingMinutes(30), settlingMinutes(5), settlingMinutes(4)]).toEqual([3, 3, 1]);
+  });
+
+  it('tells a rising p99 from a noisy flat one', () => {
+    expect(p99Trend([20, 22])).toBeUndefined();
+    expect(p99Trend([20, 45, 21, 22, 19, 23])).toEqual({ first: 32.5, last: 21, rising: false });
+    expect(p99Trend([20, 22, 30, 35, 41, 44])).toMatchObject({ first: 21, last: 42.5, rising: true });
+    // A p99 of a few ms doubling is not a trend.
+    expect(p99Trend([2, 2, 3, 3, 4, 4])?.rising).toBe(false);
   });
 });
 

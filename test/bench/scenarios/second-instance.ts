@@ -51,19 +51,44 @@ export function describeCounters(c: ProcCounters): string {
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${round(x, 1)} %`;
 
+/**
+ * One, two, two, one: a drift in either direction during the scenario (code still being compiled,
+ * tables growing) weighs on both sides alike. Runs of one configuration moved by more than the
+ * target between the start and the end of a scenario when they were measured once each.
+ */
+export async function abba<T>(one: () => Promise<T>, two: () => Promise<T>): Promise<{ one: T[]; two: T[] }> {
+  const first = await one();
+  const second = await two();
+  const third = await two();
+  const fourth = await one();
+  return { one: [first, fourth], two: [second, third] };
+}
+
+/** The mean of counters per request. */
+export function meanCounters(xs: readonly ProcCounters[]): ProcCounters {
+  const m = (k: keyof ProcCounters) => mean(xs.map((x) => x[k]));
+  return { userMs: m('userMs'), systemMs: m('systemMs'), syscalls: m('syscalls'), waits: m('waits'), preemptions: m('preemptions') };
+}
+
+function summed(runs: { one: LoadRun[]; two: LoadRun[] }, notes?: string): Measured {
+  const side = (rs: LoadRun[]) => ({
+    cpu: mean(rs.map((r) => r.cpuUs)),
+    rate: mean(rs.map((r) => r.rate)),
+    counters: meanCounters(rs.map((r) => r.counters!)),
+  });
+  const [one, two] = [side(runs.one), side(runs.two)];
+  return { one: one.cpu, two: two.cpu, rates: [one.rate, two.rate], counters: [one.counters, two.counters], notes };
+}
+
 async function requests(b: Bench, request: RequestKind): Promise<Measured> {
   const counters = () => b.fleet.counters();
-  const one = await b.load([b.fleet.urls[0]], request, { warmup: true, counters });
-  // Warmed up again: the second instance's code paths are compiled before its clock starts too.
-  const two = await b.load(b.fleet.urls, request, { warmup: true, counters });
-  const failed = [one, two].reduce((n, r) => n + r.non2xx + r.errors, 0);
-  return {
-    one: one.cpuUs,
-    two: two.cpuUs,
-    rates: [one.rate, two.rate],
-    counters: [one.counters!, two.counters!],
-    notes: failed ? `**${failed} answers not 2xx or failed**` : undefined,
-  };
+  // Each run warmed up: the second instance's code paths are compiled before its clock starts too.
+  const runs = await abba(
+    () => b.load([b.fleet.urls[0]], request, { warmup: true, counters }),
+    () => b.load(b.fleet.urls, request, { warmup: true, counters }),
+  );
+  const failed = [...runs.one, ...runs.two].reduce((n, r) => n + r.non2xx + r.errors, 0);
+  return summed(runs, failed ? `**${failed} answers not 2xx or failed**` : undefined);
 }
 
 /** The fleet's CPU per notification, with its callback delivered, and the notifications' rate. */
@@ -91,32 +116,49 @@ async function notificationRun(b: Bench, orders: ChannelOrder[], urls: readonly 
 }
 
 async function notifications(b: Bench): Promise<Measured> {
-  const n = Math.round(Number(process.env.BENCH_NOTIFICATIONS ?? 6000) / 2);
+  const n = Number(process.env.BENCH_NOTIFICATIONS ?? 6000);
+  const batch = Math.round(n / 4);
+  const warm = Math.round(n / 6);
   const { receiver: rcv, shop } = await receiver(b, 'ok');
-  const warm = Math.round(n / 3);
   const all = await channelOrders(
     b,
-    (await payableOrders(b, 2 * n + warm, shop)).map((o) => o.prepayId),
+    (await payableOrders(b, 4 * batch + warm, shop)).map((o) => o.prepayId),
   );
+  let sent = 0;
+  let callbacks = 0;
+  const next = async (urls: readonly string[], size: number) => {
+    const r = await notificationRun(b, all.slice(sent, sent + size), urls, rcv, callbacks);
+    sent += size;
+    callbacks = r.delivered;
+    return r;
+  };
   // Unmeasured, over both instances: both have compiled the path before either is measured.
-  const warmed = await notificationRun(b, all.slice(0, warm), b.fleet.urls, rcv, 0);
-  const orders = all.slice(warm);
-  const one = await notificationRun(b, orders.slice(0, n), [b.fleet.urls[0]], rcv, warmed.delivered);
-  const two = await notificationRun(b, orders.slice(n), b.fleet.urls, rcv, one.delivered);
+  await next(b.fleet.urls, warm);
+  const runs = await abba(
+    () => next([b.fleet.urls[0]], batch),
+    () => next(b.fleet.urls, batch),
+  );
   const finished = await finishedCount(
     b,
-    orders.map((o) => o.prepayId),
+    all.map((o) => o.prepayId),
   );
-  const refused = 2 * n - one.acked - two.acked;
-  const trips = (r: typeof one) => (r.roundTrips === undefined ? '' : `, ${round(r.roundTrips, 2)} round trips`);
+  const refused = 4 * batch - [...runs.one, ...runs.two].reduce((s, r) => s + r.acked, 0);
+  const trips = (rs: Array<{ roundTrips?: number }>) =>
+    rs.some((r) => r.roundTrips === undefined) ? '' : `, ${round(mean(rs.map((r) => r.roundTrips!)), 2)} round trips`;
+  const side = (rs: typeof runs.one) => ({
+    cpu: mean(rs.map((r) => r.cpuUs)),
+    rate: mean(rs.map((r) => r.rate)),
+    counters: meanCounters(rs.map((r) => r.counters)),
+  });
+  const [one, two] = [side(runs.one), side(runs.two)];
   return {
-    one: one.cpuUs,
-    two: two.cpuUs,
+    one: one.cpu,
+    two: two.cpu,
     rates: [one.rate, two.rate],
     counters: [one.counters, two.counters],
     notes:
-      `${n} notifications each way, 32 in flight, CPU until their callbacks were delivered${trips(one)} on one${trips(two)} on both; ` +
-      `${finished} of ${2 * n} orders finish${refused ? `, **${refused} refused**` : ''}`,
+      `${batch} notifications a run, 32 in flight, CPU until their callbacks were delivered${trips(runs.one)} on one${trips(runs.two)} on both; ` +
+      `${finished} of ${all.length} orders finish${refused ? `, **${refused} refused**` : ''}`,
   };
 }
 
@@ -128,7 +170,12 @@ export const secondInstance: Scenario = {
       console.log('  (measured with BENCH_INSTANCES=2 only)');
       return;
     }
-    const bareRuns: Array<[LoadRun, LoadRun]> = [[await b.bareSpread(1), await b.bareSpread(2)]];
+    const bareRuns = () =>
+      abba(
+        () => b.bareSpread(1),
+        () => b.bareSpread(2),
+      );
+    const bareBefore = await bareRuns();
     const kinds: Array<[string, Measured]> = [['signed creation', await requests(b, { kind: 'create', subMerchantId: b.demo.subMerchantId })]];
     const merchant = b.driver('merchant');
     const read = await merchant.call<Array<{ prepayId: string }>>('orders', {
@@ -142,17 +189,18 @@ export const secondInstance: Scenario = {
     kinds.push(['signed detail read', await requests(b, { kind: 'read', prepayIds: read.map((o) => o.prepayId) })]);
     kinds.push(['notifications with their callbacks', await notifications(b)]);
     await b.release();
-    bareRuns.push([await b.bareSpread(1), await b.bareSpread(2)]);
-
-    const bare: CpuPair = { one: mean(bareRuns.map(([one]) => one.cpuUs)), two: mean(bareRuns.map(([, two]) => two.cpuUs)) };
+    const bareAfter = await bareRuns();
+    const before = summed(bareBefore);
+    const after = summed(bareAfter);
+    const bare = summed({ one: [...bareBefore.one, ...bareAfter.one], two: [...bareBefore.two, ...bareAfter.two] });
     b.report({
       scenario: 'a second bare-route process (yardstick): CPU per request, one process → two',
       cpuUs: bare.two,
       notes:
-        `${round(bare.one, 0)} → ${round(bare.two, 0)} µs, ${pct(addedPercent(bare))} (before the kit's runs ${pct(addedPercent({ one: bareRuns[0][0].cpuUs, two: bareRuns[0][1].cpuUs }))}, ` +
-        `after ${pct(addedPercent({ one: bareRuns[1][0].cpuUs, two: bareRuns[1][1].cpuUs }))}); ` +
-        `${Math.round(mean(bareRuns.map(([one]) => one.rate)))} → ${Math.round(mean(bareRuns.map(([, two]) => two.rate)))} req/s; ` +
-        `per request, after the kit's runs, one: ${describeCounters(bareRuns[1][0].counters!)}; two: ${describeCounters(bareRuns[1][1].counters!)}`,
+        `${round(bare.one, 0)} → ${round(bare.two, 0)} µs, ${pct(addedPercent(bare))} (before the kit's runs ${pct(addedPercent(before))}, after ${pct(addedPercent(after))}; ` +
+        `each side the mean of four runs, in the order one, two, two, one, twice); ` +
+        `${Math.round(bare.rates[0])} → ${Math.round(bare.rates[1])} req/s; ` +
+        `per request, one: ${describeCounters(bare.counters[0])}; two: ${describeCounters(bare.counters[1])}`,
     });
     for (const [label, m] of kinds) {
       const v = secondInstanceVerdict(m, bare);
@@ -162,7 +210,7 @@ export const secondInstance: Scenario = {
         target: `≤ ${MAX_EXTRA_POINTS} points over the bare route's`,
         met: v.met && !m.notes?.includes('**'),
         notes:
-          `${round(m.one, 0)} → ${round(m.two, 0)} µs, ${pct(v.kit)} against the bare route's ${pct(v.bare)}: ${round(v.points, 1)} points; ` +
+          `${round(m.one, 0)} → ${round(m.two, 0)} µs (each the mean of two runs, in the order one, two, two, one), ${pct(v.kit)} against the bare route's ${pct(v.bare)}: ${round(v.points, 1)} points; ` +
           `${Math.round(m.rates[0])} → ${Math.round(m.rates[1])}/s (${round(m.rates[1] / m.rates[0], 2)}×); ` +
           `per request on one: ${describeCounters(m.counters[0])}; on both: ${describeCounters(m.counters[1])}` +
           (m.notes ? `; ${m.notes}` : ''),

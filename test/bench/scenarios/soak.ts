@@ -6,8 +6,11 @@
  * refunds: further orders paid by the sandbox's payer (the sandbox notifies the payment), then
  * refunded with 4.6 under the parent merchant's login (the sandbox completes each refund and sends
  * its refund notification; a `refunded` callback follows).
- * The instance's RSS (from /proc) and JS heap (`nodejs_heap_size_used_bytes` of GET /metrics) are
- * sampled at the end of every 10 s; one row per minute, and the growth after the first minute.
+ * With several instances (BENCH_INSTANCES=2) the windows take turns: a window's orders, held calls,
+ * uploads and refunds go to one instance and its notifications to the next, so wake-ups cross them.
+ * Every instance's RSS (from /proc) and JS heap (`nodejs_heap_size_used_bytes` of GET /metrics) are
+ * sampled at the end of every 10 s; one row per minute, the growth after the first minutes (after
+ * the third in a run of five minutes or more, else after the first) and the p99s' trend.
  * With BENCH_HEAP_SNAPSHOTS=1, heap snapshots after minute 1 and at the end, and the retained heap's
  * growth between them by constructor (printed; the largest in the notes).
  */
@@ -52,17 +55,48 @@ function rssParts(pid: number): { anon: number; file: number } {
   return { anon: mb('RssAnon'), file: mb('RssFile') };
 }
 
-const lowest = (part: Sample[], key: 'rssMb' | 'heapMb') => Math.min(...part.map((s) => s[key]));
-const highest = (part: Sample[], key: 'rssMb' | 'heapMb') => Math.max(...part.map((s) => s[key]));
+const lowest = (part: Sample[], i: number, key: 'rssMb' | 'heapMb') => Math.min(...part.map((s) => s.memory[i][key]));
+const highest = (part: Sample[], i: number, key: 'rssMb' | 'heapMb') => Math.max(...part.map((s) => s.memory[i][key]));
 
-interface Sample {
-  at: number;
+/**
+ * Minutes left out before memory growth and trends are judged: a run of five minutes or more
+ * leaves out three (caches, pools and V8's heap limits are still settling), a shorter one the first.
+ */
+export function settlingMinutes(minutes: number): number {
+  return minutes >= 5 ? 3 : 1;
+}
+
+/**
+ * Whether a series of per-minute p99s trends upward: the median of its last third against the
+ * median of its first third. A trend is a rise by more than half and by more than 5 ms (a p99 of
+ * a few ms moves by more than half from one minute to the next). Undefined below three minutes.
+ */
+export function p99Trend(perMinute: readonly number[]): { first: number; last: number; rising: boolean } | undefined {
+  if (perMinute.length < 3) return undefined;
+  const third = Math.floor(perMinute.length / 3);
+  const median = (xs: readonly number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  const first = median(perMinute.slice(0, third));
+  const last = median(perMinute.slice(-third));
+  return { first, last, rising: last > first * 1.5 && last - first > 5 };
+}
+
+interface InstanceMemory {
   rssMb: number;
   heapMb: number;
   heapTotalMb: number;
   externalMb: number;
   anonMb: number;
   fileMb: number;
+}
+
+interface Sample {
+  at: number;
+  /** By instance. */
+  memory: InstanceMemory[];
   create: number[];
   notify: number[];
   held: number[];
@@ -77,19 +111,20 @@ export const soak: Scenario = {
   onlyWhenNamed: true,
   async run(b) {
     const total = soakMs();
-    const url = b.fleet.urls[0];
+    const urls = b.fleet.urls;
+    const home = urls[0];
     const r = b.driver('receiver');
     const { url: receiverUrl } = await r.call<{ url: string }>('start', { creds: b.creds, mode: 'ok' });
     const merchant = b.driver('merchant');
-    const shop = await merchant.call<string>('subMerchant', { url, creds: b.creds, parentId: b.demo.parentMerchantId, displayName: 'Bench soak' });
-    await merchant.call('callbackUrl', { url, creds: b.creds, merchantId: shop, notifyCallbackUrl: receiverUrl });
+    const shop = await merchant.call<string>('subMerchant', { url: home, creds: b.creds, parentId: b.demo.parentMerchantId, displayName: 'Bench soak' });
+    await merchant.call('callbackUrl', { url: home, creds: b.creds, merchantId: shop, notifyCallbackUrl: receiverUrl });
     const holder = b.driver('holds');
     const notifier = b.driver('notify');
     const uploader = b.driver('merchant');
     const refunder = b.driver('merchant');
     const payer = b.driver('payer');
     /** Orders created, paid in the sandbox and refunded: the 4.6 latencies. */
-    const refundRound = async (): Promise<{ ms: number[]; refused: number; ids: string[] }> => {
+    const refundRound = async (url: string): Promise<{ ms: number[]; refused: number; ids: string[] }> => {
       const orders = await refunder.call<PayableOrder[]>('orders', {
         url,
         creds: b.creds,
@@ -122,6 +157,9 @@ export const soak: Scenario = {
     let refused = 0;
     for (let w = 0; now() - started < total; w++) {
       const windowStart = now();
+      // Taking turns: this window's calls to one instance, its payments' notifications to the next.
+      const url = urls[w % urls.length];
+      const notifyUrl = urls[(w + 1) % urls.length];
       const created = await merchant.call<{ orders: Array<{ prepayId: string }>; ms: Float64Array }>('timedOrders', {
         url,
         creds: b.creds,
@@ -133,9 +171,9 @@ export const soak: Scenario = {
       await holder.call('open', { url, creds: b.creds, ids });
       const orders = await channelOrders(b, ids);
       const [paid, uploads, refunds] = await Promise.all([
-        notifier.call<NotifyAnswer>('send', { url, platform: b.fleet.platform, orders, rate: ORDERS_PER_WINDOW / 5 } satisfies NotifyArgs),
+        notifier.call<NotifyAnswer>('send', { url: notifyUrl, platform: b.fleet.platform, orders, rate: ORDERS_PER_WINDOW / 5 } satisfies NotifyArgs),
         uploader.call<Float64Array>('timedUpload', { url, creds: b.creds, tag: `soak${w}`, calls: UPLOADS_PER_WINDOW, items: 50 }),
-        refundRound(),
+        refundRound(url),
       ]);
       refundsRefused += refunds.refused;
       refundIds.push(...refunds.ids);
@@ -146,16 +184,23 @@ export const soak: Scenario = {
       const heldMs = orders.flatMap((o, i) => (at.has(o.prepayId) ? [at.get(o.prepayId)! - paid.answered[i]] : []));
       const rest = WINDOW_MS - (now() - windowStart);
       if (rest > 0) await sleep(rest);
-      const heapNow = await heapMb(url);
-      const parts = rssParts(b.fleet.instances[0].pid);
+      const memory = await Promise.all(
+        b.fleet.instances.map(async (instance, i): Promise<InstanceMemory> => {
+          const heapNow = await heapMb(urls[i]);
+          const parts = rssParts(instance.pid);
+          return {
+            rssMb: b.fleet.memory(i).rss / 2 ** 20,
+            heapMb: heapNow.used,
+            heapTotalMb: heapNow.total,
+            externalMb: heapNow.external,
+            anonMb: parts.anon,
+            fileMb: parts.file,
+          };
+        }),
+      );
       samples.push({
         at: now() - started,
-        rssMb: b.fleet.memory(0).rss / 2 ** 20,
-        heapMb: heapNow.used,
-        heapTotalMb: heapNow.total,
-        externalMb: heapNow.external,
-        anonMb: parts.anon,
-        fileMb: parts.file,
+        memory,
         create: [...created.ms],
         notify: [...paid.answered].map((t, i) => t - paid.sent[i]),
         held: heldMs,
@@ -172,43 +217,92 @@ export const soak: Scenario = {
     const heap = heapAfterMinute1 ? heapDiff(heapAfterMinute1, await b.fleet.heapSnapshot(0)) : '';
     const p99 = (xs: number[]) => round(latency(Float64Array.from(xs)).p99, 1);
     const perMinute = Math.round(60_000 / WINDOW_MS);
+    const instances = b.fleet.instances.map((_, i) => i);
+    const named = (i: number) => (instances.length > 1 ? `instance ${i + 1} ` : '');
+    const kinds = {
+      creation: 'create',
+      notification: 'notify',
+      'held answer after its payment': 'held',
+      'upload of 50 items': 'upload',
+      refund: 'refund',
+    } as const;
+    const minuteP99s: Record<keyof typeof kinds, number[]> = {
+      creation: [],
+      notification: [],
+      'held answer after its payment': [],
+      'upload of 50 items': [],
+      refund: [],
+    };
     for (let m = 0; m * perMinute < samples.length; m++) {
       const part = samples.slice(m * perMinute, (m + 1) * perMinute);
       const last = part[part.length - 1];
+      for (const [label, key] of Object.entries(kinds) as Array<[keyof typeof kinds, (typeof kinds)[keyof typeof kinds]]>)
+        minuteP99s[label].push(p99(part.flatMap((s) => s[key])));
+      const ranges = instances.map(
+        (i) =>
+          `${named(i)}RSS ${round(lowest(part, i, 'rssMb'), 0)}–${round(highest(part, i, 'rssMb'), 0)} MB, heap used ${round(lowest(part, i, 'heapMb'), 0)}–${round(highest(part, i, 'heapMb'), 0)} MB`,
+      );
       b.report({
-        scenario: `soak minute ${m + 1}: RSS ${round(lowest(part, 'rssMb'), 0)}–${round(highest(part, 'rssMb'), 0)} MB, heap used ${round(lowest(part, 'heapMb'), 0)}–${round(highest(part, 'heapMb'), 0)} MB`,
+        scenario: `soak minute ${m + 1}: ${ranges.join('; ')}`,
         p99: p99(part.flatMap((s) => s.notify)),
         notes:
-          `p99 ms: creation ${p99(part.flatMap((s) => s.create))}, notification ${p99(part.flatMap((s) => s.notify))}, ` +
-          `held answer after its payment ${p99(part.flatMap((s) => s.held))}, upload of 50 items ${p99(part.flatMap((s) => s.upload))}, ` +
-          `refund ${p99(part.flatMap((s) => s.refund))}; ` +
-          `RSS per 10 s ${part.map((s) => round(s.rssMb, 0)).join(' ')} MB, heap used ${part.map((s) => round(s.heapMb, 0)).join(' ')} MB; ${last.callbacks} callbacks delivered so far`,
+          `p99 ms: ${Object.keys(kinds)
+            .map((label) => `${label} ${minuteP99s[label as keyof typeof kinds][m]}`)
+            .join(', ')}; ` +
+          instances
+            .map(
+              (i) =>
+                `${named(i)}RSS per 10 s ${part.map((s) => round(s.memory[i].rssMb, 0)).join(' ')} MB, heap used ${part.map((s) => round(s.memory[i].heapMb, 0)).join(' ')} MB`,
+            )
+            .join('; ') +
+          `; ${last.callbacks} callbacks delivered so far`,
       });
     }
-    // Growth after the first minute. Between two major collections V8 lets garbage pile up and its
+    // Growth after the first minutes. Between two major collections V8 lets garbage pile up and its
     // heap grow (RSS with it, by tens of MB), then gives it back: one sample against another mostly
     // says where each fell in that cycle. So also each minute's lowest (what stays: a leak lifts
-    // it) and highest (how far the cycle goes), minute 2 against the last minute; the target
-    // applies to the lowest.
-    const base = samples[Math.min(perMinute, samples.length - 1)];
+    // it) and highest (how far the cycle goes), the first minute after settling against the last
+    // minute; the target applies to the lowest.
+    const minutes = Math.floor(samples.length / perMinute);
+    const settled = settlingMinutes(minutes);
+    const base = samples[Math.min(settled * perMinute, samples.length - 1)];
     const last = samples[samples.length - 1];
-    const minute2 = samples.length > perMinute ? samples.slice(perMinute, 2 * perMinute) : samples;
+    const reference = samples.length > settled * perMinute ? samples.slice(settled * perMinute, (settled + 1) * perMinute) : samples;
     const lastMinute = samples.slice(-perMinute);
     const pct = (from: number, to: number) => (to / from - 1) * 100;
     const change = (from: number, to: number) => `${round(from, 1)} → ${round(to, 1)} MB (${round(pct(from, to), 1)} %)`;
-    const rssFloor = pct(lowest(minute2, 'rssMb'), lowest(lastMinute, 'rssMb'));
+    const rssFloors = instances.map((i) => pct(lowest(reference, i, 'rssMb'), lowest(lastMinute, i, 'rssMb')));
+    const growth = instances.map((i) => {
+      const [from, to] = [base.memory[i], last.memory[i]];
+      return (
+        `${named(i)}minute ${settled + 1} → last minute, lowest: RSS ${change(lowest(reference, i, 'rssMb'), lowest(lastMinute, i, 'rssMb'))}, heap used ${change(lowest(reference, i, 'heapMb'), lowest(lastMinute, i, 'heapMb'))}; ` +
+        `highest: RSS ${change(highest(reference, i, 'rssMb'), highest(lastMinute, i, 'rssMb'))}, heap used ${change(highest(reference, i, 'heapMb'), highest(lastMinute, i, 'heapMb'))}; ` +
+        `first sample after minute ${settled} → last: RSS ${change(from.rssMb, to.rssMb)}, heap used ${change(from.heapMb, to.heapMb)}, ` +
+        `of which RssAnon ${change(from.anonMb, to.anonMb)}, RssFile ${change(from.fileMb, to.fileMb)}, V8 heap size ${change(from.heapTotalMb, to.heapTotalMb)}, external ${change(from.externalMb, to.externalMb)}`
+      );
+    });
+    const trends = (Object.keys(minuteP99s) as Array<keyof typeof kinds>).map((label) => ({ label, trend: p99Trend(minuteP99s[label].slice(settled)) }));
+    const rising = trends.filter((t) => t.trend?.rising);
+    const judged = trends.every((t) => t.trend !== undefined);
     b.report({
-      scenario: `soak: ${round(total / 60_000, 1)} min of mixed steady load, memory growth after the first minute`,
-      target: '≤ 5 % (lowest RSS)',
-      met: refused > 0 || refundsRefused > 0 || refunded < refundIds.length ? false : samples.length > perMinute ? rssFloor <= 5 : undefined,
+      scenario: `soak: ${round(total / 60_000, 1)} min of mixed steady load${instances.length > 1 ? ` on ${instances.length} instances` : ''}, memory growth after minute ${settled} and the p99s' trend`,
+      target: '≤ 5 % (lowest RSS), no rising p99',
+      met:
+        refused > 0 || refundsRefused > 0 || refunded < refundIds.length || rising.length > 0
+          ? false
+          : samples.length > settled * perMinute && judged
+            ? rssFloors.every((f) => f <= 5)
+            : undefined,
       notes:
-        `minute 2 → last minute, lowest: RSS ${change(lowest(minute2, 'rssMb'), lowest(lastMinute, 'rssMb'))}, heap used ${change(lowest(minute2, 'heapMb'), lowest(lastMinute, 'heapMb'))}; ` +
-        `highest: RSS ${change(highest(minute2, 'rssMb'), highest(lastMinute, 'rssMb'))}, heap used ${change(highest(minute2, 'heapMb'), highest(lastMinute, 'heapMb'))}; ` +
-        `first sample after minute 1 → last: RSS ${change(base.rssMb, last.rssMb)}, heap used ${change(base.heapMb, last.heapMb)}, ` +
-        `of which RssAnon ${change(base.anonMb, last.anonMb)}, RssFile ${change(base.fileMb, last.fileMb)}, V8 heap size ${change(base.heapTotalMb, last.heapTotalMb)}, external ${change(base.externalMb, last.externalMb)}; ` +
-        `every 10 s: ${ORDERS_PER_WINDOW} creations with their scan-code payment, held calls and notifications (${ORDERS_PER_WINDOW / 5}/s), ${UPLOADS_PER_WINDOW} uploads of 50 items, ` +
-        `${REFUNDS_PER_WINDOW} orders paid in the sandbox and refunded (4.6, 4 at a time); ` +
-        `${held + refundIds.length} orders paid, ${refunded} of ${refundIds.length} refunded, ${last.callbacks} callbacks delivered` +
+        `${growth.join('; ')}; ` +
+        `p99 ms, median of the first third of the minutes after minute ${settled} → of the last third: ` +
+        trends
+          .map((t) => `${t.label} ${t.trend ? `${t.trend.first} → ${t.trend.last}${t.trend.rising ? ' (**rising**)' : ''}` : 'too short to tell'}`)
+          .join(', ') +
+        `; every 10 s: ${ORDERS_PER_WINDOW} creations with their scan-code payment, held calls and notifications (${ORDERS_PER_WINDOW / 5}/s), ${UPLOADS_PER_WINDOW} uploads of 50 items, ` +
+        `${REFUNDS_PER_WINDOW} orders paid in the sandbox and refunded (4.6, 4 at a time)` +
+        (instances.length > 1 ? ', each window on one instance with its notifications sent to the other' : '') +
+        `; ${held + refundIds.length} orders paid, ${refunded} of ${refundIds.length} refunded, ${last.callbacks} callbacks delivered` +
         (refused ? `; **${refused} notifications refused**` : '') +
         (refundsRefused ? `; **${refundsRefused} refunds refused**` : '') +
         heap,
