@@ -215,7 +215,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   // What the metrics read when scraped.
   const sink = logSinkOf(log);
   metrics.readHeldCallsFrom(() => events.waiting);
-  metrics.readDbStatementsFrom(() => handle.statements.count);
+  metrics.readDbStatementsFrom(() => handle.statements);
   if (sink) metrics.readLogStatsFrom(() => ({ dropped: sink.droppedTotal, bufferedBytes: sink.bufferedBytes }));
   metrics.countChainQueueWith(() => chain.stores.ledger.queueDepth());
   metrics.countOutboxWith(() => jobs.store.depth('callback'));

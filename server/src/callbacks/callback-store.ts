@@ -97,14 +97,9 @@ export class CallbackStore {
 
   /** An attempt for the job's settlement to write (`JobSettlement.alongside`: in its statement on PostgreSQL). */
   attempt(row: Insertable<CallbackAttemptsTable>): Alongside {
-    const db = this.db;
     return {
-      // Built only where it is used (PostgreSQL); SQLite writes it with the prepared insert.
-      get query() {
-        return db
-          .insertInto('callback_attempts')
-          .values(Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, row[c] ?? null])) as Insertable<CallbackAttemptsTable>);
-      },
+      into: { table: 'callback_attempts', columns: ATTEMPT_COLUMNS, values: ATTEMPT_COLUMNS.map((c) => row[c] ?? null) },
+      // SQLite writes it with the prepared insert.
       write: () => this.insertAttempt(row),
     };
   }

@@ -67,7 +67,7 @@ export async function openDatabase(opts: DbOptions): Promise<DbHandle> {
   // hold are in the OS page cache anyway (the RSS it saves, at no CPU cost: docs/performance.md,
   // "Where the RSS after a burst goes").
   raw.pragma('cache_size = -2000');
-  const statements: StatementCount = { count: 0 };
+  const statements: StatementCount = { count: 0, named: 0 };
   const dialect = new BetterSqliteDialect(raw, statements);
   const db = new Kysely<Database>({ dialect });
   return { db, dialect: 'sqlite', sqlite: raw, statements, close: () => db.destroy() };
@@ -113,7 +113,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   // The same for a client checked out but between queries when its connection drops (the database
   // going away): without a listener its 'error' would end the process. A query running on it fails
   // on its own; the pool throws the broken client away when it is released.
-  const statements: StatementCount = { count: 0 };
+  const statements: StatementCount = { count: 0, named: 0 };
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
     // Innermost, so a statement run again by its text after a refused named one counts twice.

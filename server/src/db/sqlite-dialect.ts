@@ -38,7 +38,7 @@ type Waiter = { kind: 'statement'; resolve: () => void } | { kind: 'transaction'
 /** The one better-sqlite3 handle and the rules for sharing it. */
 class SharedDatabase {
   /** The statements Kysely asked for (its BEGIN and COMMIT included), as on PostgreSQL. */
-  statements: StatementCount = { count: 0 };
+  statements: StatementCount = { count: 0, named: 0 };
   private readonly cache = new Map<string, SQLite.Statement>();
   private group: Array<(error?: unknown) => void> | undefined;
   owner: Lease | undefined;

@@ -7,6 +7,8 @@ import type pg from 'pg';
 
 export interface StatementCount {
   count: number;
+  /** Of those, sent as named prepared statements (PostgreSQL parses and plans each once per connection: `prepared.ts`). */
+  named: number;
 }
 
 /** Counts every query a PostgreSQL client sends: Kysely's, the order event bridge's, LISTEN. */
@@ -14,6 +16,7 @@ export function countQueries(client: pg.PoolClient, counter: StatementCount): vo
   const query = client.query.bind(client) as (...a: unknown[]) => unknown;
   client.query = ((...a: unknown[]) => {
     counter.count++;
+    if (typeof a[0] === 'object' && a[0] !== null && (a[0] as { name?: unknown }).name) counter.named++;
     return query(...a);
   }) as typeof client.query;
 }

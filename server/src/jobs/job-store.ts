@@ -4,7 +4,7 @@
  * worker that dies gives its jobs back when the lease ends; on PostgreSQL `FOR UPDATE SKIP LOCKED`
  * keeps instances off each other's rows.
  */
-import { sql, type ExpressionBuilder, type Kysely, type OperationNodeSource, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, Executor } from '../db/schema';
 import type { Dialect } from '../db/dialect';
 import type { JobState, JobsTable, QueueName } from './job-tables';
@@ -32,11 +32,18 @@ export type JobSettlement = (
   | { state: 'pending'; nextAt: number; error?: string | null; payload?: object }
 ) & { alongside?: Alongside };
 
-/** A row a handler records with the end of its run: as a query (PostgreSQL's WITH) and written alone (SQLite). */
+/**
+ * A row a handler records with the end of its run: written by the settling statement on PostgreSQL
+ * (a data-modifying WITH) and alone on SQLite (`write`). Given as its table, columns and values, so
+ * that the usual settlement (done) runs as one prepared statement per table and columns.
+ */
 export interface Alongside {
-  query: OperationNodeSource;
+  into: { table: AlongsideTable; columns: readonly string[]; values: readonly unknown[] };
   write(): Promise<unknown>;
 }
+
+/** Tables a settlement may write a row to. */
+export type AlongsideTable = 'callback_attempts';
 
 const ENQUEUE_COLUMNS = [
   'queue',
@@ -60,6 +67,8 @@ export class JobStore {
   private readonly claimRows;
   private readonly settleDoneRow;
   private readonly finishRow;
+  /** `settleDoneRow` with a row alongside, by table and columns (a handful: one per kind of row). */
+  private readonly settleDoneAlongside = new Map<string, ReturnType<JobStore['prepareSettleDoneAlongside']>>();
 
   constructor(
     readonly db: Kysely<Database>,
@@ -81,12 +90,7 @@ export class JobStore {
     );
     this.settleDoneRow = preparedOn(
       db,
-      (id: number, token: string, attempts: number, result: string | null, now: number) =>
-        db
-          .updateTable('jobs')
-          .set({ state: 'done', result, last_error: null, done_at: now, attempts, lease_token: null, updated_at: now })
-          .where('id', '=', id)
-          .where('lease_token', '=', token),
+      (id: number, token: string, attempts: number, result: string | null, now: number) => this.settleDoneQuery(id, token, attempts, result, now),
       5,
     );
     this.finishRow = preparedOn(db, (queue: QueueName, key: string, result: string, now: number) => this.finishQuery(undefined, queue, key, result, now), 4);
@@ -155,14 +159,54 @@ export class JobStore {
   /** Records the end of a claimed run; ignored (false) when the claim was lost meanwhile. */
   async settle(id: number, token: string, attempts: number, s: JobSettlement, now = Date.now()): Promise<boolean> {
     if (s.alongside && this.dialect === 'postgres') {
-      // One round trip: the handler's row in a data-modifying WITH of the settling update (issue 34).
-      const res = await sql`with alongside as (${s.alongside.query}) ${this.settleQuery(id, token, attempts, s, now)}`.execute(this.db);
+      // One round trip: the handler's row in a data-modifying WITH of the settling update (issue 34);
+      // the usual end (done) as a prepared statement, which PostgreSQL parses and plans once.
+      const { into } = s.alongside;
+      if (s.state === 'done') {
+        const run = this.settleDoneWith(into);
+        return Number((await run(this.db, id, token, attempts, s.result ?? null, now, ...into.values)).numAffectedRows) === 1;
+      }
+      const res =
+        await sql`with alongside as (${this.alongsideQuery(into.table, into.columns, into.values)}) ${this.settleQuery(id, token, attempts, s, now)}`.execute(
+          this.db,
+        );
       return Number(res.numAffectedRows) === 1;
     }
     if (s.alongside) await s.alongside.write();
     if (s.state === 'done') return Number((await this.settleDoneRow(this.db, id, token, attempts, s.result ?? null, now)).numAffectedRows) === 1;
     const res = await this.settleQuery(id, token, attempts, s, now).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
+  }
+
+  private settleDoneWith(into: Alongside['into']) {
+    const key = `${into.table}(${into.columns.join(',')})`;
+    let run = this.settleDoneAlongside.get(key);
+    if (!run) this.settleDoneAlongside.set(key, (run = this.prepareSettleDoneAlongside(into.table, into.columns)));
+    return run;
+  }
+
+  private prepareSettleDoneAlongside(table: AlongsideTable, columns: readonly string[]) {
+    const db = this.db;
+    return preparedOn(
+      db,
+      (id: number, token: string, attempts: number, result: string | null, now: number, ...values: unknown[]) => ({
+        compile: () =>
+          sql`with alongside as (${this.alongsideQuery(table, columns, values)}) ${this.settleDoneQuery(id, token, attempts, result, now)}`.compile(db),
+      }),
+      5 + columns.length,
+    );
+  }
+
+  private alongsideQuery(table: AlongsideTable, columns: readonly string[], values: readonly unknown[]) {
+    return this.db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never);
+  }
+
+  private settleDoneQuery(id: number, token: string, attempts: number, result: string | null, now: number) {
+    return this.db
+      .updateTable('jobs')
+      .set({ state: 'done', result, last_error: null, done_at: now, attempts, lease_token: null, updated_at: now })
+      .where('id', '=', id)
+      .where('lease_token', '=', token);
   }
 
   private settleQuery(id: number, token: string, attempts: number, s: JobSettlement, now: number) {

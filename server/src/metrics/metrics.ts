@@ -9,6 +9,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestMetrics } from './request-metrics';
+import type { StatementCount } from '../db/statement-count';
 
 export const COUNT_MAX_AGE_MS = 5_000;
 export const COUNT_TIMEOUT_MS = 1_000;
@@ -186,7 +187,7 @@ export class Metrics {
 
   /** Sources read when scraped; set by the runtime once the parts exist. */
   private heldCalls?: () => number;
-  private dbStatements?: () => number;
+  private dbStatements?: () => StatementCount;
   private logStats?: () => { dropped: number; bufferedBytes: number };
 
   /** `countMaxAgeMs`: how long a database count is reused (COUNT_MAX_AGE_MS). */
@@ -195,7 +196,7 @@ export class Metrics {
     this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     // prom-client calls `collect` with the gauge as `this`; these read the sources set later.
     const held = () => this.heldCalls?.() ?? 0;
-    const statements = () => this.dbStatements?.() ?? 0;
+    const statements = () => this.dbStatements?.() ?? { count: 0, named: 0 };
     const dropped = () => this.logStats?.().dropped ?? 0;
     const buffered = () => this.logStats?.().bufferedBytes ?? 0;
     const { outbox, chainQueue } = this;
@@ -213,7 +214,16 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        this.inc(statements());
+        this.inc(statements().count);
+      },
+    });
+    new Counter({
+      name: 'kit_db_statements_named_total',
+      help: 'Of those, statements sent as named prepared statements: PostgreSQL parses and plans each once per connection.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(statements().named);
       },
     });
     new Gauge({
@@ -364,7 +374,7 @@ export class Metrics {
     this.heldCalls = read;
   }
 
-  readDbStatementsFrom(read: () => number): void {
+  readDbStatementsFrom(read: () => StatementCount): void {
     this.dbStatements = read;
   }
 

@@ -4,7 +4,8 @@
  * event, and the callback's delivery), counted as `kit_db_statements_total` counts them (every
  * statement, BEGIN and COMMIT included). The background loops are slowed to an hour so that the count
  * between two quiet moments is the notification's alone; a duplicate costs its read and one guarded
- * statement that changes nothing. And a rule the one-statement settlement keeps: a second channel
+ * statement that changes nothing. On PostgreSQL every statement of it runs by name (prepared once per
+ * connection). And a rule the one-statement settlement keeps: a second channel
  * order paid after the order finished is recorded without a second transition or callback.
  */
 import { signFields } from '../../src/payments/providers/protocol-v2/sign';
@@ -35,6 +36,7 @@ describeEachBackend(
     });
 
     const statements = () => kit.runtime.db.statements.count;
+    const named = () => kit.runtime.db.statements.named;
     /** The count once nothing has been sent to the database for 300 ms. */
     const quiet = async () => {
       let last = statements();
@@ -80,9 +82,11 @@ describeEachBackend(
       const xml = await notification(prepayId);
 
       const before = await quiet();
+      const namedBefore = named();
       expect(await post(xml)).toBe('SUCCESS');
       await waitFor(() => receiver.received.length === 1, 10_000, 'the callback');
       const paid = (await quiet()) - before;
+      const paidNamed = named() - namedBefore;
 
       expect(await post(xml)).toBe('SUCCESS');
       const duplicate = (await quiet()) - before - paid;
@@ -93,6 +97,9 @@ describeEachBackend(
       expect(receiver.received).toHaveLength(1);
       expect(paid).toBeLessThanOrEqual(MAX[backend.name].payment);
       expect(duplicate).toBeLessThanOrEqual(MAX[backend.name].duplicate);
+      // Every one of them a named prepared statement on PostgreSQL: parsed and planned once per
+      // connection, not on every payment (the callback's settlement with its attempt was not).
+      if (backend.name === 'postgres') expect(paidNamed).toBe(paid);
     });
 
     test('a second channel order paid after the order finished: recorded, the order stays finish, one callback', async () => {
