@@ -70,8 +70,12 @@ export function meanCounters(xs: readonly ProcCounters[]): ProcCounters {
   return { userMs: m('userMs'), systemMs: m('systemMs'), syscalls: m('syscalls'), waits: m('waits'), preemptions: m('preemptions') };
 }
 
-function summed(runs: { one: LoadRun[]; two: LoadRun[] }, notes?: string): Measured {
-  const side = (rs: LoadRun[]) => ({
+/** What a run gives this scenario: CPU per request, the rate and the counters per request. */
+type RunFigures = Pick<LoadRun, 'cpuUs' | 'rate' | 'counters'>;
+
+/** Each side's runs averaged. */
+function summed(runs: { one: RunFigures[]; two: RunFigures[] }, notes?: string): Measured {
+  const side = (rs: RunFigures[]) => ({
     cpu: mean(rs.map((r) => r.cpuUs)),
     rate: mean(rs.map((r) => r.rate)),
     counters: meanCounters(rs.map((r) => r.counters!)),
@@ -145,21 +149,11 @@ async function notifications(b: Bench): Promise<Measured> {
   const refused = 4 * batch - [...runs.one, ...runs.two].reduce((s, r) => s + r.acked, 0);
   const trips = (rs: Array<{ roundTrips?: number }>) =>
     rs.some((r) => r.roundTrips === undefined) ? '' : `, ${round(mean(rs.map((r) => r.roundTrips!)), 2)} round trips`;
-  const side = (rs: typeof runs.one) => ({
-    cpu: mean(rs.map((r) => r.cpuUs)),
-    rate: mean(rs.map((r) => r.rate)),
-    counters: meanCounters(rs.map((r) => r.counters)),
-  });
-  const [one, two] = [side(runs.one), side(runs.two)];
-  return {
-    one: one.cpu,
-    two: two.cpu,
-    rates: [one.rate, two.rate],
-    counters: [one.counters, two.counters],
-    notes:
-      `${batch} notifications a run, 32 in flight, CPU until their callbacks were delivered${trips(runs.one)} on one${trips(runs.two)} on both; ` +
+  return summed(
+    runs,
+    `${batch} notifications a run, 32 in flight, CPU until their callbacks were delivered${trips(runs.one)} on one${trips(runs.two)} on both; ` +
       `${finished} of ${all.length} orders finish${refused ? `, **${refused} refused**` : ''}`,
-  };
+  );
 }
 
 export const secondInstance: Scenario = {
