@@ -50,20 +50,25 @@ const create: Scenario = {
   },
 };
 
+/** Signed detail reads spread over 100 orders made through the API. */
+export async function readRequest(b: Bench): Promise<RequestKind> {
+  const merchant = b.driver('merchant');
+  const orders = await merchant.call<Array<{ prepayId: string }>>('orders', {
+    url: b.fleet.urls[0],
+    creds: b.creds,
+    subMerchantId: b.demo.subMerchantId,
+    count: 100,
+    native: false,
+  });
+  await b.release();
+  return { kind: 'read', prepayIds: orders.map((o) => o.prepayId) };
+}
+
 const read: Scenario = {
   id: 'read',
   name: 'signed detail read (GET /submerchant-pay/prePay/<id>)',
   async run(b) {
-    const merchant = b.driver('merchant');
-    const orders = await merchant.call<Array<{ prepayId: string }>>('orders', {
-      url: b.fleet.urls[0],
-      creds: b.creds,
-      subMerchantId: b.demo.subMerchantId,
-      count: 100,
-      native: false,
-    });
-    await b.release();
-    await perInstanceAndAggregate(b, this.name, { kind: 'read', prepayIds: orders.map((o) => o.prepayId) });
+    await perInstanceAndAggregate(b, this.name, await readRequest(b));
   },
 };
 

@@ -13,6 +13,7 @@ import { delivered, firstSent, notifyAll, receiver } from '../lib/payments';
 import { mean, round } from '../lib/stats';
 import type { ChannelOrder } from '../lib/notifications';
 import type { RequestKind } from '../lib/requests';
+import { readRequest } from './api';
 import { countersPer, type ProcCounters } from '../lib/proc';
 
 /** Issue 34: a second kit instance adds at most this many points of CPU per request more than a second bare process. */
@@ -171,16 +172,7 @@ export const secondInstance: Scenario = {
       );
     const bareBefore = await bareRuns();
     const kinds: Array<[string, Measured]> = [['signed creation', await requests(b, { kind: 'create', subMerchantId: b.demo.subMerchantId })]];
-    const merchant = b.driver('merchant');
-    const read = await merchant.call<Array<{ prepayId: string }>>('orders', {
-      url: b.fleet.urls[0],
-      creds: b.creds,
-      subMerchantId: b.demo.subMerchantId,
-      count: 100,
-      native: false,
-    });
-    await b.release();
-    kinds.push(['signed detail read', await requests(b, { kind: 'read', prepayIds: read.map((o) => o.prepayId) })]);
+    kinds.push(['signed detail read', await requests(b, await readRequest(b))]);
     kinds.push(['notifications with their callbacks', await notifications(b)]);
     await b.release();
     const bareAfter = await bareRuns();
