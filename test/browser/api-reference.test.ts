@@ -16,24 +16,31 @@ const DOCS_LOOK = { oneLine: '.langs button, .try-fields button', primary: '.not
 /**
  * Swagger UI draws a long reference as a virtual list (from 150 tags and operations on, which this
  * kit's has): only what is near the viewport is in the page. Scrolls from the top until `target`
- * is there, as a reader scrolls to it.
+ * is there, as a reader scrolls to it. The list draws after each scroll step; on a loaded machine
+ * it may not have drawn the target before the next step moves past it, so a pass that reaches the
+ * bottom without it starts again from the top with longer pauses.
  */
 async function scrollTo(page: Page, target: Locator): Promise<void> {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  for (let i = 0; i < 400 && (await target.count()) === 0; i++) {
-    await page.mouse.wheel(0, 500);
-    await page.waitForTimeout(25);
-  }
-  // The list redraws while it settles: an element found may be replaced by its redrawn copy.
-  for (let i = 0; ; i++) {
-    try {
-      await target.first().scrollIntoViewIfNeeded({ timeout: 5_000 });
-      return;
-    } catch (e) {
-      if (i >= 4) throw e;
-      await page.waitForTimeout(200);
+  for (const pause of [25, 150, 500]) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    let still = 0;
+    for (let i = 0; i < 400 && still < 3 && (await target.count()) === 0; i++) {
+      const before = await page.evaluate(() => window.scrollY);
+      await page.mouse.wheel(0, 500);
+      await page.waitForTimeout(pause);
+      still = (await page.evaluate(() => window.scrollY)) === before ? still + 1 : 0;
+    }
+    // The list redraws while it settles: an element found may be replaced by its redrawn copy.
+    for (let i = 0; i < 5 && (await target.count()) > 0; i++) {
+      try {
+        await target.first().scrollIntoViewIfNeeded({ timeout: 2_000 });
+        return;
+      } catch {
+        await page.waitForTimeout(200);
+      }
     }
   }
+  throw new Error(`scrolled the reference three times without reaching ${target.toString()}`);
 }
 
 describe('API reference page', () => {
