@@ -21,6 +21,16 @@ test('the platform shares no code with the kit: it imports node built-ins and al
   expect(imports.filter((i) => !i.startsWith('node:') && i !== 'alipay-sdk')).toEqual([]);
 });
 
+/** 4.3's Alipay code for `prepayId` while the platform signs its answers with a key the kit does not trust. */
+async function precreateWithForgedAnswers(platform: AlipayPlatform, f: PayFixture, prepayId: string) {
+  platform.forgeAnswers(true);
+  try {
+    return await f.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId } });
+  } finally {
+    platform.forgeAnswers(false);
+  }
+}
+
 describeEachBackend('Alipay against an independent platform (alipay-sdk as referee)', (backend) => {
   let platform: AlipayPlatform;
   let kit: TestKit;
@@ -111,13 +121,7 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
 
   test('an answer whose sign fails is never used: the platform counts as unreachable, and the same order succeeds once answers verify', async () => {
     const prepayId = await newOrder(f, '5.00');
-    platform.forgeAnswers(true);
-    let forged;
-    try {
-      forged = await f.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId } });
-    } finally {
-      platform.forgeAnswers(false);
-    }
+    const forged = await precreateWithForgedAnswers(platform, f, prepayId);
     expect(forged.body).toMatchObject({ status: 'fail', error: 'channel_unavailable' });
     expect(forged.body.msg).toMatch(/signature does not verify/);
     expect(JSON.stringify(forged.body)).not.toContain('qr.alipay.com');
@@ -189,13 +193,7 @@ describeEachBackend('Alipay certificate mode against an independent platform', (
 
   test('an answer signed by another key under the right alipay_cert_sn is never used', async () => {
     const prepayId = await newOrder(f, '1.50');
-    platform.forgeAnswers(true);
-    let forged;
-    try {
-      forged = await f.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId } });
-    } finally {
-      platform.forgeAnswers(false);
-    }
+    const forged = await precreateWithForgedAnswers(platform, f, prepayId);
     expect(forged.body).toMatchObject({ status: 'fail', error: 'channel_unavailable' });
     expect(forged.body.msg).toMatch(/signature does not verify/);
   });

@@ -49,6 +49,20 @@ describeEachBackend('metrics', (backend) => {
     expect(bad).toEqual([]);
   });
 
+  it("counts the statements sent to the database, and those sent by name (PostgreSQL's prepared statements)", async () => {
+    const { client, appId } = await kit.newApp();
+    await createMerchants(client, appId);
+    const text = await scrape();
+    const total = sample(text, 'kit_db_statements_total')!;
+    const named = sample(text, 'kit_db_statements_named_total')!;
+    expect(total).toBeGreaterThan(0);
+    expect(total).toBeLessThanOrEqual(kit.runtime.db.statements.count);
+    expect(named).toBeLessThanOrEqual(total);
+    // Only PostgreSQL runs statements by name; the merchants' writes and reads just made include prepared ones.
+    if (backend.name === 'postgres') expect(named).toBeGreaterThan(0);
+    else expect(named).toBe(0);
+  });
+
   it('counts requests by route pattern and status, with durations, and shows held calls', async () => {
     const { client, appId } = await kit.newApp();
     const { subId } = await createMerchants(client, appId);

@@ -265,21 +265,11 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
       case 'alipay.trade.fastpay.refund.query': {
         if (!mine || mine.status === null) return answer(res, method, bizError('ACQ.TRADE_NOT_EXIST', '交易不存在'));
         const r = mine.refunds.get(s('out_request_no'));
+        const known = { code: '10000', msg: 'Success', trade_no: mine.tradeNo, out_trade_no: mine.outTradeNo, out_request_no: s('out_request_no') };
         // A refund Alipay has not received answers without refund_status.
-        if (!r)
-          return answer(res, method, {
-            code: '10000',
-            msg: 'Success',
-            trade_no: mine.tradeNo,
-            out_trade_no: mine.outTradeNo,
-            out_request_no: s('out_request_no'),
-          });
+        if (!r) return answer(res, method, known);
         return answer(res, method, {
-          code: '10000',
-          msg: 'Success',
-          trade_no: mine.tradeNo,
-          out_trade_no: mine.outTradeNo,
-          out_request_no: s('out_request_no'),
+          ...known,
           total_amount: mine.totalAmount,
           refund_amount: r.amount,
           refund_status: 'REFUND_SUCCESS',
