@@ -55,7 +55,8 @@ describePg('two instances sharing PostgreSQL', () => {
     for (const id of ids) prepay.announce(id, 'finish');
     const answers = await Promise.all(held);
     expect(answers.every((d) => d.status === 'finish')).toBe(true);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Woken, not timed out: well inside the 20 s hold. 300 answers took 3.4 s in a loaded full run.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("a payment settled on one instance wakes the call held on the other (the settlement's statement sends the NOTIFY)", async () => {
