@@ -194,6 +194,11 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .describe(
         'Longest time one database statement may take (PostgreSQL `statement_timeout`, also the wait for a pooled connection; SQLite busy wait). A database that does not answer within it makes requests fail with 503 `unavailable`.',
       ),
+    INSTANCE_HELLO_INTERVAL: duration('10s')
+      .refine((ms) => ms >= 100, 'must be at least 100ms')
+      .describe(
+        'PostgreSQL: how often an instance tells the others sharing its database that it is there (a NOTIFY); an instance that has heard no other for three of these sends no order events (docs/operations.md).',
+      ),
     SIGNATURE_TOLERANCE: duration('300s').describe('How far `_t` may be from the server clock (docs/signing.md).'),
     WAIT_FOR_FINISH_HOLD: duration('20s')
       .refine((ms) => ms >= 100 && ms <= 55_000, 'must be between 100ms and 55s')

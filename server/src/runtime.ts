@@ -33,6 +33,8 @@ export interface Runtime {
   log: Logger;
   db: DbHandle;
   services: Services;
+  /** On PostgreSQL: carries order events to the other instances (none heard: none sent). */
+  bridge?: PgOrderEventBridge;
   server: http.Server;
   /** `http://host:port` plus BASE_PATH. */
   url: string;
@@ -108,8 +110,9 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
   const sink = logSinkOf(log);
   const state = { shuttingDown: false };
 
-  const bridge = db.pool ? new PgOrderEventBridge(db.pool, services.events, db.schema!, log) : undefined;
+  const bridge = db.pool ? new PgOrderEventBridge(db.pool, services.events, db.schema!, log, config.INSTANCE_HELLO_INTERVAL) : undefined;
   await bridge?.start();
+  if (bridge) metrics.readOtherInstancesFrom(() => bridge.othersHeard);
 
   const app = createApp(config, services, log, state);
   const server = createHttpServer(app);
@@ -191,5 +194,5 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       await flushLogs(log, LOG_FLUSH_ON_STOP_MS);
     })());
 
-  return { config, log, db, services, server, url, addresses, port, close };
+  return { config, log, db, services, bridge, server, url, addresses, port, close };
 }

@@ -36,8 +36,6 @@ export interface ChainStep<A extends unknown[]> {
   unless?: string;
   /** The write, with `guard` (PostgreSQL; undefined on SQLite) added to its WHERE, returning a row per row written. */
   build(guard: Guard, ...args: A): StepQuery;
-  /** Left out on SQLite (a NOTIFY: SQLite has no other instance to tell). */
-  postgresOnly?: boolean;
 }
 
 export type ChainResult = Record<string, number>;
@@ -57,12 +55,11 @@ export function writeChain<A extends unknown[]>(db: Kysely<Database>, steps: Cha
       return Object.fromEntries(steps.map((s) => [s.name, Number(row[s.name])]));
     };
   }
-  const mine = steps.filter((s) => !s.postgresOnly);
-  const statements = mine.map((s) => preparedOn(db, (...args: A) => ({ compile: () => sql`${s.build(undefined, ...args)}`.compile(db) }), arity, true));
+  const statements = steps.map((s) => preparedOn(db, (...args: A) => ({ compile: () => sql`${s.build(undefined, ...args)}`.compile(db) }), arity, true));
   return (...args) =>
     db.transaction().execute(async (trx) => {
       const wrote: ChainResult = Object.fromEntries(steps.map((s) => [s.name, 0]));
-      for (const [i, s] of mine.entries()) {
+      for (const [i, s] of steps.entries()) {
         if ((s.after && !wrote[s.after]) || (s.unless && wrote[s.unless])) continue;
         wrote[s.name] = (await statements[i](trx, ...args)).rows.length;
       }

@@ -187,6 +187,7 @@ export class Metrics {
 
   /** Sources read when scraped; set by the runtime once the parts exist. */
   private heldCalls?: () => number;
+  private otherInstances?: () => number;
   private dbStatements?: () => StatementCount;
   private logStats?: () => { dropped: number; bufferedBytes: number };
 
@@ -196,6 +197,7 @@ export class Metrics {
     this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     // prom-client calls `collect` with the gauge as `this`; these read the sources set later.
     const held = () => this.heldCalls?.() ?? 0;
+    const others = () => this.otherInstances?.() ?? 0;
     const statements = () => this.dbStatements?.() ?? { count: 0, named: 0 };
     const dropped = () => this.logStats?.().dropped ?? 0;
     const buffered = () => this.logStats?.().bufferedBytes ?? 0;
@@ -206,6 +208,14 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(held());
+      },
+    });
+    new Gauge({
+      name: 'kit_other_instances',
+      help: 'Other instances on this PostgreSQL database heard in the last three INSTANCE_HELLO_INTERVALs; while 0 (after the first second), this instance sends no order events.',
+      registers: [this.registry],
+      collect() {
+        this.set(others());
       },
     });
     new Counter({
@@ -372,6 +382,10 @@ export class Metrics {
 
   readHeldCallsFrom(read: () => number): void {
     this.heldCalls = read;
+  }
+
+  readOtherInstancesFrom(read: () => number): void {
+    this.otherInstances = read;
   }
 
   readDbStatementsFrom(read: () => StatementCount): void {

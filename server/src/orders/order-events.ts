@@ -10,15 +10,6 @@
 
 export type OrderEvent = { prepayId: string; status: string };
 
-/**
- * How a change's own statement tells the other instances (`PgOrderEventBridge.notifyQuery`): the
- * NOTIFY channel and this instance's id, which its own listener skips.
- */
-export interface NotifyVia {
-  channel: string;
-  origin: string;
-}
-
 /** What a wait listens to for its caller going away: an AbortSignal, or anything with these three members. */
 export interface WaitSignal {
   readonly aborted: boolean;
@@ -52,8 +43,6 @@ export class OrderEvents {
   private readonly listeners = new Set<(e: OrderEvent) => void>();
   private readonly relays = new Set<(e: OrderEvent) => void>();
   private closed = false;
-  /** Set by the PostgreSQL bridge while it listens. */
-  notifyVia?: NotifyVia;
 
   /** Resolves when the order is published, the time passes, the signal aborts or the service closes. */
   wait(prepayId: string, timeoutMs: number, signal?: WaitSignal): { ready: Promise<void>; cancel: () => void } {

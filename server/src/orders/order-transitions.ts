@@ -6,8 +6,7 @@
  */
 import type { Executor } from '../db/schema';
 import type { Guard } from '../db/write-chain';
-import type { NotifyVia, OrderEvents } from './order-events';
-import { notifyQuery } from './pg-event-bridge';
+import type { OrderEvents } from './order-events';
 import type { OrderStatus, PrepayStore } from './prepay-store';
 
 export class OrderTransitions {
@@ -29,25 +28,8 @@ export class OrderTransitions {
     return this.store.transitionQuery(guard, prepayId, from, to, now, patch);
   }
 
-  /**
-   * Where a change's own statement can send its event to the other instances (PostgreSQL, when the
-   * bridge listens): the NOTIFY then commits with the change, one round trip fewer.
-   */
-  get notifyVia(): NotifyVia | undefined {
-    return this.events.notifyVia;
-  }
-
-  /** The NOTIFY of a change as a step of its own statement (`notifyVia`): see `announce`'s `notified`. */
-  notifyQuery(guard: Guard, via: NotifyVia, prepayId: string, status: OrderStatus) {
-    return notifyQuery(guard, via.channel, via.origin, prepayId, status);
-  }
-
-  /**
-   * Wakes held detail calls (here and on other instances) after a committed change; `notified`:
-   * the change's statement sent the NOTIFY itself (`notifyVia`), so only this instance's are woken here.
-   */
-  announce(prepayId: string, status: OrderStatus, notified = false): void {
-    if (notified) this.events.deliver({ prepayId, status });
-    else this.events.publish({ prepayId, status });
+  /** Wakes held detail calls (here and on other instances) after a committed change. */
+  announce(prepayId: string, status: OrderStatus): void {
+    this.events.publish({ prepayId, status });
   }
 }

@@ -2,8 +2,8 @@
  * The two money transitions, whoever learns of them first (a channel notification, an order or
  * refund query, a close that finds the order paid, the daily statement), on any instance: a payment moves the order to
  * `finish`, a completed refund to `refunded`. Each writes its state changes, the section 6 callback
- * and the end of its follow-up job in one transaction (a payment on PostgreSQL: in one statement,
- * with its order event's NOTIFY); the loser of a race changes nothing, so one payment gives one
+ * and the end of its follow-up job in one transaction (a payment on PostgreSQL: in one statement);
+ * the loser of a race changes nothing, so one payment gives one
  * transition and one callback.
  */
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
@@ -18,31 +18,20 @@ import { writeChain, type ChainStep } from '../db/write-chain';
 import type { PaidFacts } from './providers/provider';
 
 /** The arguments of a payment's chain of writes (`Settlement.payment`). */
-type PaymentArgs = [
-  outTradeNo: string,
-  transactionId: string,
-  paidAt: number,
-  via: PaidVia,
-  now: number,
-  prepayId: string,
-  channel: PaymentChannel,
-  notifyChannel: string,
-  notifyOrigin: string,
-];
+type PaymentArgs = [outTradeNo: string, transactionId: string, paidAt: number, via: PaidVia, now: number, prepayId: string, channel: PaymentChannel];
 
 export class Settlement {
   /**
    * A payment's writes, each only if the one it follows wrote a row: the channel order paid (only
    * the first to record the payment counts), its follow-up job ended, the order moved to `finish`
    * (from `active`, or from `cancel`: a payment that raced the expiry still counts, the money was
-   * taken), its callback, and on PostgreSQL the order event's NOTIFY. One statement there, one
+   * taken), and its callback. One statement on PostgreSQL, one
    * transaction on SQLite, from the same steps (`db/write-chain.ts`, docs/performance.md). When the
    * order was not moved (already paid through another of its channel orders), the payment is a
    * second one: recorded with its refund to make and the job that makes it, in the same statement
    * or transaction, so that no crash can keep the money (design 6.3, `duplicate-payments.ts`).
    */
   private readonly payment;
-  private readonly paymentWithNotify;
 
   constructor(
     private readonly store: PaymentStore,
@@ -71,15 +60,7 @@ export class Settlement {
       },
       ...duplicateSteps(duplicates, jobs),
     ];
-    const notify: ChainStep<PaymentArgs> = {
-      name: 'notified',
-      after: 'moved',
-      postgresOnly: true,
-      build: (g, _o, _tx, _paidAt, _via, _now, prepayId, _channel, notifyChannel, origin) =>
-        this.orders.notifyQuery(g, { channel: notifyChannel, origin }, prepayId, 'finish'),
-    };
-    this.payment = writeChain(store.db, steps, 9);
-    this.paymentWithNotify = writeChain(store.db, [...steps, notify], 9);
+    this.payment = writeChain(store.db, steps, 7);
   }
 
   /**
@@ -90,19 +71,7 @@ export class Settlement {
   async recordPayment(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<boolean> {
     // The channel's clock is not ours: a payment is never recorded before the order it pays (4.2).
     const paidAt = Math.max(facts.paidAt, co.created_at);
-    const notifyVia = this.orders.notifyVia;
-    const chain = notifyVia ? this.paymentWithNotify : this.payment;
-    const wrote = await chain(
-      co.out_trade_no,
-      facts.transactionId,
-      paidAt,
-      via,
-      Date.now(),
-      co.prepay_id,
-      co.channel as PaymentChannel,
-      notifyVia?.channel ?? '',
-      notifyVia?.origin ?? '',
-    );
+    const wrote = await this.payment(co.out_trade_no, facts.transactionId, paidAt, via, Date.now(), co.prepay_id, co.channel as PaymentChannel);
     if (!wrote.paid) return false;
     if (!wrote.moved) {
       // The order was already paid through another of its channel orders: an order is paid once,
@@ -110,7 +79,7 @@ export class Settlement {
       if (wrote.second) this.duplicates.recorded(co, facts, via);
       return false;
     }
-    this.orders.announce(co.prepay_id, 'finish', wrote.notified > 0);
+    this.orders.announce(co.prepay_id, 'finish');
     this.callbacks.committed();
     // Paid through a channel order that was no longer the payable one (the payer switched): the one
     // payable now must not take a second payment. Only then a read more; the usual payment, through

@@ -59,7 +59,7 @@ describePg('two instances sharing PostgreSQL', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it("a payment settled on one instance wakes the call held on the other (the settlement's statement sends the NOTIFY)", async () => {
+  it('a payment settled on one instance wakes the call held on the other (its NOTIFY follows the commit)', async () => {
     const f = await payFixture(a);
     const prepayId = await newOrder(f);
     const onB = new (f.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: f.appId, appSecret: f.appSecret });
