@@ -347,6 +347,8 @@ describe('certificate mode', () => {
   let signWith = { key: createPrivateKey(GO_PRIVATE_KEY), serial: GO_NOTIFICATION.headers.serial };
   let platformSrv: Awaited<ReturnType<typeof platformServer>>;
   let clock = Date.now();
+  /** How long the platform takes to answer `/v3/certificates`. */
+  let listDelayMs = 0;
 
   beforeAll(async () => {
     // A second platform certificate for the rotation, made by openssl rather than by the kit.
@@ -393,7 +395,8 @@ describe('certificate mode', () => {
             },
           };
         });
-        return signedAnswer(res, 200, JSON.stringify({ data }), signWith.key, signWith.serial, {}, clock);
+        const answer = () => signedAnswer(res, 200, JSON.stringify({ data }), signWith.key, signWith.serial, {}, clock);
+        return listDelayMs ? void setTimeout(answer, listDelayMs) : answer();
       }
       signedAnswer(res, 200, JSON.stringify({ ok: true }), signWith.key, signWith.serial, {}, clock);
     });
@@ -437,6 +440,31 @@ describe('certificate mode', () => {
     await client.call({ method: 'GET', path: '/v3/d', repeatable: true });
     expect(fetches()).toBe(3);
     expect(source.ring.ids()).toEqual(['5D2E0A1B3C4D5E6F']);
+  });
+
+  test('answers signed by a new certificate arriving together: the later ones wait for the download the first started', async () => {
+    listed = [{ pem: GO_NOTIFICATION.certificate }];
+    signWith = { key: createPrivateKey(GO_PRIVATE_KEY), serial: GO_NOTIFICATION.headers.serial };
+    const source: CertificateSource = new CertificateSource(
+      () => client,
+      apiV3Key,
+      () => clock,
+    );
+    const client = new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000 }, source);
+    await client.call({ method: 'GET', path: '/v3/a', repeatable: true });
+    const fetches = () => platformSrv.calls.filter((c) => c.startsWith('GET /v3/certificates')).length;
+    const before = fetches();
+
+    listed = [{ pem: GO_NOTIFICATION.certificate }, { pem: second.pem }];
+    signWith = { key: second.key, serial: second.serial };
+    listDelayMs = 300;
+    try {
+      const answers = await Promise.all(['/v3/b', '/v3/c', '/v3/d'].map((path) => client.call({ method: 'GET', path, repeatable: true })));
+      expect(answers.map((a) => a.body)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+    } finally {
+      listDelayMs = 0;
+    }
+    expect(fetches()).toBe(before + 1);
   });
 
   test('a certificate list under another APIv3 key, or not signed by a listed certificate, is refused', async () => {

@@ -89,8 +89,12 @@ export class CertificateSource implements PlatformKeySource {
     // A list downloaded for this very message is not downloaded again for it.
     const downloaded = await this.fresh();
     let result = verifyPlatformSignature(h, body, this.ring, this.now());
-    if (!result.ok && result.reason === 'unknown_serial' && !downloaded && this.now() - this.lastUnknownRefresh >= UNKNOWN_SERIAL_REFRESH_MS) {
-      this.lastUnknownRefresh = this.now();
+    if (!result.ok && result.reason === 'unknown_serial' && !downloaded) {
+      // A download under way (another message named the new serial just before) is waited for:
+      // during a rotation, answers signed with the new certificate come together.
+      const joining = this.inFlight !== null;
+      if (!joining && this.now() - this.lastUnknownRefresh < UNKNOWN_SERIAL_REFRESH_MS) return result;
+      if (!joining) this.lastUnknownRefresh = this.now();
       await this.refresh();
       result = verifyPlatformSignature(h, body, this.ring, this.now());
     }
