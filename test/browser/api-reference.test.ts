@@ -10,6 +10,9 @@ import { launchChromium, watchConsole } from './chromium';
 import { look, screenshotDir } from './look';
 import fs from 'node:fs';
 
+/** Swagger UI draws the operations after loading the description: seconds on a machine running other suites beside it. */
+const RENDERED_WITHIN = 40_000;
+
 const backend = backends()[0];
 const DOCS_LOOK = { oneLine: '.langs button, .try-fields button', primary: '.nothing-primary' };
 
@@ -69,7 +72,7 @@ describe('API reference page', () => {
   it('lists the endpoints with their specification sections, fetching nothing from elsewhere', async () => {
     const { context, page, problems, requests } = await open();
     try {
-      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: RENDERED_WITHIN });
       expect(
         await page.evaluate(() => (window as unknown as { ui: { specSelectors: { operations(): { size: number } } } }).ui.specSelectors.operations().size),
       ).toBeGreaterThan(30);
@@ -90,7 +93,7 @@ describe('API reference page', () => {
     const { appId, appSecret } = await kit.newApp();
     const { context, page, problems, requests } = await open();
     try {
-      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: RENDERED_WITHIN });
       expect(await page.getByTestId('docs-try-status').textContent()).toMatch(/^No app entered/);
       await page.getByTestId('docs-app-id').fill(appId);
       await page.getByTestId('docs-app-secret').fill(appSecret);
@@ -148,9 +151,9 @@ describe('API reference page', () => {
   it('switches its prose to Chinese and back, keeping the address', async () => {
     const { context, page, problems } = await open();
     try {
-      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: RENDERED_WITHIN });
       await page.getByTestId('docs-lang-zh').click();
-      await page.getByText('4.1 创建预支付订单').waitFor({ timeout: 20_000 });
+      await page.getByText('4.1 创建预支付订单').waitFor({ timeout: RENDERED_WITHIN });
       expect(await page.evaluate(() => [document.documentElement.lang, new URL(location.href).searchParams.get('lang')])).toEqual(['zh-CN', 'zh-CN']);
       expect(await page.getByTestId('docs-try-it').locator('h2').textContent()).toBe('在线调用');
       expect(await page.locator('.info .description').first().textContent()).toContain('面向在社交应用中销售的商户');
@@ -161,10 +164,10 @@ describe('API reference page', () => {
       await page.getByTestId('docs-lang-en').click();
       // Back at the top, where the list starts (it draws only what is near the screen).
       await page.evaluate(() => window.scrollTo(0, 0));
-      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: 20_000 });
+      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: RENDERED_WITHIN });
       // Opened with ?lang=zh-CN, the page is Chinese from the start.
       await page.goto(`${kit.url}/docs/?lang=zh-CN`);
-      await page.getByText('4.1 创建预支付订单').waitFor({ timeout: 20_000 });
+      await page.getByText('4.1 创建预支付订单').waitFor({ timeout: RENDERED_WITHIN });
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -38,7 +38,9 @@ describeEachBackend('switching trade types in parallel', (backend) => {
     // A distinct query field per call keeps the signatures distinct (same millisecond, same body).
     const answers = await Promise.all(
       Array.from({ length: 120 }, (_, n) =>
-        (n % 2 ? onB : f.client).call<any>('POST', paths[n % 3], { query: { n }, body: n % 3 === 1 ? { prepayId, openId } : { prepayId } }),
+        // One order's switches take turns: the last of 120 waits for the others, longer than a
+        // client's usual 30 s on a machine running other suites beside this one.
+        (n % 2 ? onB : f.client).call<any>('POST', paths[n % 3], { query: { n }, body: n % 3 === 1 ? { prepayId, openId } : { prepayId }, timeoutMs: 100_000 }),
       ),
     );
     const failures = answers.filter((x) => x.httpStatus !== 200).map((x) => `${x.httpStatus} ${x.body.error}: ${x.body.msg}`);
