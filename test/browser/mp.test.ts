@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildScene } from '@kit/shared/scene';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
-import { newOrder, payFixture, type PayFixture } from '../../server/test/support/payments';
+import { newOrder, payFixture, waitFor, type PayFixture } from '../../server/test/support/payments';
 import { launchChromium, watchConsole } from './chromium';
 import { ensureMpBuilt, expectState, qUrl, sceneUrl, textOf } from './mp-support';
 
@@ -163,7 +163,8 @@ describe('mini-program H5 page with a short order lifetime', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { ORDER_TTL: '1s', EXPIRY_SWEEP_INTERVAL: '100ms' });
+    // Long enough for the page to open on a machine running other suites beside this one.
+    kit = await startTestKit(backend, { ORDER_TTL: '5s', EXPIRY_SWEEP_INTERVAL: '100ms' });
     f = await payFixture(kit);
     context = await phone(browser);
   });
@@ -172,9 +173,12 @@ describe('mini-program H5 page with a short order lifetime', () => {
     await kit?.close();
   });
 
+  /** Until the order has expired (the sweep moved it out of `active`). */
+  const expired = (id: string) => waitFor(async () => (await kit.runtime.services.prepay.find(id))!.status !== 'active', 15_000, 'the order to expire');
+
   it('shows an expired order as expired, with no pay button', async () => {
     const id = await newOrder(f, '9.99');
-    await new Promise((r) => setTimeout(r, 1_300));
+    await expired(id);
     const page = await context.newPage();
     await page.goto(sceneUrl(kit.url, buildScene(id, { f: '2' })));
     await expectState(page, 'expired');
@@ -189,7 +193,7 @@ describe('mini-program H5 page with a short order lifetime', () => {
     const page = await context.newPage();
     await page.goto(sceneUrl(kit.url, buildScene(id)));
     await expectState(page, 'ready');
-    await new Promise((r) => setTimeout(r, 1_300));
+    await expired(id);
     await page.getByTestId('mp-pay').click();
     await expectState(page, 'rescan');
     expect(await textOf(page, 'mp-detail')).toMatch(/scan the code at the counter again/);
