@@ -53,7 +53,7 @@ afterAll(async () => {
 async function codeNumber(serial: number): Promise<{ content: string; seenAt: number }> {
   // Codes come about every 5 s; a third one is 10 s away, more on a machine busy with other suites.
   await page.waitForFunction((n) => document.querySelector('[data-testid="points-countdown"]')?.getAttribute('data-serial') === String(n), serial, {
-    timeout: 25_000,
+    timeout: 40_000,
     polling: 20,
   });
   const seenAt = Date.now();

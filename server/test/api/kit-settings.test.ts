@@ -22,6 +22,8 @@ async function until<T>(what: string, read: () => Promise<T | undefined> | T | u
 }
 
 describeEachBackend('the settings file and the running service', (backend) => {
+  // A service process and several `kit` commands one after another: minutes on a busy machine.
+  jest.setTimeout(180_000);
   let service: ServiceProcess | undefined;
   afterEach(async () => {
     await service?.stop();

@@ -286,7 +286,8 @@ describeEachBackend(
 
     beforeAll(async () => {
       // Queries far apart: only the close right before expiry can find the payment.
-      kit = await startTestKit(backend, { ORDER_TTL: '3s', EXPIRY_SWEEP_INTERVAL: '100ms', PAYMENT_QUERY_SCHEDULE: '1h', WAIT_FOR_FINISH_HOLD: '1s' });
+      // The payment lands 4 s before expiry: room for 4.3 and the sandbox's pay on a busy machine.
+      kit = await startTestKit(backend, { ORDER_TTL: '6s', EXPIRY_SWEEP_INTERVAL: '100ms', PAYMENT_QUERY_SCHEDULE: '1h', WAIT_FOR_FINISH_HOLD: '1s' });
       receiver = await startReceiver();
     });
     afterAll(async () => {
@@ -300,7 +301,7 @@ describeEachBackend(
       const prepayId = await newOrder(f, '9.99');
       const seen: string[] = [];
       const waiting = f.client.waitForPayment(prepayId, { onUpdate: (d) => seen.push(d.status) });
-      await new Promise((r) => setTimeout(r, 1_500));
+      await new Promise((r) => setTimeout(r, 2_000));
       await payByCode(kit, f, prepayId);
       const detail = await waiting;
       expect(detail).toMatchObject({ status: 'finish', paymentTime: expect.any(String) });

@@ -71,7 +71,7 @@ describeEachBackend('sandbox API v3', (backend) => {
   const sub = '1230000109';
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { SANDBOX_NOTIFY_SCHEDULE: '100ms,100ms,200ms', SANDBOX_REFUND_DELAY: '300ms', SANDBOX_PROFIT_SHARING_DELAY: '1s' });
+    kit = await startTestKit(backend, { SANDBOX_NOTIFY_SCHEDULE: '100ms,100ms,200ms', SANDBOX_REFUND_DELAY: '2s', SANDBOX_PROFIT_SHARING_DELAY: '1s' });
     dev = devV3Material(kit.runtime.config.DATA_DIR);
     receiver = await startNotifyReceiver();
     sp = { appid: kit.runtime.config.PAY_SP_APPID!, mchid: kit.runtime.config.PAY_SP_MCH_ID! };
