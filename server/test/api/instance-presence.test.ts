@@ -22,7 +22,10 @@ async function peer(kit: TestKit) {
   const mine = new Set<string>();
   client.on('notification', (m) => m.channel === channel && m.payload && !mine.has(m.payload.split(' ')[0]) && heard.push(m.payload));
   await client.query(`LISTEN "${channel}"`);
+  const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
   return {
+    /** Ends the kit's LISTEN session (not this one), as a database restart or a proxy would. */
+    cutKitListener: () => client.query('select pg_terminate_backend(pid) from pg_stat_activity where query = $1 and pid <> $2', [`LISTEN "${channel}"`, pid]),
     heard,
     /** What it heard that carried events (not hellos). */
     events: () => heard.filter((p) => p.includes(' ')),
@@ -93,6 +96,14 @@ describePg('order events go where another instance listens', () => {
     const hellos = other.hellos().length;
     await waitFor(() => other.hellos().length > hellos, 5_000, "the kit's next hello");
     expect(other.events()).toHaveLength(before);
+  });
+
+  it('listens again when its session is cut, says hello, and is alone again once it hears no one', async () => {
+    await waitFor(() => !kit.runtime.bridge!.sending, 5_000, 'a lone instance');
+    const hellos = other.hellos().length;
+    await other.cutKitListener();
+    await waitFor(() => other.hellos().length > hellos, 10_000, "the kit's hello after reconnecting");
+    await waitFor(() => !kit.runtime.bridge!.sending, 10_000, 'the kit to be alone again');
   });
 
   it("wakes a call held here with another instance's event", async () => {
