@@ -10,6 +10,7 @@ import { formatMs, renderTable, updateDocument, type RunInfo } from './lib/repor
 import { requestBuilder, SignatureClock } from './lib/requests';
 import { groupHeap, heapGrowth } from './lib/heap-diff';
 import { serviceArgs } from './lib/fleet';
+import { againstBare } from './lib/bench';
 import { choose } from './scenarios';
 
 describe('/proc parsing', () => {
@@ -180,6 +181,32 @@ describe('heap snapshots', () => {
     expect(growth.perUnit).toBe((200 + 40 + 60 + 40) / 2);
     expect(growth.groups[0]).toEqual({ name: 'Socket', count: 1, bytes: 100 });
     expect(growth.groups.map((g) => g.name)).toEqual(['Socket', 'Waiter', '(string)', '(closure) onClose']);
+  });
+});
+
+describe('ratios to the bare route', () => {
+  const bare = { rate: 5000, cpuUs: 200 };
+
+  it('compare the rate of requests only, and the CPU of requests and of notifications', () => {
+    const rows = [
+      { scenario: 'reads', rate: { value: 2500, unit: 'req/s' }, cpuUs: 400, minRatio: 0.4 },
+      { scenario: 'notifications', rate: { value: 1000, unit: 'notifications/s' }, cpuUs: 800 },
+      { scenario: 'uploads', rate: { value: 100, unit: 'items/s' }, cpuUs: 900 },
+    ];
+    againstBare(rows, bare);
+    expect(rows.map((r) => [r.scenario, 'ratio' in r ? r.ratio : undefined, 'cpuRatio' in r ? r.cpuRatio : undefined])).toEqual([
+      ['reads', 0.5, 0.5],
+      ['notifications', undefined, 0.25],
+      ['uploads', undefined, undefined],
+    ]);
+    expect(rows[0]).toMatchObject({ met: true });
+  });
+
+  it('judge a CPU target together with what the scenario judged itself', () => {
+    const row = (cpuUs: number, met?: boolean) => ({ scenario: 'n', rate: { value: 1, unit: 'notifications/s' }, cpuUs, maxCpuTimes: 3, met });
+    const rows = [row(600), row(601), row(500, false), row(500, true)];
+    againstBare(rows, bare);
+    expect(rows.map((r) => r.met)).toEqual([true, false, false, true]);
   });
 });
 

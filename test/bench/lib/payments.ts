@@ -11,7 +11,7 @@ import type { NotifyAnswer, NotifyArgs } from '../drivers/notify';
  * A receiver process and a sub-merchant of its own whose callback URL points at it, so that only
  * this scenario's payments make callbacks.
  */
-export async function receiver(b: Bench, mode: 'ok' | 'fail'): Promise<{ receiver: Driver; shop: string }> {
+export async function receiver(b: Bench, mode: 'ok' | 'fail'): Promise<{ receiver: Driver; shop: string; url: string }> {
   const r = b.driver('receiver');
   const { url } = await r.call<{ url: string }>('start', { creds: b.creds, mode });
   const m = Driver.start('merchant');
@@ -23,7 +23,7 @@ export async function receiver(b: Bench, mode: 'ok' | 'fail'): Promise<{ receive
       displayName: 'Bench callbacks',
     });
     await m.call('callbackUrl', { url: b.fleet.urls[0], creds: b.creds, merchantId: shop, notifyCallbackUrl: url });
-    return { receiver: r, shop };
+    return { receiver: r, shop, url };
   } finally {
     await m.stop();
   }

@@ -23,6 +23,8 @@ export interface Row {
   met?: boolean;
   /** A target on the rate ratio: `met` is set from it once the baseline after the scenario is measured. */
   minRatio?: number;
+  /** A target on the CPU: at most this many times the bare route's per request, judged as `minRatio` is (and with `met` if set). */
+  maxCpuTimes?: number;
   notes?: string;
 }
 

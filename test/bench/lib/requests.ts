@@ -15,7 +15,9 @@ export type RequestKind =
   | { kind: 'create'; subMerchantId: string }
   | { kind: 'read'; prepayIds: string[] }
   | { kind: 'upload'; tag: string; items: number }
-  | { kind: 'lookup'; body: string };
+  | { kind: 'lookup'; body: string }
+  /** The same request every time, as given (the notification floor's). */
+  | { kind: 'fixed'; request: BuiltRequest };
 
 export interface BuiltRequest {
   method: string;
@@ -73,5 +75,7 @@ export function requestBuilder(spec: RequestKind, creds: Creds, clock: Signature
       };
     case 'lookup':
       return () => signed('POST', '/common-chain-upload/fetchOnChainIds', undefined, spec.body);
+    case 'fixed':
+      return () => spec.request;
   }
 }
