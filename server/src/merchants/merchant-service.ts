@@ -34,6 +34,9 @@ export interface LoginIdentity {
 }
 
 export class MerchantService {
+  /** Reads of effective parameters in flight, by channel and merchant (`paramsRows`). */
+  private readonly paramsReads = new Map<string, ReturnType<MerchantStore['paramsWithParent']>>();
+
   constructor(
     private readonly store: MerchantStore,
     private readonly apps: AppService,
@@ -139,11 +142,13 @@ export class MerchantService {
       }
       return channelParamsSchemas[channel].parse(next);
     });
+    // A read begun before the change must not answer a caller that comes after it.
+    this.paramsReads.clear();
   }
 
   /** Effective parameters of a merchant for a channel: its own values over its parent's, field by field. */
   async effectivePaymentParams<C extends PaymentChannel>(merchantId: string, channel: C): Promise<Partial<ChannelParams[C]>> {
-    const rows = await this.store.paramsWithParent(merchantId, channel);
+    const rows = await this.paramsRows(merchantId, channel);
     if (!rows.length) throw new KitError('unknown_merchant', `merchant "${merchantId}" does not exist`);
     const parent = rows[0].parent_merchant_id;
     const ids = parent ? [parent, merchantId] : [merchantId];
@@ -151,6 +156,26 @@ export class MerchantService {
       rows.flatMap((r) => (r.merchant_id && r.params_json ? [[r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[C]>] as const] : [])),
     );
     return Object.assign({}, ...ids.map((i) => byId.get(i) ?? {}));
+  }
+
+  /**
+   * The rows of one merchant's effective parameters, one read shared by the callers that ask while
+   * it is in flight: a rush's callbacks of one shop are claimed and started together, and each read
+   * its merchant (a round trip per notification on PostgreSQL, issue 34). Nothing is kept once the
+   * read answers, and a change made here starts the next read afresh.
+   */
+  private paramsRows(merchantId: string, channel: PaymentChannel): ReturnType<MerchantStore['paramsWithParent']> {
+    const key = `${channel} ${merchantId}`;
+    let read = this.paramsReads.get(key);
+    if (!read) {
+      const started = this.store.paramsWithParent(merchantId, channel);
+      const forget = () => {
+        if (this.paramsReads.get(key) === started) this.paramsReads.delete(key);
+      };
+      started.then(forget, forget);
+      this.paramsReads.set(key, (read = started));
+    }
+    return read;
   }
 
   find(id: string) {
