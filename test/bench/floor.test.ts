@@ -11,17 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { verifyCallback, type CallbackEvent } from '@kit/shared';
 import { protocolSettings } from './lib/fleet';
 import { startFloor } from './lib/floor';
-import { payNotification, type ChannelOrder } from './lib/notifications';
+import { payNotification } from './lib/notifications';
+import { TEST_ORDER } from './test-order';
 import { requestBuilder, SignatureClock } from './lib/requests';
 
 const creds = { appId: 'app_floor', appSecret: 'floor-secret-0123456789abcdef' };
-const order: ChannelOrder = {
-  prepayId: 'P1',
-  outTradeNo: 'T20261128000001',
-  totalCents: 100,
-  signType: 'HMAC-SHA256',
-  merchant: { appid: 'wx5andb0xsp000001', mch_id: '1900000109', sub_mch_id: '1900000110' },
-};
+const order = TEST_ORDER;
 
 describe('the notification floor', () => {
   let dir: string;

@@ -12,15 +12,10 @@ import { transactionFields } from '../../server/src/payments/providers/social-v3
 import { PlatformKeyring } from '../../server/src/payments/providers/social-v3/platform-keys';
 import { signedHeaders } from '../../server/src/payments/providers/social-v3/verify';
 import { protocolSettings } from './lib/fleet';
-import { acknowledged, payNotification, type ChannelOrder } from './lib/notifications';
+import { acknowledged, payNotification } from './lib/notifications';
+import { TEST_ORDER } from './test-order';
 
-const order: ChannelOrder = {
-  prepayId: 'P1',
-  outTradeNo: 'T20261124000001',
-  totalCents: 100,
-  signType: 'HMAC-SHA256',
-  merchant: { appid: 'wx5andb0xsp000001', mch_id: '1900000109', sub_mch_id: '1900000110' },
-};
+const order = TEST_ORDER;
 
 describe('bench notifications', () => {
   let dir: string;
