@@ -81,7 +81,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
     kit = await startTestKit(backend, { ...env, CHAIN_ANCHOR_INTERVAL: '300ms', CHAIN_SEAL_INTERVAL: '100ms' });
     app = await kit.newApp();
     nodeKey = kit.runtime.services.chain.nodeKey.publicKeyHex;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await kit?.close();
     await relay?.close();
@@ -133,7 +133,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
       code: 0,
       result: { ok: true, anchors: { ok: true, chainId: ANVIL_CHAIN_ID, lastAnchored: latest, contractHolds: latest } },
     });
-  }, 60_000);
+  }, 180_000);
 
   test('a proof is refused when its anchor does not match the chain', async () => {
     const [id] = await uploadBlocks(1);
@@ -184,7 +184,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
     // Every transaction the key sent (after the deployment) anchored a range: nothing was refused or sent twice.
     const sent = Number(BigInt(await anvil.rpc<string>('eth_getTransactionCount', [computeAddress(ANVIL_KEY), 'latest'])));
     expect(sent).toBe(1 + events.length);
-  }, 60_000);
+  }, 180_000);
 
   test("a one-block range's root is the RFC 6962 leaf of its block hash, as docs/chain.md says, and a verifier written from the docs accepts it", async () => {
     const before = await latestBlock();
@@ -253,5 +253,5 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
     }
     // The proof taken before the change still holds: the chain keeps what was true then.
     expect(await verifyAnchoredProof(honest, { rpcUrl: anvil.url, trustedNodeKeyHex: nodeKey })).toEqual({ ok: true });
-  }, 60_000);
+  }, 180_000);
 });
