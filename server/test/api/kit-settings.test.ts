@@ -111,5 +111,5 @@ describeEachBackend('the settings file and the running service', (backend) => {
       return r?.state === 'done' ? r : undefined;
     });
     expect(done).toMatchObject({ date: day, channel: 'SocialNative', state: 'done' });
-  }, 90_000);
+  }, 180_000);
 });
