@@ -9,16 +9,14 @@
  * service's ratio to the bare route can be read against what the protocol alone costs.
  */
 import http from 'node:http';
-import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { signCallbackUrl } from '@kit/shared';
 import { aeadDecrypt, type EncryptedResource } from '../../../server/src/payments/providers/social-v3/aead';
-import { PlatformKeyring } from '../../../server/src/payments/providers/social-v3/platform-keys';
 import { signedHeaders, verifyPlatformSignature } from '../../../server/src/payments/providers/social-v3/verify';
 import { post } from '../../../server/src/http/post-client';
 import type { Creds } from './requests';
-import type { PlatformSide } from './notifications';
+import { platformKeyring, type PlatformSide } from './notifications';
 
 export interface FloorArgs {
   platform: PlatformSide;
@@ -34,7 +32,7 @@ export interface FloorArgs {
 export async function startFloor(a: FloorArgs): Promise<{ url: string; close: () => Promise<void> }> {
   const v3 = a.platform.v3;
   if (!v3) throw new Error('the floor speaks API v3 only');
-  const keys = PlatformKeyring.publicKeyMode(v3.publicKeyId, createPublicKey(createPrivateKey(v3.privateKeyPem)));
+  const keys = platformKeyring(v3);
   const app = express();
   app.post('/floor', express.raw({ type: '*/*' }), async (req, res) => {
     const body = (req.body as Buffer).toString('utf8');

@@ -6,7 +6,8 @@
  * signed with the platform's private key). Built with the kit's own helpers: the sandbox's v3
  * envelope and signature, the protocol's v2 signing.
  */
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { PlatformKeyring } from '../../../server/src/payments/providers/social-v3/platform-keys';
 import { signFields, type SignType } from '../../../server/src/payments/providers/protocol-v2/sign';
 import { toXml } from '../../../server/src/payments/providers/protocol-v2/xml';
 import { formatChinaTime } from '../../../server/src/payments/providers/china-time';
@@ -114,4 +115,9 @@ export function payNotificationV3(o: ChannelOrder, apiV3Key: string, serial: str
     amount: { total: o.totalCents, payer_total: o.totalCents, currency: 'CNY', payer_currency: 'CNY' },
   };
   return envelope({ apiV3Key }, 'TRANSACTION.SUCCESS', '支付成功', 'transaction', transaction, paidAt);
+}
+
+/** The keyring a service configured with the bench's v3 platform side verifies notifications with (public-key mode). */
+export function platformKeyring(v3: NonNullable<PlatformSide['v3']>): PlatformKeyring {
+  return PlatformKeyring.publicKeyMode(v3.publicKeyId, createPublicKey(privateKey(v3.privateKeyPem)));
 }

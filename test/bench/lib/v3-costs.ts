@@ -5,12 +5,10 @@
  * (aead.ts). Timed in the bench's own process (not the service's) on one notification the bench
  * sends, so the figure is the cryptography alone, without HTTP, JSON or the database.
  */
-import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { aeadDecrypt, type EncryptedResource } from '../../../server/src/payments/providers/social-v3/aead';
-import { PlatformKeyring } from '../../../server/src/payments/providers/social-v3/platform-keys';
 import { signedHeaders, verifyPlatformSignature } from '../../../server/src/payments/providers/social-v3/verify';
-import { payNotification, type ChannelOrder, type PlatformSide } from './notifications';
+import { payNotification, platformKeyring, type ChannelOrder, type PlatformSide } from './notifications';
 
 export interface V3Costs {
   /** Microseconds of one signature verification. */
@@ -37,7 +35,7 @@ function timed(rounds: number, call: () => void, batches = 10): number {
 export function measureV3Costs(platform: PlatformSide, order: ChannelOrder, rounds = 2000): V3Costs {
   if (platform.protocol !== 'v3' || !platform.v3) throw new Error('the v3 costs need the v3 platform side');
   const n = payNotification(platform, order, 'costs');
-  const keys = PlatformKeyring.publicKeyMode(platform.v3.publicKeyId, createPublicKey(createPrivateKey(platform.v3.privateKeyPem)));
+  const keys = platformKeyring(platform.v3);
   const headers = signedHeaders((name) => n.headers[name.toLowerCase()]);
   const resource = (JSON.parse(n.body) as { resource: EncryptedResource }).resource;
   const apiV3Key = platform.v3.apiV3Key;
