@@ -138,7 +138,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   // Payments: channels, channel orders, settlement, refunds, then the prepay service whose expiry
   // closes the channel order first (the channel orders are its expiry guard).
   const plog = log.child({ part: 'payments' });
-  const paymentStore = new PaymentStore(db);
+  const paymentStore = new PaymentStore(db, handle.dialect);
   // The providers a development plug-in plays are handed its settings and its gateway (`played.ts`).
   const played = playedBy(config, plugin);
   const endpoints = new ChannelEndpoints(played.config, selfUrl, plugin, played.ids);

@@ -1,8 +1,10 @@
 /** SQL of payments: channel orders and refunds, plus the order-with-merchants read the rules need. */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { PaymentChannel } from '@kit/shared';
 import type { ChannelOrderState, Database, Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable, RefundState } from '../db/schema';
 import { prepared, preparedOn } from '../db/prepared';
+import { batchedRead, type ReadOne } from '../db/batched-read';
+import type { Dialect } from '../db/dialect';
 import type { Guard } from '../db/write-chain';
 
 type ChannelOrderPatch = Partial<Pick<PayChannelOrdersTable, 'channel_prepay_id' | 'code_url' | 'answer_json' | 'transaction_id' | 'paid_at' | 'paid_via'>>;
@@ -13,11 +15,27 @@ const PAYABLE_STATES: ChannelOrderState[] = ['creating', 'open', 'closed', 'fail
 
 export class PaymentStore {
   // A payment notification's statements are prepared once (docs/performance.md).
-  private readonly channelOrderRow;
+  private readonly channelOrderRow: ReadOne<PayChannelOrdersTable>;
   private readonly orderWithMerchantsRow;
 
-  constructor(readonly db: Kysely<Database>) {
-    this.channelOrderRow = prepared(db, (outTradeNo: string) => db.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo), 1);
+  constructor(
+    readonly db: Kysely<Database>,
+    dialect: Dialect,
+  ) {
+    const row = prepared(db, (outTradeNo: string) => db.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo), 1);
+    const one = async (outTradeNo: string) => (await row(outTradeNo))[0];
+    // PostgreSQL: the reads of a turn in one round trip (the notifications that arrive together). SQLite
+    // runs in this process, where a statement costs no round trip and a batch would only add a wait.
+    const rows = prepared(
+      db,
+      (outTradeNos: string[]) =>
+        db
+          .selectFrom('pay_channel_orders')
+          .selectAll()
+          .where(sql<boolean>`out_trade_no = any(${outTradeNos}::text[])`),
+      1,
+    );
+    this.channelOrderRow = dialect === 'postgres' ? batchedRead(one, rows, (co) => co.out_trade_no) : one;
     this.orderWithMerchantsRow = preparedOn(db, (prepayId: string) => this.orderWithMerchantsQuery(db, prepayId), 1);
   }
 
@@ -58,7 +76,7 @@ export class PaymentStore {
   }
 
   async channelOrder(outTradeNo: string, on: Executor = this.db) {
-    if (on === this.db) return (await this.channelOrderRow(outTradeNo))[0];
+    if (on === this.db) return this.channelOrderRow(outTradeNo);
     return on.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo).executeTakeFirst();
   }
 

@@ -21,7 +21,7 @@ export function createProfitSharing(
   log: Logger,
 ) {
   const store = new PsStore(handle.db);
-  const payments = new PaymentStore(handle.db);
+  const payments = new PaymentStore(handle.db, handle.dialect);
   const channel = new PsChannel(
     store,
     deps.orders,

@@ -11,6 +11,7 @@
 import { signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
 import { formatChinaTime } from '../../src/payments/providers/china-time';
+import { PaymentStore } from '../../src/payments/payment-store';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, payFixture, startReceiver, waitFor, type PayFixture } from '../support/payments';
@@ -102,6 +103,32 @@ describeEachBackend(
       // Every one of them a named prepared statement on PostgreSQL: parsed and planned once per
       // connection, not on every payment (the callback's settlement with its attempt was not).
       if (backend.name === 'postgres') expect(paidNamed).toBe(paid);
+    });
+
+    test('channel orders read in the same turn: one statement on PostgreSQL, each caller its own row', async () => {
+      const orderNos: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const prepayId = await newOrder(f);
+        await f.client.socialPayNative(prepayId);
+        orderNos.push((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no);
+      }
+      const store = new PaymentStore(kit.runtime.db.db, backend.name);
+      const [a, b] = orderNos;
+
+      const before = await quiet();
+      const namedBefore = named();
+      const rows = await Promise.all([store.channelOrder(a), store.channelOrder(b), store.channelOrder(a), store.channelOrder('no-such-order')]);
+      const together = (await quiet()) - before;
+      expect(rows.map((r) => r?.out_trade_no)).toEqual([a, b, a, undefined]);
+      // The reads of a notification's verification: SQLite runs each in this process, PostgreSQL sends the turn's as one.
+      expect(together).toBe(backend.name === 'postgres' ? 1 : 4);
+      if (backend.name === 'postgres') expect(named() - namedBefore).toBe(1);
+
+      // A read alone is the prepared single-row statement; a read in a later turn is a statement of its own.
+      const first = await store.channelOrder(b);
+      const second = await store.channelOrder(b);
+      expect([first?.out_trade_no, second?.out_trade_no]).toEqual([b, b]);
+      expect((await quiet()) - before - together).toBe(2);
     });
 
     test('a second channel order paid after the order finished: recorded, the order stays finish, one callback', async () => {
