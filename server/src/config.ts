@@ -5,14 +5,10 @@
 import { z } from 'zod';
 import { parse as parsePgUrl } from 'pg-connection-string';
 import path from 'node:path';
+import { parseDuration } from '@kit/shared/duration';
 import { providerSettings, providerSettingsProblem } from './payments/providers/registry';
 
-export function parseDuration(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
-  if (!m) throw new Error(`"${text}" is not a duration such as 500ms, 15s, 3m or 2h`);
-  const factor = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
-  return Math.round(Number(m[1]) * factor);
-}
+export { parseDuration };
 
 /**
  * A connection string the PostgreSQL driver reads, parsed by the driver's own parser: libpq's forms
