@@ -165,6 +165,11 @@ export class Metrics {
     labelNames: ['nonce'] as const,
     registers: [this.registry],
   });
+  private readonly anchorRepriced = new Counter({
+    name: 'kit_chain_anchor_repriced_total',
+    help: 'Anchor transactions replaced by one of the same nonce at higher fees: kept unmined for an interval below the fees the EVM node asked, or lost by it with fees it would no longer take.',
+    registers: [this.registry],
+  });
   private readonly anchoredBlocks = new Counter({
     name: 'kit_chain_anchored_blocks_total',
     help: 'Ledger blocks anchored by this instance.',
@@ -362,6 +367,10 @@ export class Metrics {
 
   chainAnchorResent(nonce: 'same' | 'new'): void {
     this.anchorResent.inc({ nonce });
+  }
+
+  chainAnchorRepriced(): void {
+    this.anchorRepriced.inc();
   }
 
   chainAnchored(blocks: number): void {
