@@ -219,6 +219,8 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   if (sink) metrics.readLogStatsFrom(() => ({ dropped: sink.droppedTotal, bufferedBytes: sink.bufferedBytes }));
   metrics.countChainQueueWith(() => chain.stores.ledger.queueDepth());
   metrics.countOutboxWith(() => jobs.store.depth('callback'));
+  const database = new DatabaseProbe(db, Math.min(config.DATABASE_STATEMENT_TIMEOUT, HEALTH_PROBE_MS));
+  metrics.probeDatabaseWith(() => database.problem());
 
   return {
     apps,
@@ -229,7 +231,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     jobs,
     metrics,
     logins,
-    database: new DatabaseProbe(db, Math.min(config.DATABASE_STATEMENT_TIMEOUT, HEALTH_PROBE_MS)),
+    database,
     outbound,
     payments,
     profitSharing: sharing.service,

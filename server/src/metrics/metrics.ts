@@ -195,18 +195,23 @@ export class Metrics {
   private otherInstances?: () => number;
   private dbStatements?: () => StatementCount;
   private logStats?: () => { dropped: number; bufferedBytes: number };
+  private draining?: () => boolean;
+  /** Whether the database answers (1) or not (0): the `/health` probe, read when scraped like the counts. */
+  private readonly databaseUp: CachedCount;
 
   /** `countMaxAgeMs`: how long a database count is reused (COUNT_MAX_AGE_MS). */
   constructor(opts: { countMaxAgeMs?: number } = {}) {
     this.outbox = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
+    this.databaseUp = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     // prom-client calls `collect` with the gauge as `this`; these read the sources set later.
     const held = () => this.heldCalls?.() ?? 0;
     const others = () => this.otherInstances?.() ?? 0;
     const statements = () => this.dbStatements?.() ?? { count: 0, named: 0 };
     const dropped = () => this.logStats?.().dropped ?? 0;
     const buffered = () => this.logStats?.().bufferedBytes ?? 0;
-    const { outbox, chainQueue } = this;
+    const isDraining = () => (this.draining?.() ? 1 : 0);
+    const { outbox, chainQueue, databaseUp } = this;
     new Gauge({
       name: 'kit_wait_for_finish_held',
       help: "Detail calls (4.2 waitForFinish=1, and the front ends' waits) held open on this instance right now.",
@@ -275,6 +280,23 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(dropped());
+      },
+    });
+    new Gauge({
+      name: 'kit_database_up',
+      help: 'Whether the database answered a trivial query (the /health probe) when last asked: 1, or 0 while it does not (503 unavailable). Asked when scraped, at most once per 5 s.',
+      registers: [this.registry],
+      async collect() {
+        const v = await databaseUp.get();
+        if (v !== undefined) this.set(v);
+      },
+    });
+    new Gauge({
+      name: 'kit_draining',
+      help: 'Whether this instance is stopping (1 from SIGTERM or SIGINT: /health answers 503 shutting_down during SHUTDOWN_DRAIN), else 0.',
+      registers: [this.registry],
+      collect() {
+        this.set(isDraining());
       },
     });
     new Gauge({
@@ -403,6 +425,15 @@ export class Metrics {
 
   readLogStatsFrom(read: () => { dropped: number; bufferedBytes: number }): void {
     this.logStats = read;
+  }
+
+  /** How to tell whether the database answers: `problem()` of the `/health` probe (undefined when it does). */
+  probeDatabaseWith(problem: () => Promise<string | undefined>): void {
+    this.databaseUp.read = async () => ((await problem()) === undefined ? 1 : 0);
+  }
+
+  readDrainingFrom(read: () => boolean): void {
+    this.draining = read;
   }
 
   /** The exposition text: this instance's metrics, then the process's. */
