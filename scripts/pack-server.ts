@@ -24,6 +24,7 @@ const WORKSPACES = ['shared', 'server', 'sandbox'];
 const COPIED = [
   'tsconfig.json',
   'README.md',
+  'README.zh-CN.md',
   'server/package.json',
   'server/run.mjs',
   'server/kit.mjs',

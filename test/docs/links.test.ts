@@ -1,4 +1,4 @@
-/** Every relative link of README.md and docs/*.md reaches a file of the repository, and its #anchor a heading there. */
+/** Every relative link of README.md, README.zh-CN.md and docs/*.md reaches a file of the repository, and its #anchor a heading there. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { anchorsOf } from './anchors';
@@ -6,6 +6,7 @@ import { anchorsOf } from './anchors';
 const root = path.join(__dirname, '../..');
 const pages = [
   'README.md',
+  'README.zh-CN.md',
   ...fs
     .readdirSync(path.join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
