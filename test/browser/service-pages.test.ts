@@ -102,6 +102,8 @@ describe.each(LANGS)('in %s', (lang) => {
             v3Serial: 'public-key',
             v3Certificates: 'current',
             mpTokens: 'valid',
+            alipayRefusals: {},
+            alipayErrors: 'signed',
             v3SignProbes: 0,
           }),
       );
@@ -125,6 +127,8 @@ describe.each(LANGS)('in %s', (lang) => {
             v3Serial: 'public-key',
             v3Certificates: 'current',
             mpTokens: 'valid',
+            alipayRefusals: {},
+            alipayErrors: 'signed',
             v3SignProbes: 0,
           }),
       );
