@@ -56,6 +56,46 @@ describe('configuration', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).production).toBe(true);
   });
 
+  describe('what production refuses at start (design 7.5)', () => {
+    const KEYS = { KIT_MASTER_KEY: '11'.repeat(32), CHAIN_NODE_KEY: '22'.repeat(32) };
+    const PG = 'postgres://kit@db.internal/kit';
+    const refused = (env: NodeJS.ProcessEnv): string[] => {
+      try {
+        loadConfig({ NODE_ENV: 'production', ...env });
+        return [];
+      } catch (e) {
+        return [...(e as Error).message.matchAll(/^ {2}([A-Z_]+):/gm)].map((m) => m[1]);
+      }
+    };
+
+    it.each<[string, NodeJS.ProcessEnv]>([
+      ['an https:// PUBLIC_URL on PostgreSQL with both keys', { PUBLIC_URL: 'https://pay.shop.example/kit', DATABASE_URL: PG, ...KEYS }],
+      ['SQLite without keys (one instance generates them)', { PUBLIC_URL: 'https://pay.shop.example' }],
+      ['a loopback http:// PUBLIC_URL (localhost)', { PUBLIC_URL: 'http://localhost:8080' }],
+      ['a loopback http:// PUBLIC_URL (127.x)', { PUBLIC_URL: 'http://127.0.0.1:8080/kit' }],
+      ['a loopback http:// PUBLIC_URL (::1)', { PUBLIC_URL: 'http://[::1]:8080' }],
+      ['no PUBLIC_URL, listening on every address (given out as 127.0.0.1)', {}],
+      ['no PUBLIC_URL, listening on loopback', { HOST: '127.0.0.1' }],
+    ])('takes %s', (_, env) => {
+      expect(refused(env)).toEqual([]);
+    });
+
+    it.each<[string, NodeJS.ProcessEnv, string[]]>([
+      ['an http:// PUBLIC_URL', { PUBLIC_URL: 'http://pay.shop.example' }, ['PUBLIC_URL']],
+      ['an http:// PUBLIC_URL on a network address', { PUBLIC_URL: 'http://192.168.1.20:8080' }, ['PUBLIC_URL']],
+      ['no PUBLIC_URL while listening on a network address', { HOST: '10.0.0.5' }, ['PUBLIC_URL']],
+      ['PostgreSQL without KIT_MASTER_KEY', { DATABASE_URL: PG, CHAIN_NODE_KEY: KEYS.CHAIN_NODE_KEY }, ['KIT_MASTER_KEY']],
+      ['PostgreSQL without CHAIN_NODE_KEY', { DATABASE_URL: PG, KIT_MASTER_KEY: KEYS.KIT_MASTER_KEY }, ['CHAIN_NODE_KEY']],
+      ['all of them at once', { PUBLIC_URL: 'http://pay.shop.example', DATABASE_URL: PG }, ['PUBLIC_URL', 'KIT_MASTER_KEY', 'CHAIN_NODE_KEY']],
+    ])('refuses %s, naming the setting', (_, env, names) => {
+      expect(refused(env)).toEqual(names);
+    });
+
+    it('refuses none of it outside production', () => {
+      expect(() => loadConfig({ PUBLIC_URL: 'http://pay.shop.example', DATABASE_URL: PG, HOST: '10.0.0.5' })).not.toThrow();
+    });
+  });
+
   describe('API v3 settings (PAY_PROTOCOL=v3, the default)', () => {
     const pem = (type: 'private' | 'public') => {
       const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -7,6 +7,7 @@ import { parse as parsePgUrl } from 'pg-connection-string';
 import path from 'node:path';
 import { parseDuration } from '@kit/shared/duration';
 import { providerSettings, providerSettingsProblem } from './payments/providers/registry';
+import { productionRefusals } from './production-refusals';
 
 export { parseDuration };
 
@@ -107,7 +108,9 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     NODE_ENV: z
       .string()
       .default('development')
-      .describe('`production` turns the sandbox off, refuses plain-HTTP logins from loopback and leaves the channel credentials without sandbox defaults.'),
+      .describe(
+        '`production` turns the sandbox off, refuses plain-HTTP logins from loopback and leaves the channel credentials without sandbox defaults; it refuses to start with a `PUBLIC_URL` that is not HTTPS (loopback excepted) and, on PostgreSQL, without `KIT_MASTER_KEY` and `CHAIN_NODE_KEY` (docs/operations.md).',
+      ),
     KIT_ENV_FILE: z
       .string()
       .optional()
@@ -156,7 +159,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .string()
       .optional()
       .describe(
-        '32 bytes as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts app secrets at rest and keys deduction codes. Every instance must share it. Unset: a key file generated in `DATA_DIR`.',
+        '32 bytes as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts app secrets at rest and keys deduction codes. Every instance must share it: production on PostgreSQL refuses to start without it. Unset: a key file generated in `DATA_DIR` (SQLite, or outside production).',
       ),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -246,7 +249,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .url()
       .optional()
       .describe(
-        "This service's base URL as the payment platform reaches it, including `BASE_PATH`; notification URLs are `PUBLIC_URL/pay-notify/…`. Unset: the listening URL.",
+        "This service's base URL as the payment platform reaches it, including `BASE_PATH`; notification URLs are `PUBLIC_URL/pay-notify/…`. Unset: the listening URL. In production it must be `https://` (the platforms notify only HTTPS, and the POS display and the console take logins only over it), or the start is refused; a loopback `http://` address (`localhost`, `127.0.0.1`, `[::1]`) is taken, for a trial on one machine.",
       ),
     MP_APPID: (production ? z.string().min(1).optional() : z.string().min(1).default('wx5andb0xmp000001')).describe(
       "The payers' mini-program app id: login-code exchange (`jscode2session`) and mini-program payment (4.4).",
@@ -286,7 +289,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .string()
       .optional()
       .describe(
-        'ed25519 node key that signs blocks: 64 hex characters of seed, or a PKCS#8 PEM. Every instance must share it. Unset: generated into `DATA_DIR/chain-node.key` (mode 0600) on first start.',
+        'ed25519 node key that signs blocks: 64 hex characters of seed (`openssl rand -hex 32`), or a PKCS#8 PEM. Every instance must share it: production on PostgreSQL refuses to start without it. Unset: generated into `DATA_DIR/chain-node.key` (mode 0600) on first start (SQLite, or outside production).',
       ),
     CHAIN_ANCHOR_RPC_URL: z
       .string()
@@ -413,7 +416,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`Invalid configuration:\n${lines}`);
   }
   const c = parsed.data;
-  const problem = providerSettingsProblem(c);
-  if (problem) throw new Error(`Invalid configuration:\n  ${problem}`);
-  return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production: c.NODE_ENV === 'production' };
+  const production = c.NODE_ENV === 'production';
+  const problems = [providerSettingsProblem(c), ...productionRefusals({ ...c, production })].filter(Boolean);
+  if (problems.length) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production };
 }

@@ -1,10 +1,14 @@
 /**
  * A production start with no payment channel configured (issue 33, item 4): one warning naming what
  * each channel lacks, where to read how to set it, and no daily reconciliation failing every few
- * minutes for a channel that has nothing to fetch.
+ * minutes for a channel that has nothing to fetch. And a production set-up that would start and
+ * break later is refused at start (issue 42, item 1; design 7.5).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { backends } from '../support/backends';
-import { startServiceProcess } from '../support/process';
+import { refusedServiceStart, runKitCommand, startServiceProcess } from '../support/process';
 
 const sqlite = backends()[0];
 
@@ -33,5 +37,69 @@ describe('a production start without a payment channel', () => {
     } finally {
       expect(await service.stop()).toBe(0);
     }
+  });
+});
+
+describe('a production set-up that would break later', () => {
+  const dirs: string[] = [];
+  const dataDir = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-production-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  /**
+   * A plain-HTTP public address, and PostgreSQL without the keys every instance must share. The
+   * database is a closed port: the refusal comes before any connection (and before any key is generated).
+   */
+  const broken = (dir: string) => ({
+    KIT_ENV_FILE: 'off',
+    NODE_ENV: 'production',
+    DATA_DIR: dir,
+    PUBLIC_URL: 'http://shop.example/kit',
+    DATABASE_URL: 'postgres://kit@127.0.0.1:9/kit',
+    LOG_LEVEL: 'info',
+  });
+  const NAMED = [
+    /^ {2}PUBLIC_URL: must be an https:\/\/ address, not http:\/\/shop\.example\/kit: .*notifications only to HTTPS.*refuse logins over plain HTTP/m,
+    /^ {2}KIT_MASTER_KEY: required in production on PostgreSQL \(DATABASE_URL\), the same on every instance/m,
+    /^ {2}CHAIN_NODE_KEY: required in production on PostgreSQL \(DATABASE_URL\), the same on every instance/m,
+  ];
+
+  it('stops the service at start with exit 1, naming PUBLIC_URL, KIT_MASTER_KEY and CHAIN_NODE_KEY, having generated nothing', async () => {
+    const dir = dataDir();
+    const { code, output } = await refusedServiceStart(broken(dir));
+    expect(code).toBe(1);
+    expect(output).toMatch(/^Invalid configuration:$/m);
+    for (const line of NAMED) expect(output).toMatch(line);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses every kit command alike: demo create prints no address nobody can log in at', async () => {
+    const dir = dataDir();
+    const { code, stdout, stderr } = await runKitCommand(['demo', 'create', '--callback', 'https://shop.example/callbacks'], broken(dir));
+    expect(code).toBe(1);
+    for (const line of NAMED) expect(stderr).toMatch(line);
+    expect(stdout).toBe('');
+    expect(stderr).not.toContain('/pos/');
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('takes a loopback http:// address on SQLite (a trial on one machine) and generates its keys; demo create says how to log in over it', async () => {
+    const dir = dataDir();
+    const env = {
+      KIT_ENV_FILE: 'off',
+      NODE_ENV: 'production',
+      DATA_DIR: dir,
+      PUBLIC_URL: 'http://localhost:8080',
+      CALLBACK_ALLOW_PRIVATE: 'on',
+    };
+    const { code, stdout, stderr } = await runKitCommand(['demo', 'create', '--callback', 'http://127.0.0.1:9/callbacks'], env);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: expect.stringContaining('Open http://localhost:8080/pos/') });
+    expect(JSON.parse(stdout)).toMatchObject({ url: 'http://localhost:8080' });
+    expect(stderr).toContain('Logins over plain HTTP are refused: set ALLOW_INSECURE_LOGIN_ON_LOOPBACK=on for a trial on this machine');
+    expect(fs.readdirSync(dir)).toEqual(expect.arrayContaining(['master.key', 'chain-node.key']));
   });
 });

@@ -22,19 +22,11 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?: number; cwd?: string } = {}): Promise<ServiceProcess> {
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, ['server/run.mjs'], {
-    cwd: opts.cwd ?? ROOT,
-    env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'info', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { child, output, exited } = spawnService(env, port, opts.cwd);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited early:\n${out}`);
+    if (child.exitCode !== null) throw new Error(`service exited early:\n${output()}`);
     const ok = await fetch(`${url}/health`).then(
       (r) => r.ok,
       () => false,
@@ -42,14 +34,14 @@ export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?:
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`service did not become healthy:\n${out}`);
+      throw new Error(`service did not become healthy:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
     child,
     url,
-    output: () => out,
+    output,
     async kill() {
       child.kill('SIGKILL');
       await exited;
@@ -59,6 +51,33 @@ export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?:
       return exited;
     },
   };
+}
+
+/** `server/run.mjs` as `npm run server` runs it, its stdout and stderr together in `output()`. */
+function spawnService(env: NodeJS.ProcessEnv, port: number, cwd = ROOT) {
+  const child = spawn(process.execPath, ['server/run.mjs'], {
+    cwd,
+    env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'info', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+/**
+ * Starts the service with settings it must refuse and waits for it to exit (within 30 s; one that
+ * starts instead is stopped and reported): its exit code and what it wrote.
+ */
+export async function refusedServiceStart(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  const { child, output, exited } = spawnService(env, await freePort());
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await exited;
+  clearTimeout(timer);
+  if (code === null) throw new Error(`the service did not exit within 30 s:\n${output()}`);
+  return { code, output: output() };
 }
 
 /**

@@ -7,17 +7,9 @@
 import os from 'node:os';
 import type { Request } from 'express';
 import type { PosDevelopmentHelp } from '@kit/shared/api/pos';
+import { isLoopbackUrl } from '../../listen-addresses';
 
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
-/** Whether a URL's host is this machine's loopback. */
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    return LOOPBACK_HOST.test(new URL(url).hostname);
-  } catch {
-    return false;
-  }
-}
+export { isLoopbackUrl };
 
 /** IPv4 addresses of this machine's network interfaces, loopback excluded. */
 export function lanAddresses(interfaces = os.networkInterfaces()): string[] {

@@ -85,6 +85,10 @@ export const demoCommands: KitCommand[] = [
           '',
           `Next steps (with the service running: npm start)`,
           `  1. Open ${url}/pos/ and log in as ${sub.id} with the password ${pw}.`,
+          // Production takes a plain-HTTP address only on loopback (production-refusals.ts), and even there no login over it by default.
+          ...(url.startsWith('http:') && !ctx.config.ALLOW_INSECURE_LOGIN_ON_LOOPBACK
+            ? [`     Logins over plain HTTP are refused: set ALLOW_INSECURE_LOGIN_ON_LOOPBACK=on for a trial on this machine, or use the HTTPS address.`]
+            : []),
           `  2. Charge an amount: the display shows a payment code and waits.`,
           ...(ctx.services.dev?.parts.demoPaySteps?.(url) ?? [`  3. Pay it: scan the code with the payment app.`]),
           `     The display turns to "paid"; Today's orders lists the payment, with Refund.`,
