@@ -44,6 +44,12 @@ export const faultsSchema = z
      * the new one. `none`: a merchant who never had certificates: `/v3/certificates` answers 404 `RESOURCE_NOT_EXISTS`.
      */
     v3Certificates: z.enum(['current', 'rotated', 'none']).default('current'),
+    /**
+     * Who signs the `/v3/certificates` answer: a certificate it lists (`listed`, when not given), or the key the request names
+     * in `Wechatpay-Serial` (`requested`): the public key when it names the public-key id, as the platform signs the other
+     * answers of a merchant who asks for it, a listed certificate otherwise.
+     */
+    v3CertificatesSigner: z.enum(['listed', 'requested']).optional(),
     // The mini-program's server API (sandbox-mp.ts):
     /**
      * `revoked`: every access token `stable_token` handed out before these faults were set is refused with errcode 40001, as

@@ -103,15 +103,17 @@ export function sandboxV3Routes(v3: SandboxV3): Router {
   );
 
   // The platform certificates (two during a rotation), encrypted under the APIv3 key; the answer is
-  // signed by a key it carries, so it names a certificate's serial whatever the `v3Serial` fault says.
+  // signed by a key it carries, so it names a certificate's serial whatever the `v3Serial` fault says,
+  // unless `v3CertificatesSigner: "requested"` signs it with the public key the request names.
   // A merchant who never had certificates (`v3Certificates: "none"`) gets the platform's 404.
   r.get('/certificates', async (req, res) => {
     try {
       checkAuthorization(req, '', v3.keys);
-      if (v3.faults.current.v3Certificates === 'none')
-        throw new V3Fail(404, 'RESOURCE_NOT_EXISTS', '无可用的平台证书，请在商户平台-API安全申请使用微信支付公钥');
+      const f = v3.faults.current;
+      if (f.v3Certificates === 'none') throw new V3Fail(404, 'RESOURCE_NOT_EXISTS', '无可用的平台证书，请在商户平台-API安全申请使用微信支付公钥');
       const data = certificatesOf(v3.keys, rotated()).map((c) => encryptCertificateEntry(c.pem, v3.keys.apiV3Key, newNonce().slice(0, 12)));
-      sendSigned(res, signingOf(v3.keys, 'certificate', rotated()), 200, { data });
+      const named = f.v3CertificatesSigner === 'requested' && req.get('wechatpay-serial') === v3.keys.publicKeyId;
+      sendSigned(res, signingOf(v3.keys, named ? 'public-key' : 'certificate', rotated()), 200, { data });
     } catch (e) {
       refuse(req, res, e);
     }

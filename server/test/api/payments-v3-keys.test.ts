@@ -4,8 +4,9 @@
  * answer signed by a key the kit does not trust never yields a `code_url` or arguments; certificate
  * mode downloads the platform certificate and verifies answers and notifications with it, and takes
  * a rotated certificate when a notification names it; a kit in public-key mode takes what a
- * platform in the middle of the switch signs with its certificate (downloaded then), and refuses a
- * certificate serial when the merchant never had certificates.
+ * platform in the middle of the switch signs with its certificate (downloaded then, its list signed
+ * with the certificate or with the public key the request named), and refuses a certificate serial
+ * when the merchant never had certificates.
  */
 import { createCipheriv, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
@@ -195,6 +196,29 @@ describeEachBackend(
         const prepayId = await newOrder(f);
         await payByCode(kit, f, prepayId);
         expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+      } finally {
+        await kit.close();
+      }
+    });
+
+    test('public-key mode, the certificate list signed with the public key the request named (sandbox v3CertificatesSigner: "requested"): the list is taken, and answers and notifications signed under its certificate are accepted', async () => {
+      const kit = await configuredKit(backend, (s) => s, { SANDBOX_DUPLICATE_NOTIFY: '0' });
+      try {
+        // Everything but the list names the certificate: the first answer makes the kit download
+        // the list, which it asks for naming its public-key id, and the platform signs it with that key.
+        await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate', v3CertificatesSigner: 'requested' });
+        const f = await payFixture(kit);
+        const prepayId = await newOrder(f, '5.60');
+        const { codeUrl } = await payByCode(kit, f, prepayId);
+        expect(codeUrl).toMatch(/^weixin:\/\//);
+        expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+        // The payment notification, signed under the downloaded certificate, acknowledged at its first sending.
+        const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+        const notifier = sandboxOf(kit.runtime.services)!.notifier;
+        const ref = await sandboxPrepayId(kit, co);
+        await waitFor(async () => (await notifier.notificationsFor(ref)).every((n) => n.state !== 'pending'), 15_000, 'the payment notification answered');
+        expect(await notifier.notificationsFor(ref)).toEqual([expect.objectContaining({ kind: 'pay', state: 'acked', attempts: 1 })]);
+        expect((await kit.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish']);
       } finally {
         await kit.close();
       }

@@ -96,12 +96,12 @@ describeEachBackend('sandbox API v3', (backend) => {
     });
 
   /** A GET signed with the plugin's helpers, answered as it came (a bill file, or an answer we read before trusting its signer). */
-  const signedGet = async (url: string) => {
+  const signedGet = async (url: string, headers: Record<string, string> = {}) => {
     const u = new URL(url);
     const ts = Formatter.timestamp();
     const nonce = Formatter.nonce();
     const sig = Rsa.sign(Formatter.request('GET', `${u.pathname}${u.search}`, ts, nonce), dev.settings.PAY_SP_PRIVATE_KEY);
-    const res = await fetch(u, { headers: { authorization: Formatter.authorization(sp.mchid, nonce, sig, ts, dev.settings.PAY_SP_CERT_SERIAL) } });
+    const res = await fetch(u, { headers: { ...headers, authorization: Formatter.authorization(sp.mchid, nonce, sig, ts, dev.settings.PAY_SP_CERT_SERIAL) } });
     return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
   };
 
@@ -518,6 +518,26 @@ describeEachBackend('sandbox API v3', (backend) => {
       amount: { total: 10, currency: 'CNY' },
     });
     expect(placed.headers['wechatpay-serial']).toBe(newSerial);
+  });
+
+  test('v3CertificatesSigner: "requested": /v3/certificates is signed with the public key when the request names its id, else with a listed certificate', async () => {
+    await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate', v3CertificatesSigner: 'requested' });
+    const verifies = (listed: Awaited<ReturnType<typeof signedGet>>, key: string) => {
+      const h = (n: string) => listed.headers.get(n)!;
+      return Rsa.verify(Formatter.response(h('wechatpay-timestamp'), h('wechatpay-nonce'), listed.body.toString('utf8')), h('wechatpay-signature'), key);
+    };
+    const pubId = dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID;
+    const named = await signedGet(`${kit.url}/sandbox/v3/certificates`, { 'wechatpay-serial': pubId });
+    expect(named.status).toBe(200);
+    expect(named.headers.get('wechatpay-serial')).toBe(pubId);
+    expect(verifies(named, dev.settings.PAY_PLATFORM_PUBLIC_KEY)).toBe(true);
+    expect(JSON.parse(named.body.toString('utf8')).data.map((e: { serial_no: string }) => e.serial_no)).toEqual([dev.platform.certificateSerial]);
+    // A request naming no key, or the certificate, gets the list signed by the certificate it carries.
+    for (const headers of [{}, { 'wechatpay-serial': dev.platform.certificateSerial }] as Array<Record<string, string>>) {
+      const listed = await signedGet(`${kit.url}/sandbox/v3/certificates`, headers);
+      expect(listed.headers.get('wechatpay-serial')).toBe(dev.platform.certificateSerial);
+      expect(verifies(listed, dev.platform.certificatePem)).toBe(true);
+    }
   });
 
   test('profit sharing: receiver with an RSA-OAEP name (plugin Rsa), split, query, unsplit amount, unfreeze; a receiver not added is refused', async () => {

@@ -261,6 +261,8 @@ describe('public-key mode with a merchant in the middle of the switch (wechatpay
   const certSerial = GO_NOTIFICATION.headers.serial;
   let certificates: 'listed' | 'none' = 'listed';
   let signWith: 'public-key' | 'certificate' = 'certificate';
+  /** Which key signs the certificate list: the certificate it carries, or the public key when the request names it. */
+  let listSignedWith: 'public-key' | 'certificate' = 'certificate';
   let srv: Awaited<ReturnType<typeof platformServer>>;
   const clock = Date.now() + 2000;
 
@@ -283,6 +285,8 @@ describe('public-key mode with a merchant in the middle of the switch (wechatpay
             },
           },
         ];
+        if (listSignedWith === 'public-key' && req.headers['wechatpay-serial'] === PUB_KEY_ID)
+          return signedAnswer(res, 200, JSON.stringify({ data }), platform.privateKey, PUB_KEY_ID, {}, clock);
         return signedAnswer(res, 200, JSON.stringify({ data }), certKey, certSerial, {}, clock);
       }
       if (signWith === 'public-key') return signedAnswer(res, 200, JSON.stringify({ ok: 1 }), platform.privateKey, PUB_KEY_ID, {}, clock);
@@ -300,7 +304,7 @@ describe('public-key mode with a merchant in the middle of the switch (wechatpay
         () => client,
         apiV3Key,
         () => clockNow,
-        PUB_KEY_ID,
+        { id: PUB_KEY_ID, publicKey: platform.publicKey },
       ),
       () => clockNow,
     );
@@ -322,6 +326,20 @@ describe('public-key mode with a merchant in the middle of the switch (wechatpay
     signWith = 'public-key';
     await client.call({ method: 'GET', path: '/v3/d', repeatable: true });
     expect(fetches()).toBe(before + 1);
+  });
+
+  test('a certificate list signed with the public key the request named is taken, and verifies what the certificate signs', async () => {
+    certificates = 'listed';
+    listSignedWith = 'public-key';
+    try {
+      const { client } = kit();
+      const before = fetches();
+      signWith = 'certificate';
+      expect((await client.call({ method: 'GET', path: '/v3/h', repeatable: true })).body).toEqual({ ok: 1 });
+      expect(fetches()).toBe(before + 1);
+    } finally {
+      listSignedWith = 'certificate';
+    }
   });
 
   test('a merchant who never had certificates (404): the answer is refused as an unknown serial, and not fetched again within the minute', async () => {
@@ -442,7 +460,8 @@ describe('certificate mode', () => {
     expect(source.ring.ids()).toEqual(['5D2E0A1B3C4D5E6F']);
   });
 
-  test('answers signed by a new certificate arriving together: the later ones wait for the download the first started', async () => {
+  /** A kit that has downloaded the first certificate (listed alone, signing everything). */
+  const kitHoldingTheFirst = async () => {
     listed = [{ pem: GO_NOTIFICATION.certificate }];
     signWith = { key: createPrivateKey(GO_PRIVATE_KEY), serial: GO_NOTIFICATION.headers.serial };
     const source: CertificateSource = new CertificateSource(
@@ -452,6 +471,26 @@ describe('certificate mode', () => {
     );
     const client = new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000 }, source);
     await client.call({ method: 'GET', path: '/v3/a', repeatable: true });
+    return { source, client };
+  };
+
+  test('a list signed by the certificate held before, which it no longer lists, is taken (the APIv3 key vouches for what it carries); an empty one is not', async () => {
+    const { source, client } = await kitHoldingTheFirst();
+    expect(source.ring.ids()).toEqual(['D7CE59D1F522D701']);
+    // The platform moved to the new certificate alone, and still signs the list with the old one.
+    listed = [{ pem: second.pem }];
+    await source.refresh();
+    expect(source.ring.ids()).toEqual(['5D2E0A1B3C4D5E6F']);
+    signWith = { key: second.key, serial: second.serial };
+    expect((await client.call({ method: 'GET', path: '/v3/b', repeatable: true })).body).toEqual({ ok: true });
+    // An empty list, however signed, replaces nothing held.
+    listed = [];
+    await expect(source.refresh()).rejects.toMatchObject({ error: 'channel_error', message: expect.stringMatching(/listed no valid certificate/) });
+    expect(source.ring.ids()).toEqual(['5D2E0A1B3C4D5E6F']);
+  });
+
+  test('answers signed by a new certificate arriving together: the later ones wait for the download the first started', async () => {
+    const { client } = await kitHoldingTheFirst();
     const fetches = () => platformSrv.calls.filter((c) => c.startsWith('GET /v3/certificates')).length;
     const before = fetches();
 

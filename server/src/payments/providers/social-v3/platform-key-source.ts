@@ -5,10 +5,11 @@
  * platform certificates, downloaded then (wechatpay-java's `AbstractVerifier` with both a public key
  * and a certificate provider, as `RSACombinedNotificationConfig` builds it; wechatpay-go's
  * `SHA256WithRSACombinedVerifier`). Certificate mode: `GET /v3/certificates`, decrypted with the
- * APIv3 key (which is what makes them trusted), its own answer verified with the certificates it
- * carries; fetched before the first use, again every 12 hours, and at once when an answer or
- * notification names a serial not held (at most once a minute, so that forged serials cannot make
- * the kit hammer the platform).
+ * APIv3 key (which is what makes them trusted: wechatpay-go's `core/downloader` takes its first
+ * download on that alone), its own answer verified with any platform key the kit holds (the public
+ * key, the certificates downloaded before) or one it carries; fetched before the first use, again
+ * every 12 hours, and at once when an answer or notification names a serial not held (at most once a
+ * minute, so that forged serials cannot make the kit hammer the platform).
  */
 import type { KeyObject } from 'node:crypto';
 import { KitError } from '@kit/shared';
@@ -16,7 +17,7 @@ import { CertificatesError, decodeCertificates } from './certificates';
 import { AeadError } from './aead';
 import type { AnswerVerifier, V3Client } from './client';
 import { V3KeyError } from './keys';
-import { PlatformKeyring } from './platform-keys';
+import { certificateKey, PlatformKeyring, type PlatformKey } from './platform-keys';
 import { verifyPlatformSignature, type SignedHeaders, type VerifyResult } from './verify';
 
 export const CERTIFICATE_REFRESH_MS = 12 * 3_600_000;
@@ -81,8 +82,11 @@ export class CertificateSource implements PlatformKeySource {
     private readonly client: () => V3Client,
     private readonly apiV3Key: string,
     private readonly now: () => number = Date.now,
-    /** In public-key mode, the public-key id the download names, like every other request. */
-    private readonly publicKeyId?: string,
+    /**
+     * In public-key mode, the public key: the download names its id, like every other request, and
+     * the platform may sign the list with it (the key that request named).
+     */
+    private readonly publicKey?: PlatformKey,
   ) {}
 
   async verify(h: SignedHeaders, body: string): Promise<VerifyResult> {
@@ -131,7 +135,7 @@ export class CertificateSource implements PlatformKeySource {
 
   private async download(): Promise<void> {
     // Sent as is (`send`), naming what every request names: the public-key id, or the certificate held if any.
-    const serial = this.publicKeyId ?? this.ring.encryptionKey(this.now())?.id;
+    const serial = this.publicKey?.id ?? this.ring.encryptionKey(this.now())?.id;
     const answer = await this.client().send({ method: 'GET', path: '/v3/certificates', repeatable: true, ...(serial ? { platformSerial: serial } : {}) });
     if (answer.status !== 200)
       throw new KitError('channel_error', `GET /v3/certificates answered HTTP ${answer.status}${answer.requestId ? ` (Request-ID ${answer.requestId})` : ''}`);
@@ -143,9 +147,13 @@ export class CertificateSource implements PlatformKeySource {
         throw new KitError('channel_error', `platform certificates refused: ${e.message}`);
       throw e;
     }
-    const candidate = new PlatformKeyring();
-    candidate.replaceCertificates(certs);
-    const verified = verifyPlatformSignature(answer.headers, answer.text, candidate, this.now());
+    // An empty list replaces nothing held (wechatpay-go: "no certificate downloaded").
+    if (!certs.length) throw new KitError('channel_error', 'platform certificates refused: the platform listed no valid certificate');
+    // Signed by any key the kit holds or by one the list carries: a platform in the middle of the
+    // switch signs it with the public key the request named, a rotating one perhaps with the
+    // certificate held before. (What the answer carries is trusted only because it decrypted.)
+    const signers = new PlatformKeyring([...(this.publicKey ? [this.publicKey] : []), ...this.ring.all(), ...certs.map(certificateKey)]);
+    const verified = verifyPlatformSignature(answer.headers, answer.text, signers, this.now());
     if (!verified.ok) throw new KitError('channel_error', `platform certificates refused: ${verified.message}`);
     this.ring.replaceCertificates(certs);
     this.fetchedAt = this.now();

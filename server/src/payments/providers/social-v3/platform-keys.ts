@@ -14,6 +14,11 @@ export interface PlatformKey {
   notAfter?: number;
 }
 
+/** A platform certificate as a key of the ring, under its serial, until it expires. */
+export function certificateKey(c: CertificateInfo): PlatformKey {
+  return { id: c.serial, publicKey: c.publicKey, notAfter: c.notAfter };
+}
+
 export class PlatformKeyring {
   private readonly keys = new Map<string, PlatformKey>();
 
@@ -32,7 +37,12 @@ export class PlatformKeyring {
   /** Certificate mode: the downloaded set replaces the certificates held, keeping a public key if any. */
   replaceCertificates(certs: CertificateInfo[]): void {
     for (const [id, k] of this.keys) if (k.notAfter !== undefined) this.keys.delete(id);
-    for (const c of certs) this.add({ id: c.serial, publicKey: c.publicKey, notAfter: c.notAfter });
+    for (const c of certs) this.add(certificateKey(c));
+  }
+
+  /** Every key held, expired certificates included (`key` refuses those). */
+  all(): PlatformKey[] {
+    return [...this.keys.values()];
   }
 
   /** The key with this id, unless it is an expired certificate. */

@@ -20,6 +20,7 @@ import { notificationFacts, type NotificationFacts } from './notification-facts'
 import type { SocialSettings } from './settings';
 import { appArgs, miniProgramArgs, type V3AppArgs, type V3MiniProgramArgs } from './payer-args';
 import { CertificateSource, PublicKeySource, type PlatformKeySource } from './platform-key-source';
+import type { PlatformKey } from './platform-keys';
 import { V3Calls } from './v3-calls';
 import type { SignedHeaders, VerifyResult } from './verify';
 
@@ -92,10 +93,12 @@ export class SocialV3 implements V3Side {
   keys(): PlatformKeySource {
     if (!this.keySource) {
       const c = this.credentials();
-      const certificates = (publicKeyId?: string) => new CertificateSource(() => this.v3Client(), c.apiV3Key, Date.now, publicKeyId);
+      const certificates = (publicKey?: PlatformKey) => new CertificateSource(() => this.v3Client(), c.apiV3Key, Date.now, publicKey);
       // Public-key mode keeps the certificates at hand for a merchant in the middle of the switch.
       this.keySource =
-        c.platform.mode === 'public-key' ? new PublicKeySource(c.platform.id, c.platform.publicKey, certificates(c.platform.id)) : certificates();
+        c.platform.mode === 'public-key'
+          ? new PublicKeySource(c.platform.id, c.platform.publicKey, certificates({ id: c.platform.id, publicKey: c.platform.publicKey }))
+          : certificates();
     }
     return this.keySource;
   }
