@@ -35,11 +35,11 @@ export const sandboxPlugin: DevPlugin = {
   plays: sandboxPlays,
   mpApiUrl: (self) => `${self}${SANDBOX_PATH}`,
   payerLoginUrl: (self) => `${self}${SANDBOX_PATH}/sns/jscode2session`,
-  compose({ config, handle, jobs, secretOf }) {
+  compose({ config, handle, jobs, secretOf, requestRules }) {
     const sandbox = createSandbox(config, handle, jobs, secretOf);
     return {
       mountPath: SANDBOX_PATH,
-      routes: (opts) => sandboxRoutes(sandbox, opts),
+      routes: (opts) => sandboxRoutes(sandbox, requestRules, opts),
       jobs: sandbox.jobs,
       homeLinks: [
         {

@@ -9,18 +9,19 @@ import { describeZodError } from '@kit/shared';
 import { DOWNLOAD_BILL_PATH, PROTOCOL_PATHS, type ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
 import { sandboxRealms } from './stand-ins';
 import { methodNotAllowed } from '@kit/server/http/errors';
-import { hasBadText, refuseNulInUrl } from '@kit/server/http/body';
 import { sendPage } from '@kit/server/frontends/pages/page';
+import type { RequestRules } from '@kit/server/plugins/dev-plugin';
 import { cashierPage, safeReturnUrl } from './cashier-page';
 import { sandboxPage } from './sandbox-page';
 import { alipayBase, alipayBillDownload } from './alipay/sandbox-alipay-bill-route';
 import { SandboxError } from './sandbox-payer';
+import { readJsonObject } from './json-body';
 import type { Sandbox } from './sandbox';
 import { sandboxV3Routes } from './v3/sandbox-v3-routes';
 import { ALIPAY_PAYER_PATHS, alipayPayerRoutes } from './alipay/sandbox-alipay-routes';
 
-/** `home`: the service's front page, linked from the sandbox page. */
-export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home: '/' }): Router {
+/** `rules`: the service's rules for bodies and URLs (the plug-in contract's); `home`: the service's front page, linked from the sandbox page. */
+export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { home: string } = { home: '/' }): Router {
   const r = Router();
   const raw = express.raw({ type: () => true, limit: '64kb' });
 
@@ -51,16 +52,13 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   }
 
   // The social platform's API v3, beside protocol v2 (the kit appends `/v3/…` to its gateway).
-  r.use('/v3', sandboxV3Routes(sandbox.v3));
+  r.use('/v3', sandboxV3Routes(sandbox.v3, rules));
 
-  // The mini-program's server API (sandbox-mp.ts): errors as `{errcode, errmsg}` with HTTP 200, as the platform answers them.
+  // The mini-program's server API (sandbox-mp.ts): errors as `{errcode, errmsg}` with HTTP 200, as the
+  // platform answers them; a body the service's rules refuse is its "data format error".
   const platformJson = (req: Request): Record<string, unknown> | null => {
-    try {
-      const v: unknown = JSON.parse((Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)).toString('utf8'));
-      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
+    const read = readJsonObject(rules, req.body);
+    return 'object' in read ? read.object : null;
   };
   const dataFormatError = { errcode: 47001, errmsg: 'data format error' };
   r.post('/cgi-bin/stable_token', raw, async (req, res) => {
@@ -89,7 +87,7 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
   // the kit's own rule: PostgreSQL text cannot hold one, and a lookup with it failed as a 500. (The
   // platform's protocol routes above check the caller's signature before any lookup.)
   r.use((req, res, next) => {
-    const nul = refuseNulInUrl(req.originalUrl);
+    const nul = rules.refuseNulInUrl(req.originalUrl);
     if (!nul) return next();
     res.status(400).json({ status: 'fail', msg: nul.message });
   });
@@ -102,20 +100,13 @@ export function sandboxRoutes(sandbox: Sandbox, opts: { home: string } = { home:
     if (req.method === 'OPTIONS') return void res.status(204).end();
     next();
   };
+  // The kit's rules for every JSON body: nesting (a body 5,000 deep overflowed the stack and answered
+  // 500), UTF-8, and no NUL (PostgreSQL text cannot hold one) or lone surrogate (not text at all).
   const json = (req: Request): Record<string, unknown> => {
-    const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    if (buf.length === 0) return {};
-    let v: unknown;
-    try {
-      v = JSON.parse(buf.toString('utf8'));
-    } catch {
-      // refused below
-    }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new SandboxError(400, 'the body must be a JSON object');
-    // The kit's rule for every JSON body (http/body.ts): PostgreSQL text cannot hold a NUL, and a
-    // lone surrogate is not text at all; such a field used to reach the database and answer 500.
-    if (hasBadText(v)) throw new SandboxError(400, 'the body holds a NUL character (U+0000) or a lone UTF-16 surrogate, which no field may contain');
-    return v as Record<string, unknown>;
+    if (!Buffer.isBuffer(req.body) || req.body.length === 0) return {};
+    const read = readJsonObject(rules, req.body);
+    if ('refused' in read) throw new SandboxError(400, read.refused);
+    return read.object;
   };
   const payer = (fn: (req: Request) => Promise<object>) => async (req: Request, res: Response) => {
     try {

@@ -55,6 +55,7 @@ import { playedBy, type Played } from './payments/providers/played';
 import { channelSetup } from './payments/providers/setup';
 import { ReconcileNow } from './reconciliation/reconcile-now';
 import type { ComposedDevPlugin, DevPlugin } from './plugins/dev-plugin';
+import { requestRules } from './http/body';
 import { createMiniProgram, type MiniProgramServices } from './mini-program/mp-services';
 import { startJobWorker, type JobKind } from './jobs/job-worker';
 import type { Loop } from './jobs/loop';
@@ -191,7 +192,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   const miniProgram = createMiniProgram(config, handle, masterKey, selfUrl, metrics, log, plugin);
 
   // A development plug-in (the sandbox plays the payment platforms): only when one was loaded.
-  const dev = plugin && { plugin, parts: plugin.compose({ config, handle, jobs, secretOf: (appId) => apps.secretOf(appId) }) };
+  const dev = plugin && { plugin, parts: plugin.compose({ config, handle, jobs, secretOf: (appId) => apps.secretOf(appId), requestRules }) };
 
   const jobKinds = checkRegistry([
     ...kitJobs(config, {

@@ -8,6 +8,8 @@ import express, { Router, type Request, type Response } from 'express';
 import { encryptCertificateEntry } from '@kit/server/payments/providers/social-v3/certificates';
 import { newNonce } from '@kit/server/payments/providers/social-v3/sign';
 import { methodNotAllowed } from '@kit/server/http/errors';
+import type { RequestRules } from '@kit/server/plugins/dev-plugin';
+import { readJsonObject } from '../json-body';
 import { checkAuthorization, requestId, sendSigned, V3Fail } from './sandbox-v3-http';
 import type { V3Result } from './sandbox-v3-payments';
 import type { SandboxV3 } from './sandbox-v3';
@@ -15,7 +17,8 @@ import { certificatesOf, signingOf, signingUnder } from './sandbox-v3-keys';
 
 type Handler = (mchid: string, body: string, req: Request) => Promise<V3Result>;
 
-export function sandboxV3Routes(v3: SandboxV3): Router {
+/** `rules`: the service's rules for bodies (the plug-in contract's), which a JSON body must pass before any of the v3 side's. */
+export function sandboxV3Routes(v3: SandboxV3, rules: RequestRules): Router {
   const r = Router();
   const ANSWER_CODES = new Set(['NO_STATEMENT_EXIST', 'STATEMENT_CREATING']);
   const raw = express.raw({ type: () => true, limit: '64kb' });
@@ -34,11 +37,15 @@ export function sandboxV3Routes(v3: SandboxV3): Router {
     sendSigned(res, signing(req), e.status, { code: e.code, message: e.message });
   };
 
-  /** Verified, handled, answered signed. */
+  /** Verified, read by the service's body rules, handled, answered signed. */
   const signed = (handle: Handler) => async (req: Request, res: Response) => {
     try {
       const body = text(req);
       const mchid = checkAuthorization(req, body, v3.keys);
+      if (body) {
+        const read = readJsonObject(rules, req.body);
+        if ('refused' in read) throw new V3Fail(400, 'PARAM_ERROR', read.refused);
+      }
       const out = await handle(mchid, body, req);
       if (out === null) return;
       sendSigned(res, signing(req), out.status, out.body);

@@ -64,6 +64,37 @@ export function refuseNulInUrl(url: string): KitError | undefined {
   return NUL_IN_URL.test(url) ? new KitError('invalid_request', 'The URL holds a NUL character (%00), which no id or field may contain') : undefined;
 }
 
+/**
+ * JSON bytes read by the service's rules: nesting at most `MAX_JSON_DEPTH` deep (checked before
+ * parsing), UTF-8, JSON, and no NUL or lone surrogate in any string. A refusal is the `KitError` the
+ * request answers with. A development plug-in's routes read theirs by the same rules (`dev-plugin.ts`).
+ */
+export function parseJsonBody(buf: Buffer): unknown {
+  if (nestsDeeperThan(buf, MAX_JSON_DEPTH)) throw new KitError('invalid_request', `The body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  let text: string;
+  try {
+    text = utf8.decode(buf);
+  } catch {
+    throw new KitError('invalid_request', 'The body is not well-formed UTF-8');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    throw new KitError('invalid_json', `The body is not valid JSON: ${(e as Error).message}`);
+  }
+  // Text that is not well-formed Unicode, or holds a NUL, never reaches a rule, the database or the ledger.
+  if (SUSPECT_ESCAPE.test(text) && hasBadText(body))
+    throw new KitError(
+      'invalid_request',
+      'The body holds text that is not well-formed Unicode (a lone UTF-16 surrogate) or a NUL character (U+0000), which no field may contain',
+    );
+  return body;
+}
+
+/** The rules above, as a development plug-in gets them (`RequestRules` in `plugins/dev-plugin.ts`). */
+export const requestRules = { parseJson: parseJsonBody, refuseNulInUrl };
+
 function hasBody(headers: import('node:http').IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 }
@@ -88,29 +119,10 @@ export function jsonBody(limit: string | number): RequestHandler {
       if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
         return next(new KitError('unsupported_media_type', `Content-Type must be application/json, got "${type || 'none'}"`));
       }
-      if (nestsDeeperThan(buf, MAX_JSON_DEPTH)) {
-        return next(new KitError('invalid_request', `The body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`));
-      }
-      let text: string;
       try {
-        text = utf8.decode(buf);
-      } catch {
-        return next(new KitError('invalid_request', 'The body is not well-formed UTF-8'));
-      }
-      try {
-        req.body = JSON.parse(text);
+        req.body = parseJsonBody(buf);
       } catch (e) {
-        return next(new KitError('invalid_json', `The body is not valid JSON: ${(e as Error).message}`));
-      }
-      // Text that is not well-formed Unicode, or holds a NUL, never reaches a rule, the database or the ledger.
-      if (SUSPECT_ESCAPE.test(text) && hasBadText(req.body)) {
-        req.body = undefined;
-        return next(
-          new KitError(
-            'invalid_request',
-            'The body holds text that is not well-formed Unicode (a lone UTF-16 surrogate) or a NUL character (U+0000), which no field may contain',
-          ),
-        );
+        return next(e);
       }
       next();
     });

@@ -5,7 +5,7 @@
  * without a plug-in every hook is absent and the service is the production one.
  */
 import type { Router } from 'express';
-import type { Lang, PaymentChannel } from '@kit/shared';
+import type { KitError, Lang, PaymentChannel } from '@kit/shared';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
 import type { MigrationSet } from '../db/migrations';
@@ -48,6 +48,21 @@ export interface DevPluginDeps {
   jobs: Jobs;
   /** An app's signing secret (a development receiver checks callbacks as a merchant would). */
   secretOf(appId: string): Promise<string | undefined | null>;
+  /** The service's rules for what a request carries: the plug-in's routes read bodies and URLs by them too. */
+  requestRules: RequestRules;
+}
+
+/** The service's rules for request bodies and URLs (`http/body.ts`), one for every route of the service. */
+export interface RequestRules {
+  /**
+   * A JSON body as the service reads one. Refused with a `KitError` (`invalid_request` or
+   * `invalid_json`, its message saying why) when it nests arrays and objects deeper than 64
+   * levels (checked before parsing), is not UTF-8 or not JSON, or holds a NUL (U+0000) or a lone
+   * UTF-16 surrogate in any string.
+   */
+  parseJson(bytes: Buffer): unknown;
+  /** The refusal of a URL whose path or query holds a NUL (`%00`); undefined when it holds none. */
+  refuseNulInUrl(url: string): KitError | undefined;
 }
 
 /** A merchant callback a development receiver got (the console's "Received" list). */

@@ -1,10 +1,13 @@
 /**
  * Input that used to reach a rule, a serialiser or the database and come back as 500: bodies nested
  * thousands deep, and NUL (U+0000) in a text field, a lookup id or a query, in the kit's API and in
- * the sandbox's payer API and pages. One rule each, for every JSON body and URL, before any rule
- * runs; 400 on every backend.
+ * the sandbox's routes and pages (which read them by the service's rules, through the plug-in
+ * contract). One rule each, for every JSON body and URL, before any rule runs; 400 on every backend.
  */
+import { createPrivateKey } from 'node:crypto';
 import { encodeQuery, signRequest } from '@kit/shared';
+import { authorization } from '../../src/payments/providers/social-v3/sign';
+import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, sandboxTables, startTestKit, type TestKit } from '../support/kit';
 
@@ -80,6 +83,53 @@ describeEachBackend('input edges', (backend) => {
     expect(login.status).toBe(400);
     const mp = await fetch(`${kit.url}/mp/api/orders/abc%00def`);
     expect(mp.status).toBe(400);
+  });
+
+  it("refuses a body nested 5,000 deep on every JSON route of the sandbox, in each route's own words, and stores nothing", async () => {
+    // Every route the sandbox serves is described (openapi.test.ts): those taking JSON, enumerated, so a new one cannot escape.
+    const doc = (await (await fetch(`${kit.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>;
+    };
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => path.startsWith('/sandbox/') && op.requestBody?.content['application/json'])
+        .map(([method]) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, 'x') })),
+    );
+    const posts = routes.map((r) => `${r.method} ${r.path}`);
+    for (const named of ['/sandbox/pay', '/sandbox/login', '/sandbox/renotify', '/sandbox/alipay/pay', '/sandbox/alipay/auth-code', '/sandbox/faults'])
+      expect(posts).toContain(`POST ${named}`);
+    expect(posts.filter((p) => p.startsWith('POST /sandbox/v3/')).length).toBeGreaterThan(5);
+
+    const codes = async () => (await sandboxTables(kit).selectFrom('sandbox_login_codes').select('code').execute()).length;
+    const before = await codes();
+    const faults = await (await fetch(`${kit.url}/sandbox/faults`)).text();
+    const dev = devV3Material(kit.runtime.config.DATA_DIR).settings;
+    const merchant = { mchid: kit.runtime.config.PAY_SP_MCH_ID!, serial: dev.PAY_SP_CERT_SERIAL, privateKey: createPrivateKey(dev.PAY_SP_PRIVATE_KEY) };
+    const body = `{"user":${nested(5_000)},"prepayId":"x"}`;
+    const answers: Array<[string, number, unknown]> = [];
+    for (const { method, path } of routes) {
+      // API v3 calls are signed by the service provider's key (the sandbox checks it before reading the body).
+      const v3: Record<string, string> = path.startsWith('/sandbox/v3/')
+        ? { authorization: authorization(merchant, method, path.slice('/sandbox'.length), body) }
+        : {};
+      const res = await fetch(`${kit.url}${path}`, { method, headers: { 'content-type': 'application/json', ...v3 }, body });
+      const text = await res.text();
+      answers.push([`${method} ${path}`, res.status, text.startsWith('{') ? JSON.parse(text) : text]);
+    }
+    const deeper = expect.stringMatching(/deeper than 64/);
+    const expected = answers.map(([route]): [string, number, unknown] => {
+      // The platform's API v3: its own 400.
+      if (route.startsWith('POST /sandbox/v3/')) return [route, 400, { code: 'PARAM_ERROR', message: deeper }];
+      // The mini-program platform's server API answers its errors with HTTP 200, as the platform does.
+      if (/^POST \/sandbox\/(cgi-bin|wxa)\//.test(route)) return [route, 200, { errcode: 47001, errmsg: 'data format error' }];
+      // The development receiver stands for a merchant's endpoint: it keeps what arrives, as it came, without reading it as a rule would.
+      if (route === 'POST /sandbox/receiver') return [route, 200, 'OK'];
+      // The sandbox's own API (payer, faults): 400 in its shape.
+      return [route, 400, { status: 'fail', msg: deeper }];
+    });
+    expect(answers).toEqual(expected);
+    expect(await codes()).toBe(before);
+    expect(await (await fetch(`${kit.url}/sandbox/faults`)).text()).toBe(faults);
   });
 
   it("refuses NUL in the sandbox's payer API and pages with 400, and stores nothing", async () => {
