@@ -109,6 +109,8 @@ export interface KitClientOptions {
   fetch?: typeof fetch;
   /** Per-request time limit; long-poll calls get the hold time on top. */
   timeoutMs?: number;
+  /** Where `_t` comes from: the machine's time by default; a test gives the clock of the service it calls (`test-clock.ts`). */
+  clock?: { now(): number };
 }
 
 export interface CallOptions {
@@ -131,9 +133,16 @@ export interface RawAnswer<T = Record<string, unknown>> {
  * or by two) never share a signature, which the service would refuse as a replay.
  */
 let lastT = 0;
+/** The same for the clients of one given clock (a test's, which it may move ahead of the machine's). */
+const lastTOf = new WeakMap<object, number>();
 
-/** A fresh `_t`: the current time in milliseconds, or one more than the last one handed out. */
-export function nextTimestamp(now = Date.now()): number {
+/** A fresh `_t`: the current time in milliseconds, or one more than the last one handed out (of `clock`, when given). */
+export function nextTimestamp(now = Date.now(), clock?: object): number {
+  if (clock) {
+    const t = Math.max(now, (lastTOf.get(clock) ?? 0) + 1);
+    lastTOf.set(clock, t);
+    return t;
+  }
   lastT = Math.max(now, lastT + 1);
   return lastT;
 }
@@ -155,7 +164,11 @@ export class KitClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const pairs = options.unsigned
       ? Object.entries(options.query ?? {}).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, String(v)] as [string, string]]))
-      : signRequest({ method, path, query: options.query, body }, this.opts, nextTimestamp());
+      : signRequest(
+          { method, path, query: options.query, body },
+          this.opts,
+          this.opts.clock ? nextTimestamp(this.opts.clock.now(), this.opts.clock) : nextTimestamp(),
+        );
     const qs = encodeQuery(pairs);
     const url = `${this.base}${this.basePath}${path}${qs ? `?${qs}` : ''}`;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.opts.timeoutMs ?? 30_000);

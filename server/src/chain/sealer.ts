@@ -6,6 +6,7 @@
  * On PostgreSQL a transaction-scoped advisory lock keeps to one sealer across instances.
  */
 import type { Logger } from 'pino';
+import type { Clock } from '@kit/shared/clock';
 import { GENESIS_PREV_HASH, blockHash, merkleRoot, type BlockHeader } from '@kit/shared';
 import { startLoop, type Loop } from '../jobs/loop';
 import type { Executor, LedgerStore } from './ledger-store';
@@ -36,13 +37,14 @@ export class Sealer {
     private readonly points: PointsStore,
     private readonly key: NodeKey,
     private readonly codes: CodeReader,
+    private readonly clock: Clock,
     private readonly maxItems = MAX_BLOCK_ITEMS,
   ) {}
 
   private analyzed = { at: 0, rows: 0, since: 0 };
 
   /** Seals what is queued into one block (or nothing, when another instance holds the lock). */
-  async sealOnce(now = () => Date.now()): Promise<SealResult> {
+  async sealOnce(now = () => this.clock.now()): Promise<SealResult> {
     const result = await this.sealBlock(now);
     await this.keepStatistics(result.confirmed);
     return result;
@@ -140,7 +142,7 @@ export class Sealer {
   }
 }
 
-export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, observe?: SealObserver): Loop {
+export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, clock: Clock, observe?: SealObserver): Loop {
   return startLoop(
     'chain-sealer',
     intervalMs,
@@ -149,8 +151,9 @@ export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, obs
       const r = await sealer.sealOnce();
       if (r.block !== undefined || r.failed) observe?.(Date.now() - started, r.acceptedAt ?? [], r.failed);
       if (r.block !== undefined || r.failed) log.debug({ block: r.block, confirmed: r.confirmed, failed: r.failed }, 'chain block sealed');
-      return r.more;
+      return r.more ? 'more' : r.block !== undefined || r.failed ? 'worked' : undefined;
     },
     log,
+    clock,
   );
 }

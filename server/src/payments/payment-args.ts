@@ -4,6 +4,7 @@
  * mini-program and app arguments are signed here: with the channel key on protocol v2, with the
  * merchant's RSA key (`signType: "RSA"`) on API v3.
  */
+import type { Clock } from '@kit/shared/clock';
 import {
   KitError,
   PAY_VERSION,
@@ -33,6 +34,7 @@ export class PaymentArgs {
     private readonly merchants: MerchantService,
     private readonly providers: Providers,
     private readonly channelOrders: ChannelOrders,
+    private readonly clock: Clock,
   ) {}
 
   /** 4.3: scan-code payment; `args` is the channel's answer to the order, with `code_url`. */
@@ -125,7 +127,7 @@ export class PaymentArgs {
   private async payable(appId: string, prepayId: string): Promise<OrderRow> {
     const order = await this.store.orderWithMerchants(prepayId);
     if (!order || !orderVisibleTo(order, appId)) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
-    if (isOverdue(order)) {
+    if (isOverdue(order, this.clock.now())) {
       const expired = await this.prepay.expire(prepayId);
       throw new KitError('order_not_active', `prepay order "${prepayId}" ${expired ? 'has expired' : 'is no longer active'}; start a new payment`);
     }

@@ -6,6 +6,7 @@
  * prepay order has ended while its channel order may still be payable, the job closes it instead,
  * retrying until the channel answers.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import type { PrepayService } from '../orders/prepay-service';
 import type { ReconciliationOutcome } from '../metrics/metrics';
@@ -36,6 +37,7 @@ export class PaymentFollower implements FollowUpRules {
     private readonly channelOrders: ChannelOrders,
     private readonly opts: ReconcilerOptions,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   outcome(settled: JobSettlement): ReconciliationOutcome {
@@ -53,7 +55,7 @@ export class PaymentFollower implements FollowUpRules {
       // The order ended (expired, cancelled) while this channel order may still be payable.
       return { state: 'done', result: await this.channelOrders.close(co) };
     }
-    if (co.state === 'creating' && Date.now() - co.updated_at < this.opts.channelTimeoutMs) {
+    if (co.state === 'creating' && this.clock.now() - co.updated_at < this.opts.channelTimeoutMs) {
       // A request may still be waiting for the channel's answer to this very order.
       return { state: 'pending', nextAt: co.updated_at + this.opts.channelTimeoutMs + 1_000 };
     }

@@ -112,7 +112,7 @@ describeEachBackend(
         await f.client.socialPayNative(prepayId);
         orderNos.push((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no);
       }
-      const store = new PaymentStore(kit.runtime.db.db, backend.name);
+      const store = new PaymentStore(kit.runtime.db.db, backend.name, kit.runtime.services.clock);
       const [a, b] = orderNos;
 
       const before = await quiet();

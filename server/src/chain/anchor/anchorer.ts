@@ -13,6 +13,7 @@
  * nonce, same hash) while its nonce is free, or the range is anchored anew with a new nonce when
  * another transaction took that one.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import { anchorRoot, type AnchorLeafRule } from '@kit/shared';
 import { startLoop, type Loop } from '../../jobs/loop';
@@ -63,6 +64,7 @@ export class Anchorer {
     private readonly settings: AnchorSettings,
     private readonly observer: AnchorObserver,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   private get contract(): string {
@@ -166,7 +168,7 @@ export class Anchorer {
         nonce: tx.nonce,
         tx_hash: tx.hash,
         raw_tx: tx.raw,
-        sent_at: Date.now(),
+        sent_at: this.clock.now(),
       });
       if (replacing) {
         this.observer.resent('new');
@@ -241,7 +243,7 @@ export class Anchorer {
       root: e.root,
       tx_hash: e.txHash,
       evm_block: e.evmBlock,
-      anchored_at: Date.now(),
+      anchored_at: this.clock.now(),
       leaf_rule: rule,
     });
   }
@@ -265,7 +267,7 @@ export class Anchorer {
   }
 }
 
-export function startAnchorer(anchorer: Anchorer, intervalMs: number, log: Logger): Loop {
+export function startAnchorer(anchorer: Anchorer, intervalMs: number, log: Logger, clock: Clock): Loop {
   const loop = startLoop(
     'chain-anchorer',
     intervalMs,
@@ -274,9 +276,11 @@ export function startAnchorer(anchorer: Anchorer, intervalMs: number, log: Logge
       return r.state === 'anchored' && r.more;
     },
     log,
+    clock,
   );
   return {
     poke: () => loop.poke(),
+    settle: () => loop.settle(),
     async stop() {
       anchorer.abort();
       await loop.stop();

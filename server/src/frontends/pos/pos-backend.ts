@@ -118,7 +118,7 @@ export class PosBackend {
   }
 
   /** The sub-merchant's orders since `since` (the display's midnight), newest first. */
-  async listOrders(cashier: Cashier, since: number | undefined, now = Date.now()): Promise<PosOrderSummary[]> {
+  async listOrders(cashier: Cashier, since: number | undefined, now = this.services.clock.now()): Promise<PosOrderSummary[]> {
     const midnight = new Date(now);
     midnight.setHours(0, 0, 0, 0);
     const from = Math.min(now, Math.max(now - 2 * DAY_MS, since ?? midnight.getTime()));
@@ -162,7 +162,11 @@ export class PosBackend {
   }
 
   /** Starts a points session: a fresh 32-character uuid sealed into a handle, and the balance. */
-  async startPoints(cashier: Cashier, req: PosPointsSessionRequest, now = Date.now()): Promise<{ session: PosPointsSession; balance: string | null }> {
+  async startPoints(
+    cashier: Cashier,
+    req: PosPointsSessionRequest,
+    now = this.services.clock.now(),
+  ): Promise<{ session: PosPointsSession; balance: string | null }> {
     try {
       parsePoints(req.maxAmount);
     } catch (e) {
@@ -187,7 +191,7 @@ export class PosBackend {
 
   /** 4.13 for the session's uuid (the same every time), plus 4.12 for a live balance. */
   async pointsCode(cashier: Cashier, handle: string): Promise<PosPointsCode> {
-    const fields = openHandle(handle, await this.secret(cashier));
+    const fields = openHandle(handle, await this.secret(cashier), this.services.clock.now());
     if (!fields || fields.merchantId !== cashier.merchantId || fields.userAppId !== cashier.appId) {
       throw new KitError('pos_points_session_invalid');
     }
