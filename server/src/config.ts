@@ -188,7 +188,7 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     DATABASE_STATEMENT_TIMEOUT: duration('10s')
       .refine((ms) => ms >= 100, 'must be at least 100ms')
       .describe(
-        'Longest time one database statement may take (PostgreSQL `statement_timeout`, also the wait for a pooled connection; SQLite busy wait). A database that does not answer within it makes requests fail with 503 `unavailable`.',
+        'Longest time one database statement may take (PostgreSQL `statement_timeout`; on the client one timer for the wait for a pooled connection and the statement run on it, and a connection that does not answer within it is closed; SQLite busy wait). A database that does not answer within it makes requests fail with 503 `unavailable` (docs/operations.md).',
       ),
     INSTANCE_HELLO_INTERVAL: duration('10s')
       .refine((ms) => ms >= 100, 'must be at least 100ms')

@@ -222,6 +222,30 @@ describe('the development receiver in the console', () => {
       await context.close();
     }
   });
+
+  it('does not tell a login whose callbacks go to its own endpoint (--callback) that they go to the receiver, in either language', async () => {
+    // `f`'s payment parameters name its own receiver, as `demo create --callback URL` does.
+    for (const [lang, claim] of [
+      ['en', 'sends its callbacks there'],
+      ['zh-CN', '演示商户的回调发到这里'],
+    ] as const) {
+      const { context, page, problems } = await open(SIZES[0]);
+      try {
+        await login(page, lang);
+        await page.getByTestId('console-tab-callbacks').click();
+        const lead = (await page.getByTestId('console-receiver-lead').textContent())!;
+        expect(lead).not.toContain(claim);
+        // What is true whatever the parameters say: which callbacks come here.
+        expect(lead).toContain('notifyCallbackUrl');
+        expect(lead).toContain('--callback');
+        await page.getByTestId('console-receiver').scrollIntoViewIfNeeded();
+        expect(await look(page, `console-receiver-lead-${lang}-1280x800`, CONSOLE_LOOK)).toEqual([]);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
+  });
 });
 
 describe('the console under a base path', () => {

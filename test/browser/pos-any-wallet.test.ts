@@ -161,6 +161,10 @@ describe('the one code for any wallet, in Chromium', () => {
       await payer.getByTestId('mp-pay').click();
       // The signed wap-pay URL: the sandbox's Alipay gateway shows its cashier page.
       await payer.waitForURL(/\/sandbox\/alipay\/gateway\.do\?/);
+      // Alipay's page names the order by the number the display shows (the request's merchant_order_no).
+      expect(await pos.locator('.order-ref').textContent()).toBe(`Order ${id}`);
+      expect(await payer.locator('#alipay-order').textContent()).toBe(`订单 ${id}`);
+      await shot(payer, 'alipay-cashier-zh');
       await payer.locator('#alipay-pay').click();
       // Back on the payer page, marked as a return, which waits for the order to be paid.
       await payer.waitForURL(/alipayReturn=1/);
@@ -183,6 +187,55 @@ describe('the one code for any wallet, in Chromium', () => {
     expect(await pos.getByTestId(`order-wallet-${id}`).textContent()).toBe('Alipay');
     const state = await kit.runtime.services.payments.state(id);
     expect(state.channelOrders.filter((c) => c.state === 'paid').map((c) => c.channel)).toEqual(['Alipay']);
+  });
+
+  it('paid twice (two phones, both wallets): the payer whose payment came second is told it is refunded automatically, in both languages', async () => {
+    const { id, link } = await charge('7.70');
+    const alipayPhone = await phone(ALIPAY_UA, 'zh-CN');
+    const socialPhone = await phone(SOCIAL_UA);
+    try {
+      // The first payer opens Alipay's payment page and waits there...
+      const second = await alipayPhone.newPage();
+      const secondProblems = watchConsole(second);
+      await second.goto(link);
+      await expectState(second, 'ready');
+      await second.getByTestId('mp-pay').click();
+      await second.waitForURL(/\/sandbox\/alipay\/gateway\.do\?/);
+      // ...while another phone pays the same order through the social app.
+      const first = await socialPhone.newPage();
+      await first.goto(link);
+      await expectState(first, 'ready');
+      await first.getByTestId('mp-pay').click();
+      await first.waitForURL(/\/sandbox\/cashier\?/);
+      await first.locator('#sandbox-pay').click();
+      await expectState(first, 'success');
+      await shownPaid('SocialNative');
+
+      // Then Alipay takes the waiting payer's money too: the page says it is a second payment, refunded automatically.
+      await second.locator('#alipay-pay').click();
+      await second.waitForURL(/alipayReturn=1/);
+      await expectState(second, 'paidTwice');
+      expect(await second.getByTestId('mp-detail').textContent()).toContain('通过社交应用支付，早于您的这笔付款。您的付款将自动退回原支付账户');
+      await second.locator('[data-testid="mp-second-payment"][data-refund="refunded"]').waitFor({ timeout: 20_000 });
+      expect(await second.getByTestId('mp-second-payment').textContent()).toBe('通过支付宝的重复付款 ¥7.70：已自动退款。');
+      await shot(second, 'payer-page-paid-twice-zh');
+      // The same page in English.
+      await second.goto(`${second.url()}&lang=en`);
+      await expectState(second, 'paidTwice');
+      expect(await second.getByTestId('mp-status').textContent()).toBe('This order was already paid');
+      expect(await second.getByTestId('mp-detail').textContent()).toContain('It was paid with the social app at ');
+      expect(await second.getByTestId('mp-detail').textContent()).toContain('Your payment is refunded to you automatically: there is nothing to do.');
+      expect(await second.getByTestId('mp-second-payment').textContent()).toBe('Second payment of ¥7.70 with Alipay: refunded automatically.');
+      await shot(second, 'payer-page-paid-twice-en');
+      expect(secondProblems).toEqual([]);
+    } finally {
+      await alipayPhone.close();
+      await socialPhone.close();
+    }
+    // Paid once, through the social app; the Alipay payment refunded in full.
+    const state = await kit.runtime.services.payments.state(id);
+    expect(state.duplicates).toMatchObject([{ channel: 'Alipay', refund_cents: 770, state: 'success' }]);
+    expect(await pos.getByTestId('pay-wallet').textContent()).toBe('Paid with the social app');
   });
 
   it('left nothing on the console of the display', () => {

@@ -90,7 +90,9 @@ export function CallbacksView() {
       {withReceiver && (
         <div className="card receiver" data-testid="console-receiver">
           <h2>{t('cb.receiver')}</h2>
-          <p className="muted">{t('cb.receiverLead')}</p>
+          <p className="muted" data-testid="console-receiver-lead">
+            {t('cb.receiverLead')}
+          </p>
           {s.received.length === 0 && <p className="muted">{t('cb.receiverNone')}</p>}
           <ol className="received">
             {s.received.map((r, i) => (

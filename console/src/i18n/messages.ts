@@ -154,7 +154,8 @@ const en = {
   'cb.recovered.one': '{count} callback resent.',
   'cb.recovered.other': '{count} callbacks resent.',
   'cb.receiver': 'Development receiver',
-  'cb.receiverLead': 'What /sandbox/receiver got (it answers OK). The demo shop sends its callbacks there.',
+  'cb.receiverLead':
+    'What /sandbox/receiver got for your merchants (it answers OK). It gets the callbacks of payment parameters whose notifyCallbackUrl is this receiver: npm run kit -- demo create points there unless given --callback.',
   'cb.receiverNone': 'Nothing received yet.',
   'cb.signature': 'signature: {result}',
 
@@ -398,7 +399,8 @@ const zh: Record<MessageKey, string> = {
   'cb.recovered.one': '已重发 {count} 个回调。',
   'cb.recovered.other': '已重发 {count} 个回调。',
   'cb.receiver': '开发用接收端',
-  'cb.receiverLead': '/sandbox/receiver 收到的内容（它回答 OK）。演示商户的回调发到这里。',
+  'cb.receiverLead':
+    '/sandbox/receiver 为您的商户收到的内容（它回答 OK）。只有 notifyCallbackUrl 指向它的支付参数，回调才会发到这里：npm run kit -- demo create 不带 --callback 时即指向它。',
   'cb.receiverNone': '还没有收到。',
   'cb.signature': '签名：{result}',
 

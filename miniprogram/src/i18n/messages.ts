@@ -16,6 +16,7 @@ const en = {
   'state.paid': 'This order has already been paid',
   'state.expired': 'This order is no longer valid',
   'state.refunded': 'This order was refunded',
+  'state.paidTwice': 'This order was already paid',
   'state.missing': 'Order not found',
   'state.rescan': 'This payment has expired',
   'state.error': 'The order could not be loaded',
@@ -24,6 +25,8 @@ const en = {
   'detail.paid': 'It was paid at {time}. There is nothing more to pay.',
   'detail.expired': 'It expired before it was paid. Ask the cashier for a new code.',
   'detail.refunded': 'The payment went back to the payer.',
+  'detail.paidTwice':
+    'It was paid with {wallet} at {time}, before your payment went through. Your payment is refunded to you automatically: there is nothing to do.',
   'detail.missing': 'Please check that you scanned the payment code at the counter.',
   'detail.rescan': 'Please scan the code at the counter again.',
 
@@ -38,6 +41,12 @@ const en = {
   'order.more': '{count} more items',
   'order.note': 'Note',
   'order.receipt': 'Receipt',
+
+  'wallet.social': 'the social app',
+  'wallet.alipay': 'Alipay',
+  'second.refunding': 'Second payment of {amount} with {wallet}: being refunded automatically.',
+  'second.refunded': 'Second payment of {amount} with {wallet}: refunded automatically.',
+  'second.failed': 'Second payment of {amount} with {wallet}: the automatic refund did not go through; the merchant refunds it.',
 
   'pay.button': 'Pay {amount}',
   'pay.paying': 'Starting the payment…',
@@ -75,6 +84,7 @@ const zhCN: Record<MessageKey, string> = {
   'state.paid': '该订单已支付',
   'state.expired': '订单已失效',
   'state.refunded': '该订单已退款',
+  'state.paidTwice': '该订单此前已支付',
   'state.missing': '未找到订单',
   'state.rescan': '支付已过期',
   'state.error': '订单加载失败',
@@ -83,6 +93,7 @@ const zhCN: Record<MessageKey, string> = {
   'detail.paid': '已于 {time} 支付，无需再次付款。',
   'detail.expired': '订单在支付前已过期，请向收银员索取新的付款码。',
   'detail.refunded': '款项已退回付款人。',
+  'detail.paidTwice': '该订单已于 {time} 通过{wallet}支付，早于您的这笔付款。您的付款将自动退回原支付账户，无需任何操作。',
   'detail.missing': '请确认扫描的是收银台上的付款码。',
   'detail.rescan': '请重新扫描收银台上的付款码。',
 
@@ -97,6 +108,12 @@ const zhCN: Record<MessageKey, string> = {
   'order.more': '另有 {count} 件商品',
   'order.note': '备注',
   'order.receipt': '支付凭证',
+
+  'wallet.social': '社交应用',
+  'wallet.alipay': '支付宝',
+  'second.refunding': '通过{wallet}的重复付款 {amount}：正在自动退款。',
+  'second.refunded': '通过{wallet}的重复付款 {amount}：已自动退款。',
+  'second.failed': '通过{wallet}的重复付款 {amount}：自动退款未成功，将由商户为您退款。',
 
   'pay.button': '支付 {amount}',
   'pay.paying': '正在发起支付…',

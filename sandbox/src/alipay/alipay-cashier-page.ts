@@ -78,7 +78,7 @@ export function alipayCashierPage(req: Request, order: WapOrder, signedUrl: stri
     body: `${STYLE}<div class="card cashier">
 <div class="merchant" id="alipay-subject">${esc(order.subject)}</div>
 <div class="amount" id="alipay-amount">${formatMoney(order.totalCents)}</div>
-<div class="muted" id="alipay-order">${esc(t('order', { no: order.outTradeNo }))}</div>
+<div class="muted" id="alipay-order">${esc(t('order', { no: order.merchantOrderNo ?? order.outTradeNo }))}</div>
 <div id="alipay-state" data-state="${esc(order.status)}">${esc(stateText)}</div>
 <p class="message error" id="alipay-message"></p>
 <button class="primary" id="alipay-pay" ${payable ? '' : 'disabled'}>${esc(t('pay'))}</button>

@@ -120,6 +120,8 @@ const AUTH_CODE_TTL_MS = 5 * 60_000;
 /** What the stand-in's cashier shows of a signed `alipay.trade.wap.pay` URL. */
 export interface WapOrder {
   outTradeNo: string;
+  /** The merchant's own order number (`merchant_order_no`), which Alipay's page shows the payer; null when not sent. */
+  merchantOrderNo: string | null;
   subject: string;
   totalCents: number;
   /** The trade's status, `WAIT_BUYER_PAY` for one not opened yet; `EXPIRED` past its `time_expire`. */
@@ -265,6 +267,7 @@ export class SandboxAlipay {
       const expired = !trade && expireAt !== null && this.now() > expireAt;
       return {
         outTradeNo: biz.out_trade_no,
+        merchantOrderNo: biz.merchant_order_no || null,
         subject: biz.subject,
         totalCents: parseCents(biz.total_amount),
         status: expired ? 'EXPIRED' : (trade?.status ?? 'WAIT_BUYER_PAY'),
@@ -516,6 +519,8 @@ export class SandboxAlipay {
     if (!OUT_NO.test(biz.out_trade_no ?? '')) throw invalid('isv.invalid-parameter', 'out_trade_no: letters, digits and _, at most 64');
     this.amount(biz.total_amount, 'total_amount');
     if (!biz.subject) throw invalid('isv.missing-parameter', 'subject is required');
+    if (biz.merchant_order_no !== undefined && !(typeof biz.merchant_order_no === 'string' && biz.merchant_order_no.length <= 32))
+      throw invalid('isv.invalid-parameter', 'merchant_order_no: at most 32 characters');
   }
 
   private amount(text: string | undefined, what: string): number {

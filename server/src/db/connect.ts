@@ -10,6 +10,7 @@ import { Kysely, Migrator, sql } from 'kysely';
 import { OwnSchemaPostgresDialect } from './pg-schema-dialect';
 import { BetterSqliteDialect } from './sqlite-dialect';
 import { namePreparedStatements } from './prepared';
+import { BoundedPool } from './bounded-pool';
 import { countQueries, type StatementCount } from './statement-count';
 import type { Database } from './schema';
 import type { Dialect } from './dialect';
@@ -19,14 +20,20 @@ import { ensurePrivateDir } from '../security/private-dir';
 // int8 (Unix milliseconds, amounts) as numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-/** The client-side bound waits this much longer than the server's, so that the server's own cancel (a clean error) normally comes first. */
-const CLIENT_TIMEOUT_SLACK_MS = 1_000;
+/**
+ * TCP keepalive on every connection to PostgreSQL, after this long idle: a connection whose server
+ * is gone (a partition, a failover, a reboot) fails by itself instead of lasting until the next
+ * statement sent on it, and a firewall or NAT between keeps the connection. The server's own side
+ * is the operator's to set (docs/operations.md, "A network partition").
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
+const KEEPALIVE = { keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS } as const;
 
 export interface DbHandle {
   db: Kysely<Database>;
   dialect: Dialect;
-  /** PostgreSQL only: a pool for LISTEN/NOTIFY and advisory locks outside Kysely. */
-  pool?: pg.Pool;
+  /** PostgreSQL only: the pool (Kysely's too), for LISTEN/NOTIFY and advisory locks outside Kysely. */
+  pool?: BoundedPool;
   /** PostgreSQL schema in use (LISTEN channels are namespaced by it). */
   schema?: string;
   /** SQLite only: the connection itself (pragmas; the tests fill the disk or make it read-only through it). */
@@ -43,9 +50,9 @@ export interface DbOptions {
   /** Pool size for PostgreSQL. */
   poolSize?: number;
   /**
-   * Longest time one statement may take (PostgreSQL: `statement_timeout` on the server, the same
-   * bound on the client for a server that stops answering, and the wait for a connection; SQLite:
-   * the busy wait). Unset: no bound (migrations).
+   * Longest time one statement may take (PostgreSQL: `statement_timeout` on the server, and on the
+   * client one timer for the wait for a connection and the statement run on it, for a server that
+   * stops answering: `bounded-pool.ts`; SQLite: the busy wait). Unset: no bound (migrations).
    */
   statementTimeoutMs?: number;
 }
@@ -92,7 +99,7 @@ function ownerOnly(file: string): void {
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number, timeoutMs: number | undefined): Promise<DbHandle> {
   if (schema) {
-    const admin = new pg.Client({ connectionString: url, ...(timeoutMs ? { connectionTimeoutMillis: timeoutMs } : {}) });
+    const admin = new pg.Client({ connectionString: url, ...KEEPALIVE, ...(timeoutMs ? { connectionTimeoutMillis: timeoutMs } : {}) });
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -101,13 +108,17 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     }
   }
   const options = [schema ? `-c search_path="${schema}"` : '', timeoutMs ? `-c statement_timeout=${Math.round(timeoutMs)}` : ''].filter(Boolean).join(' ');
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    options: options || undefined,
-    // A server that refuses or does not answer fails a request within the bound instead of holding it.
-    ...(timeoutMs ? { connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs + CLIENT_TIMEOUT_SLACK_MS } : {}),
-  });
+  const pool = new BoundedPool(
+    {
+      connectionString: url,
+      max: poolSize,
+      options: options || undefined,
+      ...KEEPALIVE,
+      // A connection that cannot be opened within the bound is given up (the pool's own timer bounds the call).
+      ...(timeoutMs ? { connectionTimeoutMillis: timeoutMs } : {}),
+    },
+    timeoutMs,
+  );
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // The same for a client checked out but between queries when its connection drops (the database

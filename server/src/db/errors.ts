@@ -4,7 +4,7 @@ export function isUniqueViolation(e: unknown): boolean {
   return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
-/** Network failures of the PostgreSQL driver (node's socket errors). */
+/** Network failures of the PostgreSQL driver (node's socket errors), and the pool's own bound running out (`bounded-pool.ts`: ETIMEDOUT). */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 /**
  * PostgreSQL SQLSTATEs of a server that cannot answer now: connection exceptions (class 08),

@@ -15,12 +15,18 @@
  * first second of listening, before the answers to its own hello can have arrived, an instance sends
  * its events whatever it has heard.
  *
+ * A partition between an instance and the database leaves its LISTEN session open and silent: what
+ * the server sent meanwhile comes only when TCP's retransmission backoff next tries, tens of seconds
+ * after the link heals. So when the pool finds the database answering again after it was away, the
+ * instance listens on a new session at once and says hello (`BoundedPool.onBack`).
+ *
  * The events of one event-loop turn go out in one NOTIFY. The payload is
  * `<instance> <prepayId> <status> [<prepayId> <status> …]`, space-separated; a hello is `<instance>`
  * alone. An instance of the previous version (one event per NOTIFY, no hellos) reads the first event of
  * each and takes a hello for nothing; it is heard by the events it sends.
  */
 import type pg from 'pg';
+import type { BoundedPool } from '../db/bounded-pool';
 import type { OrderEvents, OrderEvent } from './order-events';
 
 /** `set_config(…, true)` lasts to the end of the statement's own transaction, whose commit it governs. */
@@ -35,7 +41,10 @@ export class PgOrderEventBridge {
   private dropClient?: () => void;
   private stopped = false;
   private reconnecting = false;
+  /** Counts the sessions asked for: one asked for later takes over from one still connecting. */
+  private attempts = 0;
   private detachRelay?: () => void;
+  private detachBack?: () => void;
   private readonly channel: string;
   private readonly instance = Math.random().toString(36).slice(2, 10);
   /** Events of this turn not yet sent (`<prepayId> <status>` each). */
@@ -48,7 +57,7 @@ export class PgOrderEventBridge {
   private answering = false;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: BoundedPool,
     private readonly events: OrderEvents,
     schema: string,
     private readonly log: { warn: (o: object, m: string) => void },
@@ -62,6 +71,7 @@ export class PgOrderEventBridge {
     await this.listen();
     this.detachRelay = this.events.addRelay((e) => this.notify(e));
     this.helloTimer = setInterval(() => this.hello(), this.helloEveryMs).unref();
+    this.detachBack = this.pool.onBack(() => this.listenAgain());
   }
 
   /** The other instances heard within three hello intervals. */
@@ -81,8 +91,9 @@ export class PgOrderEventBridge {
   }
 
   private async listen(): Promise<void> {
+    const attempt = ++this.attempts;
     const client = await this.pool.connect();
-    if (this.stopped) return client.release();
+    if (this.stopped || attempt !== this.attempts) return client.release();
     this.client = client;
     let dropped = false;
     // Released once, here, by whichever comes first: its connection failing, or `stop`. pg throws
@@ -119,6 +130,7 @@ export class PgOrderEventBridge {
       drop();
       throw e;
     }
+    if (attempt !== this.attempts) return drop();
     this.unsureUntil = Date.now() + ANSWERS_WITHIN_MS;
     await this.send(this.instance);
   }
@@ -133,6 +145,13 @@ export class PgOrderEventBridge {
       this.answering = false;
       this.hello();
     });
+  }
+
+  /** The database answers again after it was away: the session listening may be one the partition left silent. */
+  private listenAgain(): void {
+    if (this.stopped) return;
+    this.dropClient?.();
+    this.listen().catch(() => this.reconnectSoon());
   }
 
   /** Reconnects, once the database lets it, however long it is away (one attempt at a time). */
@@ -172,6 +191,7 @@ export class PgOrderEventBridge {
     this.stopped = true;
     clearInterval(this.helloTimer);
     this.detachRelay?.();
+    this.detachBack?.();
     // Its session ends, and with it the LISTEN.
     this.dropClient?.();
   }

@@ -87,7 +87,7 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
     expect(Math.abs(stamped - Date.now())).toBeLessThan(60_000);
     expect(p.timestamp).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     const biz = JSON.parse(p.biz_content) as Record<string, string>;
-    expect(biz).toMatchObject({ out_trade_no: co.out_trade_no, total_amount: amount, subject: 'Corner Shop' });
+    expect(biz).toMatchObject({ out_trade_no: co.out_trade_no, merchant_order_no: prepayId, total_amount: amount, subject: 'Corner Shop' });
     expect(biz.out_trade_no).toMatch(/^[A-Za-z0-9_]{1,64}$/);
     expect(Date.parse(`${biz.time_expire.replace(' ', 'T')}+08:00`)).toBeLessThanOrEqual(await orderExpiry(prepayId));
     return { biz, co };
@@ -162,8 +162,11 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
     expect(enPage).toContain('Pay with Alipay');
     expect(enPage).toContain('¥34.56');
     expect(enPage).toContain('data-state="WAIT_BUYER_PAY"');
+    // The order number the POS shows (the prepay id), not the channel order's out_trade_no.
+    expect(enPage).toContain(`<div class="muted" id="alipay-order">Order ${prepayId}</div>`);
     const zh = await (await fetch(args.url, { headers: { 'accept-language': 'zh-CN' } })).text();
     expect(zh).toContain('用支付宝付款');
+    expect(zh).toContain(`订单 ${prepayId}`);
     const forged = await fetch(args.url.replace('34.56', '0.01'));
     expect(forged.status).toBe(400);
     expect(await forged.text()).toContain('isv.invalid-signature');

@@ -122,6 +122,14 @@ describeEachBackend(
       ]);
       expect(story.refundable).toBe(true);
 
+      // The payer page's order says which wallet paid it and that the second payment was refunded automatically.
+      const payerPage = await (await fetch(`${kit.url}/mp/api/orders/${prepayId}`)).json();
+      expect(payerPage).toMatchObject({
+        status: 'finish',
+        paymentChannel: 'SocialNative',
+        secondPayments: [{ paymentChannel: 'Alipay', amount: '8.88', refund: 'refunded' }],
+      });
+
       // The order's own refund goes back through the first payment only.
       const refund = await refundTheOrder(prepayId);
       expect(refund).toMatchObject({ out_trade_no: social.out_trade_no, channel: 'SocialNative', state: 'success' });

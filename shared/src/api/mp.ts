@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { returnUrlSchema, type AlipayMiniArgs, type AlipayWapArgs, type MiniProgramPayArgs } from './payment';
 import type { PrepayDetail } from './prepay';
+import type { PaymentChannel } from './merchant';
 import type { OrderItem } from '../order-items';
 
 const prepayId = z.string().regex(/^[0-9A-Za-z]{1,64}$/, 'must be a prepay id (letters and digits)');
@@ -26,7 +27,19 @@ export type MpOrder = PrepayDetail & {
   /** Recognised items beyond those listed. */
   itemsMore?: number;
   note?: string;
+  /** The wallet that paid the order (4.7 channel names), once paid: a payer who paid with another was second. */
+  paymentChannel?: PaymentChannel;
+  /** Payments made after the order was paid (docs/payments.md, "Paid once"), each refunded automatically; absent when none. */
+  secondPayments?: MpSecondPayment[];
 };
+
+/** A second payment of an order and where its automatic refund is. */
+export interface MpSecondPayment {
+  paymentChannel: PaymentChannel;
+  amount: string;
+  /** `refunding` until the platform confirms it; `failed` when the platform refused it (the merchant refunds by hand). */
+  refund: 'refunding' | 'refunded' | 'failed';
+}
 
 /** "Pay": the login code of `wx.login` (or the sandbox's stand-in) and the order. */
 export const mpPayRequestSchema = z

@@ -8,9 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { KitClient } from '@kit/shared';
 import { SIGNING_VECTORS } from '@kit/shared/signing-vectors';
 import { backends } from '../../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../../server/test/support/kit';
+import { freePort, runKitCommand, startServiceProcess } from '../../../server/test/support/process';
 
 const doc = fs.readFileSync(path.join(__dirname, '../../../docs/signing.md'), 'utf8');
 const readme = fs.readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
@@ -57,16 +59,43 @@ describe('docs/signing.md', () => {
       expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
     });
 
-    it('is accepted as the README tour writes it, with the app id and secret taken from demo.json', async () => {
-      const { appId, appSecret } = await kit.newApp();
+    it('is accepted as the README tour writes it: the address and the ids from demo.json, the port that of the settings file', async () => {
+      // As a newcomer runs the tour: a settings file with a port of its own (not 8080), the service started
+      // from it, `demo create --out demo.json` from it too, then the README's shell lines in that folder.
+      const { KIT_ENV_FILE: _off, ...env } = backend.env();
+      const port = await freePort();
+      const file = path.join(env.DATA_DIR!, 'kit.env');
+      const settings = { ...env, PORT: String(port) };
+      fs.writeFileSync(
+        file,
+        `${Object.entries(settings)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n')}\n`,
+      );
+      const service = await startServiceProcess({ KIT_ENV_FILE: file }, { port });
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-readme-'));
-      fs.writeFileSync(path.join(dir, 'demo.json'), `${JSON.stringify({ appId, appSecret, subMerchantId: 'SM1', password: 'x' })}\n`);
-      // Run twice in a row (the same body both times): two calls, not a replay.
-      const answers = [];
-      for (let i = 0; i < 2; i++) answers.push(JSON.parse(await bash(recipe('readme-signed-call', readme), { KIT_URL: kit.url }, dir)));
-      fs.rmSync(dir, { recursive: true, force: true });
-      for (const answer of answers) expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
-      expect(answers[0].data.id).not.toBe(answers[1].data.id);
+      try {
+        const created = await runKitCommand(['demo', 'create', '--out', path.join(dir, 'demo.json')], { KIT_ENV_FILE: file });
+        expect(created.code).toBe(0);
+        const demo = JSON.parse(fs.readFileSync(path.join(dir, 'demo.json'), 'utf8'));
+        expect(demo.url).toBe(`http://127.0.0.1:${port}`);
+        // Run twice in a row (the same body both times): two calls, not a replay. No KIT_URL in the environment.
+        const answers = [];
+        for (let i = 0; i < 2; i++) answers.push(JSON.parse(await bash(recipe('readme-signed-call', readme), {}, dir)));
+        for (const answer of answers) expect(answer).toMatchObject({ version: 1, status: 'success', data: { id: expect.stringMatching(/^PM/) } });
+        expect(answers[0].data.id).not.toBe(answers[1].data.id);
+
+        // Step 3's curl pays a scan-code order at the same address.
+        const client = new KitClient({ baseUrl: service.url, appId: demo.appId, appSecret: demo.appSecret });
+        const { prepayId } = await client.createPrepay({ subMerchantId: demo.subMerchantId, totalAmount: '2.50' });
+        const codeUrl = (await client.socialPayNative(prepayId)).args.code_url;
+        const payLine = readme.split('\n').find((l) => l.startsWith('curl') && l.includes('/sandbox/pay'))!;
+        expect(JSON.parse(await bash(payLine.replace('<the code_url under the QR>', codeUrl), {}, dir))).toMatchObject({ status: 'success' });
+        expect((await client.waitForPayment(prepayId)).status).toBe('finish');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+        await service.stop();
+      }
       // The recipe's `_t`, taken twice at once, differs: milliseconds, not whole seconds (which a second run in the same second would repeat).
       const tLine = recipe('readme-signed-call', readme)
         .split('\n')
@@ -74,7 +103,7 @@ describe('docs/signing.md', () => {
       const [t1, t2] = (await bash(`${tLine}\nT1=$T\n${tLine}\necho "$T1 $T"`)).split(' ');
       expect(t1).toMatch(/^\d{13}$/);
       expect(t2).not.toBe(t1);
-    });
+    }, 120_000);
 
     it('is refused when signed with another secret', async () => {
       const { appId } = await kit.newApp();

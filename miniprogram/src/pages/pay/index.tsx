@@ -10,7 +10,7 @@ import { Button, Text, View } from '@tarojs/components';
 import { decimalUnits, formatMoney } from '@kit/shared/money-format';
 import type { MpOrder } from '@kit/shared/api/mp';
 import { applyLang, localTime, pickLang, translator, type Translator } from '../../i18n/i18n';
-import { displayAmount, PayFlow, type LaunchOptions, type Notice, type PayView } from './pay-flow';
+import { displayAmount, PayFlow, walletOfChannel, type LaunchOptions, type Notice, type PayView } from './pay-flow';
 import './index.css';
 
 const ORDER_KINDS = ['ready', 'paying', 'waiting'] as const;
@@ -173,6 +173,7 @@ const RESULT_TONE: Record<Exclude<PayView['kind'], 'loading' | OrderKind>, { ico
   success: { icon: 'check', tone: 'ok' },
   paid: { icon: 'check', tone: 'info' },
   refunded: { icon: '↩', tone: 'info' },
+  paidTwice: { icon: '↩', tone: 'warn' },
   expired: { icon: '!', tone: 'warn' },
   rescan: { icon: '!', tone: 'warn' },
   missing: { icon: '?', tone: 'warn' },
@@ -187,7 +188,12 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
       ? t.problem(view.problem)
       : view.kind === 'paid'
         ? t('detail.paid', { time: localTime(view.order.paymentTime) || '—' })
-        : t(`detail.${view.kind}`);
+        : view.kind === 'paidTwice'
+          ? t('detail.paidTwice', {
+              time: localTime(view.order.paymentTime) || '—',
+              wallet: view.order.paymentChannel ? t(`wallet.${walletOfChannel(view.order.paymentChannel)}`) : '—',
+            })
+          : t(`detail.${view.kind}`);
   const receipt = view.kind === 'success' || view.kind === 'paid';
   return (
     <View>
@@ -204,6 +210,7 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
         </Text>
         {order && <Amount value={order.totalAmount} className="result__amount" testId="mp-amount" />}
       </View>
+      {order && <SecondPayments t={t} order={order} />}
       {order && (
         <View className="card" data-testid={receipt ? 'mp-receipt' : undefined}>
           {receipt && <Text className="card__title">{t('order.receipt')}</Text>}
@@ -218,6 +225,20 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
         </View>
       )}
       {order && receipt && <Items t={t} order={order} />}
+    </View>
+  );
+}
+
+/** Payments made after the order was paid, each with where its automatic refund is. */
+function SecondPayments({ t, order }: { t: Translator; order: MpOrder }) {
+  if (!order.secondPayments?.length) return null;
+  return (
+    <View className="card second-payments" data-testid="mp-second-payments">
+      {order.secondPayments.map((p, i) => (
+        <Text key={i} className={`second second--${p.refund}`} data-testid="mp-second-payment" data-refund={p.refund}>
+          {t(`second.${p.refund}`, { amount: displayAmount(p.amount), wallet: t(`wallet.${walletOfChannel(p.paymentChannel)}`) })}
+        </Text>
+      ))}
     </View>
   );
 }

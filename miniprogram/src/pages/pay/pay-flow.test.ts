@@ -384,6 +384,24 @@ describe("paying on the H5 page in Alipay's browser", () => {
     expect(kinds()).toEqual(['loading', 'waiting', 'success']);
   });
 
+  it('comes back from Alipay to an order the social app paid first: its payment was a second one, refunded automatically', async () => {
+    const paidBySocial = { status: 'finish', paymentTime: '2025-01-01T00:01:00.000Z', paymentChannel: 'SocialNative' };
+    const second = { paymentChannel: 'Alipay', amount: '12.34', refund: 'refunded' };
+    control.setRoute(server({ order: activeOrder(), waits: [activeOrder({ ...paidBySocial, secondPayments: [second] })] }));
+    const { f, kinds, views } = flow({ userAgent: () => ALIPAY_UA });
+    await f.start({ scene: SCENE, alipayReturn: '1' });
+    expect(kinds()).toEqual(['loading', 'waiting', 'paidTwice']);
+    expect(views.at(-1)).toMatchObject({ order: { secondPayments: [second] } });
+  });
+
+  it('comes back from Alipay to an order Alipay paid, with a second payment through the social app: its own receipt', async () => {
+    const second = { paymentChannel: 'SocialNative', amount: '12.34', refund: 'refunding' };
+    control.setRoute(server({ order: activeOrder(), waits: [activeOrder({ status: 'finish', paymentChannel: 'Alipay', secondPayments: [second] })] }));
+    const { f, kinds } = flow({ userAgent: () => ALIPAY_UA });
+    await f.start({ scene: SCENE, alipayReturn: '1' });
+    expect(kinds()).toEqual(['loading', 'waiting', 'success']);
+  });
+
   it("keeps the social app's browser on today's way (the sandbox cashier)", async () => {
     control.setRoute(server({ order: activeOrder() }));
     const leave = jest.fn();

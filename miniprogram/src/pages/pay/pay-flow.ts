@@ -12,6 +12,7 @@ import { waitLoop } from '@kit/shared/long-poll';
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
 import { formatMoneyText } from '@kit/shared/money-format';
 import type { MpOrder } from '@kit/shared/api/mp';
+import type { PaymentChannel } from '@kit/shared/api/merchant';
 import * as api from '../../lib/api';
 import type { Problem } from '../../i18n/i18n';
 
@@ -35,6 +36,11 @@ export type PayView =
   | { kind: 'waiting'; order: MpOrder }
   /** Paid in this visit: the receipt. */
   | { kind: 'success'; order: MpOrder }
+  /**
+   * Paid in this visit, but the order had been paid with the other wallet before this payment went
+   * through: this one is a second payment, refunded automatically (docs/payments.md, "Paid once").
+   */
+  | { kind: 'paidTwice'; order: MpOrder }
   /** 4.4 did not answer `success`: the payment expired, the payer must scan again. */
   | { kind: 'rescan'; order: MpOrder }
   /** The order could not be read (network or server failure); a retry is offered. */
@@ -73,6 +79,11 @@ export function payWay(taroEnv: string | undefined, userAgent: string): PayWay {
   if (taroEnv !== 'h5') return 'social';
   return /\bAlipayClient\b/i.test(userAgent) ? 'alipayWap' : 'sandboxSocial';
 }
+
+/** The wallet a page pays with, and the one a channel belongs to. */
+export type Wallet = 'social' | 'alipay';
+export const walletOfWay = (way: PayWay): Wallet => (way === 'alipayMini' || way === 'alipayWap' ? 'alipay' : 'social');
+export const walletOfChannel = (channel: PaymentChannel): Wallet => (channel === 'Alipay' ? 'alipay' : 'social');
 
 function safeDecode(s: string): string {
   try {
@@ -128,14 +139,21 @@ interface AlipayCalls {
 }
 const alipay = () => Taro as unknown as AlipayCalls;
 
-/** The page for an order that is not `active` when opened or when the wait ends. */
-function closedView(order: MpOrder, justPaid: boolean): PayView {
+/**
+ * The page for an order that is not `active` when opened or when the wait ends. Back from paying with
+ * `mine` an order another wallet paid: this payment came second (both went through), and is refunded.
+ */
+function closedView(order: MpOrder, justPaid: boolean, mine: Wallet): PayView {
+  if (order.status === 'finish' && justPaid && order.paymentChannel && walletOfChannel(order.paymentChannel) !== mine) return { kind: 'paidTwice', order };
   if (order.status === 'finish') return { kind: justPaid ? 'success' : 'paid', order };
   if (order.status === 'refunded') return { kind: 'refunded', order };
   return { kind: 'expired', order };
 }
 
 const USER_KEY = 'kit-payer-user';
+/** How often, and how many times, the page of a second payment reads the order again until its refund ends. */
+const SECOND_REFRESH_MS = 3_000;
+const SECOND_REFRESHES = 100;
 
 export interface PayFlowDeps {
   onChange: (view: PayView) => void;
@@ -167,6 +185,11 @@ export class PayFlow {
     return payWay(process.env.TARO_ENV, ua);
   }
 
+  /** The wallet this page pays with. */
+  private get wallet(): Wallet {
+    return walletOfWay(this.way);
+  }
+
   private get href(): string {
     return this.deps.href?.() ?? window.location.href;
   }
@@ -191,7 +214,7 @@ export class PayFlow {
     const result = options.sandboxResult;
     const back = result === 'paid' || options[ALIPAY_RETURN] === '1';
     if (back && (order.status === 'active' || order.status === 'finish')) return this.waitForResult(order);
-    if (order.status !== 'active') return this.show(closedView(order, false));
+    if (order.status !== 'active') return this.show(closedView(order, false, this.wallet));
     this.show({ kind: 'ready', order, notice: result === 'cancel' ? { kind: 'cancelled' } : undefined });
   }
 
@@ -300,7 +323,31 @@ export class PayFlow {
       if (e instanceof KitApiError && e.httpStatus < 500) return this.show({ kind: 'missing' });
       return this.show({ kind: 'error', problem: problemOf(e) });
     }
-    this.show(closedView({ ...order, ...final }, true));
+    const view = closedView({ ...order, ...final }, true, this.wallet);
+    this.show(view);
+    if (view.kind === 'paidTwice') await this.followSecondPayment(view.order);
+  }
+
+  /**
+   * The page of a second payment reads the order again while its refund is under way (the kit may not
+   * even have heard of this payment yet), so that the payer sees it refunded.
+   */
+  private async followSecondPayment(order: MpOrder): Promise<void> {
+    const settled = (o: MpOrder) => o.secondPayments?.some((p) => walletOfChannel(p.paymentChannel) === this.wallet && p.refund !== 'refunding');
+    const signal = this.stopped.signal;
+    for (let i = 0; i < SECOND_REFRESHES && !settled(order) && !signal.aborted; i++) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, SECOND_REFRESH_MS);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (signal.aborted) return;
+      try {
+        order = { ...order, ...(await api.getOrder(this.prepayId!, { signal })) };
+      } catch {
+        continue;
+      }
+      this.show({ kind: 'paidTwice', order });
+    }
   }
 
   private async loginCode(): Promise<string> {

@@ -5,7 +5,7 @@
  * order's sub-merchant; it reads from the services what the API has no call for (which app that
  * is, the order's items) and guards the payer's login with the service's brute-force limit.
  */
-import { KitError, PAY_VERSION, readOrderItems, type PrepayDetail } from '@kit/shared';
+import { KitError, PAY_VERSION, formatCents, readOrderItems, type PaymentChannel, type PrepayDetail } from '@kit/shared';
 import type { MpAlipayPayResponse, MpAlipayWapResponse, MpOrder, MpPayResponse } from '@kit/shared/api/mp';
 import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
@@ -39,7 +39,23 @@ export class MpBackend {
       if (bought.more) order.itemsMore = bought.more;
       if (bought.note) order.note = bought.note;
     }
+    if (detail.status === 'finish' || detail.status === 'refunded') Object.assign(order, await this.payments(prepayId));
     return order;
+  }
+
+  /**
+   * Which wallet paid a paid order, and the payments made after it (each refunded automatically): a
+   * payer whose own payment came second is told so, and that it comes back, not "payment successful".
+   */
+  private async payments(prepayId: string): Promise<Pick<MpOrder, 'paymentChannel' | 'secondPayments'>> {
+    const paymentChannel = (await this.services.payments.paidChannels([prepayId])).get(prepayId);
+    const { duplicates } = await this.services.payments.state(prepayId);
+    const secondPayments = duplicates.map((d) => ({
+      paymentChannel: d.channel as PaymentChannel,
+      amount: formatCents(d.refund_cents),
+      refund: d.state === 'success' ? ('refunded' as const) : d.state === 'failed' ? ('failed' as const) : ('refunding' as const),
+    }));
+    return { ...(paymentChannel ? { paymentChannel } : {}), ...(secondPayments.length ? { secondPayments } : {}) };
   }
 
   /** Code → open id → 4.4. A refusal by 4.4 is an answer (the page asks to scan again), not an error. */

@@ -19,7 +19,7 @@ export const demoCommands: KitCommand[] = [
     name: 'create',
     usage: 'demo create [--password PW] [--callback URL] [--out FILE]',
     summary:
-      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters (and Alipay ones when the sandbox plays Alipay), and a point type with a balance for a demo user; prints their ids, the app secret and the password once (JSON on stdout, or in FILE with --out, readable only by you), then the next steps (stderr).',
+      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters (and Alipay ones when the sandbox plays Alipay), and a point type with a balance for a demo user; prints their ids, the app secret, the password and the service URL once (JSON on stdout, or in FILE with --out, readable only by you), then the next steps (stderr).',
     async run(ctx, args, out, say) {
       const { values } = parseCommandArgs(args, { password: { type: 'string' }, callback: { type: 'string' }, out: { type: 'string' } });
       const { apps, merchants, chain } = ctx.services;
@@ -56,14 +56,24 @@ export const demoCommands: KitCommand[] = [
       ]);
       while ((await chain.sealer.sealOnce()).more);
       const points = { tokenId: DEMO_POINTS.tokenId, tokenAppId: app.appId, userAppId: app.appId, userId: DEMO_POINTS.userId, balance: DEMO_POINTS.balance };
-      const result = JSON.stringify({ appId: app.appId, appSecret: app.appSecret, parentMerchantId: parent.id, subMerchantId: sub.id, password: pw, points });
+      // `url`: where the service is reached, on the port of the settings file (or the running service's own),
+      // so that the README's curl lines need not assume 8080.
+      const url = serviceUrl(ctx);
+      const result = JSON.stringify({
+        appId: app.appId,
+        appSecret: app.appSecret,
+        parentMerchantId: parent.id,
+        subMerchantId: sub.id,
+        password: pw,
+        points,
+        url,
+      });
       // The file holds the app secret and the password: only its owner may read it.
       if (values.out) {
         fs.writeFileSync(values.out, `${result}\n`, { mode: 0o600 });
         fs.chmodSync(values.out, 0o600);
       } else out(result);
 
-      const url = serviceUrl(ctx);
       say(
         [
           ...(values.out ? [`Wrote the ids, the app secret and the password to ${values.out}.`] : []),

@@ -20,6 +20,14 @@ import { html, success, text, type RouteDoc } from '../describe';
 const paymentChannel = z.enum(PAYMENT_CHANNELS).optional().openapi({ description: 'The wallet that paid (4.7 channel names), once paid' });
 /** The POS's answers of 4.2: the detail as the service gave it, with the wallet that paid once paid. */
 const detailWithChannel = prepayDetailSchema.extend({ paymentChannel });
+/** The payer page's order: 4.2 with its number, and once paid the wallet that paid and any second payment refunded automatically. */
+const mpOrder = detailWithChannel.extend({
+  prepayId: z.string(),
+  secondPayments: z
+    .array(z.object({ paymentChannel: z.enum(PAYMENT_CHANNELS), amount: z.string(), refund: z.enum(['refunding', 'refunded', 'failed']) }))
+    .optional()
+    .openapi({ description: 'Payments made after the order was paid (docs/payments.md, "Paid once"), each refunded automatically' }),
+});
 const session = z.object({ merchantId: z.string(), displayName: z.string(), parentMerchantId: z.string().nullable() });
 const order = z.object({
   prepayId: z.string(),
@@ -176,7 +184,7 @@ export const frontendRoutes: RouteDoc[] = [
     summary: 'The order the payer scanned (4.2 behind the router; `wait=1` holds like waitForFinish=1)',
     params: mpOrderParamsSchema,
     query: mpOrderQuerySchema,
-    answer: prepayDetailSchema,
+    answer: mpOrder,
     errors: ['not_found', 'mp_upstream_failed'],
   }),
   mp({

@@ -50,6 +50,12 @@ export interface AlipayOrder {
   /** The merchant's authorization (third-party app authorization). */
   appAuthToken: string;
   outTradeNo: string;
+  /**
+   * The merchant's own order number as its payer knows it (`merchant_order_no`, 商户原始订单号, at most
+   * 32 characters; in the biz content of precreate, create, app.pay and wap.pay alike, alipay-sdk-java's
+   * models): the kit's prepay id, which the POS shows, while `out_trade_no` is the channel order's.
+   */
+  merchantOrderNo?: string;
   totalCents: number;
   /** The merchant's display name. */
   subject: string;
@@ -305,6 +311,7 @@ export class AlipayClient {
   private orderBiz(order: AlipayOrder, expiry: 'precreate' | 'expire'): Record<string, unknown> {
     if (!Number.isSafeInteger(order.totalCents) || order.totalCents <= 0) throw new TypeError(`totalCents must be a positive integer, got ${order.totalCents}`);
     const biz: Record<string, unknown> = { out_trade_no: checkOutNo(order.outTradeNo), total_amount: formatCents(order.totalCents), subject: order.subject };
+    if (order.merchantOrderNo !== undefined) biz.merchant_order_no = order.merchantOrderNo.slice(0, 32);
     const now = this.now();
     if (expiry === 'precreate') {
       // The face-to-face code's expiry is relative, in whole minutes (1m at least): rounded down, never later than the order's.

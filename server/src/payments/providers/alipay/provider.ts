@@ -189,6 +189,8 @@ export class AlipayProvider implements PaymentProvider {
     return {
       appAuthToken: merchantOf(co).appAuthToken,
       outTradeNo: co.out_trade_no,
+      // The order number the POS and the payer page show, for Alipay's page to show too.
+      merchantOrderNo: order.prepay_id,
       totalCents: order.total_cents,
       subject: order.display_name,
       expireAt: order.expire_at,
