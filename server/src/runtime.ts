@@ -75,7 +75,7 @@ export async function openServices(config: Config, log: Logger, opts: { selfUrl?
   } finally {
     await migrating.close();
   }
-  const db = await openDatabase({ ...where, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT });
+  const db = await openDatabase({ ...where, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT, poolSize: config.DATABASE_POOL_SIZE });
   return { db, services: createServices({ config, handle: db, masterKey, log, selfUrl, clock, plugin }) };
 }
 
