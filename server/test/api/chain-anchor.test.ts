@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Contract, JsonRpcProvider, computeAddress } from 'ethers';
+import { Contract, JsonRpcProvider, computeAddress, getAddress } from 'ethers';
 import { blockHash, verifyAnchoredProof, verifyChainProof, type AnchoredProof, type BlockHeader, type KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
@@ -134,6 +134,22 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
       result: { ok: true, anchors: { ok: true, chainId: ANVIL_CHAIN_ID, lastAnchored: latest, contractHolds: latest } },
     });
   }, 180_000);
+
+  test('the contract address compares case-insensitively: a proof naming it with EIP-55 capitals verifies (docs/chain.md)', async () => {
+    const [id] = await uploadBlocks(1);
+    const proof = await anchoredProof(id);
+    const checksummed = getAddress(proof.anchor!.contract);
+    expect(checksummed).not.toBe(proof.anchor!.contract);
+    const capitals = { ...proof, anchor: { ...proof.anchor!, contract: checksummed } };
+    expect(await verifyAnchoredProof(capitals, { rpcUrl: anvil.url, trustedNodeKeyHex: nodeKey })).toEqual({ ok: true });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-anchor-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'proof.json'), JSON.stringify(capitals));
+      expect(await runScript([path.join(dir, 'proof.json'), anvil.url, nodeKey])).toMatchObject({ code: 0, out: expect.stringMatching(/^OK: item /) });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test('a proof is refused when its anchor does not match the chain', async () => {
     const [id] = await uploadBlocks(1);

@@ -132,6 +132,10 @@ describeEachBackend(
       expect(kit.runtime.config.PAY_SP_MCH_ID).not.toBe(SOCIAL_PARAMS.socialMchId);
       const partnerid = backend.protocol === 'v3' ? kit.runtime.config.PAY_SP_MCH_ID : SOCIAL_PARAMS.socialMchId;
       expect(args).toMatchObject({ appid: SOCIAL_PARAMS.socialAppId, partnerid, package: 'Sign=WXPay' });
+      // appid: the sub-merchant's app on both protocols, never the service provider's (the v2 服务商 开发指引:
+      // appid是子商户的应用APPID; the v3 服务商 APP调起支付: 为二级商户申请的应用appid); docs/payments.md.
+      expect(kit.runtime.config.PAY_SP_APPID).not.toBe(SOCIAL_PARAMS.socialAppId);
+      expect(args.appid).not.toBe(kit.runtime.config.PAY_SP_APPID);
       expect(payerSignatureValid(kit, 'app', args, mp.appid)).toBe(true);
       expect(payerSignatureValid(kit, 'app', { ...args, prepayid: `${args.prepayid}x` }, mp.appid)).toBe(false);
       // The scan-code order was closed before the app order was placed: only one can be paid.

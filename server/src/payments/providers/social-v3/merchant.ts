@@ -36,6 +36,12 @@ export function socialAdapter(config: ServiceSettings & SocialSettings, endpoint
       return f;
     },
     payerAppId: (f) => f.sub_appid ?? f.appid,
+    // `appid` of the app payment is the app the order was placed for, the sub-merchant's (`sub_appid`,
+    // its socialAppId, which an APP order always carries), on both protocols: the v2 service-provider
+    // guide (pay.weixin.qq.com/doc/v2/partner/4011941134: appid和partnerid都不是服务商的参数，appid是子商户的
+    // 应用APPID) and the v3 服务商 APP调起支付 (为二级商户申请的应用appid); the app's own SDK refuses
+    // another app's id. The v2 field table's "服务商申请的…appid" is the case of an order placed without
+    // sub_appid, which the kit never places for APP (WxJava's v2 createOrder: sub_appid when set).
     // `partnerid` of the service provider's app payment (APP调起支付) differs by protocol. v2: the
     // sub-merchant's number (服务商 APP调起支付, pay.weixin.qq.com/doc/v2/partner/4011986561:
     // 子商户号 partnerid, 子商户的商户号). v3: the service provider's own, `sp_mchid` (wechatpay-java
