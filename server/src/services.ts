@@ -157,7 +157,7 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
   // The providers a development plug-in plays are handed its settings and its gateway (`played.ts`).
   const played = playedBy(config, plugin);
   const endpoints = new ChannelEndpoints(played.config, selfUrl, plugin, played.ids);
-  const providers = new Providers(played.config, endpoints, plog);
+  const providers = new Providers(played.config, endpoints, clock, plog);
   const duplicates = new DuplicatePayments(new DuplicateStore(db, clock), jobs, plog, clock, metrics);
   const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates, clock);
   const channelOrders = new ChannelOrders(

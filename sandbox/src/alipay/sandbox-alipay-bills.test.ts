@@ -1,3 +1,4 @@
+import { clockReading } from '@kit/shared/test-clock';
 /**
  * The Alipay stand-in's bills read by the kit's Alipay daily bill, on a clock the test moves: two
  * merchants' bills make one day's bill (lines numbered in order, each merchant's account a digest of
@@ -22,7 +23,7 @@ const BASE = 'http://sandbox.test/sandbox/alipay';
 const transport: AlipayTransport = async (url, init) => ({ status: 200, text: sandbox.gatewayRequest(new URL(url).search, init.body, BASE) ?? '' });
 const client = new AlipayClient(
   { appId: APP_ID, privateKey: app.privateKey, trust: { mode: 'public-key', alipayPublicKey: sandbox.publicKey }, gatewayUrl: `${BASE}/gateway.do` },
-  { now: () => clock, transport },
+  { clock: clockReading(() => clock), transport },
 );
 /** Downloads through the stand-in's link, `delay` ms after it was handed out. */
 let delay = 0;
@@ -31,7 +32,7 @@ const fetchFile = async (url: string) => {
   const zip = sandbox.bills.file(new URL(url).searchParams.get('fileId') ?? '');
   return zip ? { status: 200, body: zip } : { status: 404, body: Buffer.from('expired') };
 };
-const bill = alipayDailyBill(() => client, { timeoutMs: 5000, now: () => clock, fetchFile });
+const bill = alipayDailyBill(() => client, { timeoutMs: 5000, clock: clockReading(() => clock), fetchFile });
 const merchants = [{ appAuthToken: 'token_merchant_b' }, { appAuthToken: 'token_merchant_a' }, { notifyCallbackUrl: 'http://x.test/cb' }] as StoredParams[];
 
 async function paid(token: string, outTradeNo: string, cents: number) {

@@ -57,7 +57,7 @@ export function v3NotificationSigner(keys: SandboxV3Keys, faults: SandboxFaults)
     headers(body: string, probe: boolean) {
       const signing = signingUnder(keys, faults.current, keys.switching.notifications);
       if (!probe) return platformSignature(signing, body);
-      const timestamp = String(unixSeconds());
+      const timestamp = String(unixSeconds(Date.now()));
       const nonce = newNonce();
       // A probe's tail is not a signature of anything: what a service that checks nothing would take.
       const tail = rsaSign(responseMessage(timestamp, nonce, `${body}probe`), keys.privateKey);

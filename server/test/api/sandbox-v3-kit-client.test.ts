@@ -3,6 +3,7 @@
  * the sandbox's v3 platform through real HTTP: place, query, close, refund and refund query, profit
  * sharing, certificate mode, the bill; and an answer that does not verify is a channel error.
  */
+import { systemClock } from '@kit/shared/clock';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { KitError } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../src/db/schema';
@@ -47,6 +48,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
           privateKey: createPrivateKey(dev.settings.PAY_SP_PRIVATE_KEY),
         },
         timeoutMs: 5_000,
+        clock: systemClock,
       },
       { verify: (h, body) => keys().verify(h, body) },
     );

@@ -4,6 +4,7 @@
  * notification's route), by flow (which provider a payer's flow goes to) and by capability (profit
  * sharing, the daily bill). The domain reaches providers only through this and `provider.ts`.
  */
+import type { Clock } from '@kit/shared/clock';
 import { KitError, type ChannelParams, type PaymentChannel } from '@kit/shared';
 import type { ChannelEndpoints } from './endpoints';
 import type { PaymentFlow, PaymentProvider, ProviderContext, ServiceSettings } from './provider';
@@ -16,6 +17,7 @@ export class Providers {
   constructor(
     config: ServiceSettings,
     readonly endpoints: ChannelEndpoints,
+    clock: Clock,
     log?: ProviderContext['log'],
   ) {
     for (const m of PROVIDERS) {
@@ -25,7 +27,7 @@ export class Providers {
         if (!base) throw new KitError('channel_unavailable', 'the service does not know its public URL yet (PUBLIC_URL)');
         return `${base}/pay-notify/${m.realm}${kind ? `/${kind}` : ''}`;
       };
-      const p = m.create(config as never, { gateway: () => endpoints.gatewayOf(m), notifyUrl, log });
+      const p = m.create(config as never, { gateway: () => endpoints.gatewayOf(m), notifyUrl, log, clock });
       this.byChannel.set(p.channel, p);
       this.byRealm.set(p.realm, p);
     }

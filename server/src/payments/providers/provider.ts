@@ -10,6 +10,7 @@
  * This file imports no provider, and nothing here imports the service's configuration
  * (`config.ts` builds its schema from the providers' settings sections, so the arrows run one way).
  */
+import type { Clock } from '@kit/shared/clock';
 import type { z } from 'zod';
 import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../db/schema';
@@ -313,6 +314,8 @@ export interface ProviderContext {
   notifyUrl(kind?: 'pay' | 'refund'): string;
   /** Where a provider logs its calls (the payments' log). */
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** The service's clock (design 7.1): signatures' times, answers' validity, calls' time limits. */
+  clock: Clock;
 }
 
 /**

@@ -19,6 +19,7 @@
  * setting it is off; in development the sandbox plays Alipay by handing it the settings of keys it
  * generated (`DevPlugin.plays`, `payments/providers/played.ts`).
  */
+import type { Clock } from '@kit/shared/clock';
 import { KitError, type AlipayParams, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
 import { text } from '../../../openapi/describe';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema';
@@ -115,7 +116,7 @@ export class AlipayProvider implements PaymentProvider {
     private readonly config: Config,
     private readonly ctx: ProviderContext,
   ) {
-    this.notifications = alipayNotifications(() => this.keys());
+    this.notifications = alipayNotifications(() => this.keys(), ctx.clock);
     this.payerLogin = {
       openIdFor: (code) => {
         // Not the payer's fault: no refusal to count against them.
@@ -123,7 +124,7 @@ export class AlipayProvider implements PaymentProvider {
         return attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId }));
       },
     };
-    this.dailyBill = alipayDailyBill(() => this.client(), { timeoutMs: config.PAY_GATEWAY_TIMEOUT, log: ctx.log });
+    this.dailyBill = alipayDailyBill(() => this.client(), { timeoutMs: config.PAY_GATEWAY_TIMEOUT, clock: ctx.clock, log: ctx.log });
   }
 
   signType(): string {
@@ -145,7 +146,7 @@ export class AlipayProvider implements PaymentProvider {
 
   /** The client for the gateway of now (the sandbox's hangs off the service's own URL, known once it listens). */
   private client(): AlipayClient {
-    return new AlipayClient({ ...this.keys(), gatewayUrl: this.ctx.gateway() }, { timeoutMs: this.config.PAY_GATEWAY_TIMEOUT });
+    return new AlipayClient({ ...this.keys(), gatewayUrl: this.ctx.gateway() }, { timeoutMs: this.config.PAY_GATEWAY_TIMEOUT, clock: this.ctx.clock });
   }
 
   async placeOrder(co: PayChannelOrdersTable, order: OrderForChannel): Promise<Outcome<Placed>> {
@@ -207,7 +208,7 @@ export class AlipayProvider implements PaymentProvider {
         state: f.state,
         transactionId: f.tradeNo ?? null,
         amountCents: f.amountCents ?? null,
-        paidAt: f.paidAt ?? Date.now(),
+        paidAt: f.paidAt ?? this.ctx.clock.now(),
         stateText: f.exists ? f.state : 'no trade at Alipay yet (not scanned or opened)',
         mismatch,
       };
@@ -276,7 +277,7 @@ export class AlipayProvider implements PaymentProvider {
  * refund's number) and `refund_fee`; `TRADE_CLOSED` after a full refund means refunded, never a
  * cancel. Refused: a bad signature, another application, an unknown order or a wrong amount.
  */
-function alipayNotifications(keys: () => Omit<AlipayCredentials, 'gatewayUrl'>): NotificationReader {
+function alipayNotifications(keys: () => Omit<AlipayCredentials, 'gatewayUrl'>, clock: Clock): NotificationReader {
   return {
     async read(_kind, req, lookup): Promise<KitEvent> {
       let n;
@@ -296,7 +297,7 @@ function alipayNotifications(keys: () => Omit<AlipayCredentials, 'gatewayUrl'>):
         if (n.refundedCents < refund.refund_cents) return { event: 'refused', reason: 'refund_fee below the refund', orderNo: n.outTradeNo };
         return { event: 'refund', refund, outcome: 'succeeded', refundId: n.tradeNo, stateText: n.state };
       }
-      if (n.state === 'paid') return { event: 'paid', order: co, facts: { transactionId: n.tradeNo, paidAt: n.paidAt ?? Date.now() } };
+      if (n.state === 'paid') return { event: 'paid', order: co, facts: { transactionId: n.tradeNo, paidAt: n.paidAt ?? clock.now() } };
       // WAIT_BUYER_PAY, or a trade closed unpaid: nothing to record.
       return { event: 'not_paid' };
     },

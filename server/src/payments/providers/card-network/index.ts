@@ -30,7 +30,7 @@ export const cardNetwork = defineProvider({
       endpoint() {
         const baseUrl = ctx.gateway();
         if (!config.CARD_KEY) unconfigured('CARD_KEY');
-        return { baseUrl, key: config.CARD_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
+        return { baseUrl, key: config.CARD_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT, clock: ctx.clock };
       },
       merchantFields(params, _tradeType, openId) {
         const p = params as Partial<ChannelParams['SocialCardNetworkBizSmall']>;

@@ -42,7 +42,7 @@ export const socialV2 = defineProvider({
     const adapter = socialAdapter(config, () => {
       const baseUrl = ctx.gateway();
       if (!config.PAY_SP_KEY) unconfigured('PAY_SP_KEY');
-      return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
+      return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT, clock: ctx.clock };
     });
     const bills = billsV2(adapter, config);
     return new V2Provider(adapter, {

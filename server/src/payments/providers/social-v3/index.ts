@@ -63,7 +63,7 @@ export const socialV3 = defineProvider({
   },
   create(config, ctx) {
     const adapter = socialAdapter(config, () => unconfigured('PAY_PROTOCOL=v2 for protocol v2 calls'));
-    const side = new SocialV3(config, () => ctx.gateway(), ctx.notifyUrl, ctx.log);
+    const side = new SocialV3(config, () => ctx.gateway(), ctx.notifyUrl, ctx.clock, ctx.log);
     return new SocialV3Provider(adapter, side);
   },
   notificationDoc: {

@@ -3,6 +3,7 @@
  * helpers: each call goes where the documentation says, signed; each documented answer reads into
  * what the services act on; a verified answer that is not the documented JSON is a channel error.
  */
+import { systemClock } from '@kit/shared/clock';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync } from 'node:crypto';
@@ -141,6 +142,7 @@ describe('SocialNative v3 calls', () => {
         baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         signer: { mchid: merchant.mch_id, serial: 'ABCDEF0123456789', privateKey: merchantKeys.privateKey },
         timeoutMs: 5000,
+        clock: systemClock,
       },
       keys,
     );
