@@ -224,7 +224,7 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
   const miniProgram = createMiniProgram(config, handle, masterKey, selfUrl, metrics, log, clock, plugin);
 
   // A development plug-in (the sandbox plays the payment platforms): only when one was loaded.
-  const dev = plugin && { plugin, parts: plugin.compose({ config, handle, jobs, secretOf: (appId) => apps.secretOf(appId) }) };
+  const dev = plugin && { plugin, parts: plugin.compose({ config, handle, jobs, secretOf: (appId) => apps.secretOf(appId), clock }) };
 
   const jobKinds = checkRegistry([
     ...kitJobs(config, {

@@ -18,7 +18,12 @@ const APP_ID = '2021000122671090';
 const app = generateKeyPairSync('rsa', { modulusLength: 2048 });
 // 2026-11-26 10:00 China time.
 let clock = Date.UTC(2026, 10, 26, 2, 0, 0);
-const sandbox = new SandboxAlipay({ appId: APP_ID, appPublicKey: app.publicKey, now: () => clock, post: async () => ({ status: 200, text: 'success' }) });
+const sandbox = new SandboxAlipay({
+  appId: APP_ID,
+  appPublicKey: app.publicKey,
+  clock: clockReading(() => clock),
+  post: async () => ({ status: 200, text: 'success' }),
+});
 const BASE = 'http://sandbox.test/sandbox/alipay';
 const transport: AlipayTransport = async (url, init) => ({ status: 200, text: sandbox.gatewayRequest(new URL(url).search, init.body, BASE) ?? '' });
 const client = new AlipayClient(

@@ -20,7 +20,7 @@ const received: AlipayNotificationFacts[] = [];
 const sandbox = new SandboxAlipay({
   appId: APP_ID,
   appPublicKey: app.publicKey,
-  now: () => clock,
+  clock: clockReading(() => clock),
   // The kit's notification endpoint, as a function: verify, read, answer `success`.
   post: async (_url, body) => {
     try {

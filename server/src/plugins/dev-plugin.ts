@@ -4,6 +4,7 @@
  * SANDBOX_ENABLED, and only then. Production code asks these hooks and never names the sandbox:
  * without a plug-in every hook is absent and the service is the production one.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Router } from 'express';
 import type { Lang, PaymentChannel } from '@kit/shared';
 import type { Config } from '../config';
@@ -48,6 +49,8 @@ export interface DevPluginDeps {
   jobs: Jobs;
   /** An app's signing secret (a development receiver checks callbacks as a merchant would). */
   secretOf(appId: string): Promise<string | undefined | null>;
+  /** The service's clock (design 7.1): a plug-in's delays and decisions read it too. */
+  clock: Clock;
 }
 
 /** A merchant callback a development receiver got (the console's "Received" list). */
