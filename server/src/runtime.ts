@@ -127,6 +127,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, opts: R
   const { metrics } = services;
   const sink = logSinkOf(log);
   const state = { shuttingDown: false };
+  metrics.readDrainingFrom(() => state.shuttingDown);
 
   const bridge = db.pool ? new PgOrderEventBridge(db.pool, services.events, db.schema!, log, config.INSTANCE_HELLO_INTERVAL) : undefined;
   await bridge?.start();

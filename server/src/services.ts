@@ -252,6 +252,8 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
   if (sink) metrics.readLogStatsFrom(() => ({ dropped: sink.droppedTotal, bufferedBytes: sink.bufferedBytes }));
   metrics.countChainQueueWith(() => chain.stores.ledger.queueDepth());
   metrics.countOutboxWith(() => jobs.store.depth('callback'));
+  const database = new DatabaseProbe(db, Math.min(config.DATABASE_STATEMENT_TIMEOUT, HEALTH_PROBE_MS));
+  metrics.probeDatabaseWith(() => database.problem());
 
   return {
     apps,
@@ -262,7 +264,7 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
     jobs,
     metrics,
     logins,
-    database: new DatabaseProbe(db, Math.min(config.DATABASE_STATEMENT_TIMEOUT, HEALTH_PROBE_MS)),
+    database,
     outbound,
     payments,
     profitSharing: sharing.service,

@@ -14,8 +14,12 @@ import { payFixture, type PayFixture } from '../../server/test/support/payments'
 import { ALIPAY_UA, SOCIAL_APP_UA as SOCIAL_UA, decodeQr, launchChromium, watchConsole } from './chromium';
 import { counterContext, ensurePosBuilt, login, typeAmount } from './pos-support';
 import { ensureMpBuilt, expectState } from './mp-support';
+import { look, type LookOptions } from './look';
 
 jest.setTimeout(120_000);
+
+/** The payer page measured as the screens test does: amounts and chips on one line, the primary button readable and in view. */
+const PAYER_LOOK: LookOptions = { oneLine: '.btn, .money, .chip, [data-one-line]', primary: '.btn--primary', actionsInView: true, save: false };
 
 /** Where the screenshots of the new screens go (looked at by a person, not compared). */
 const SHOTS = process.env.KIT_SCREENSHOTS_DIR;
@@ -219,6 +223,7 @@ describe('the one code for any wallet, in Chromium', () => {
       await second.locator('[data-testid="mp-second-payment"][data-refund="refunded"]').waitFor({ timeout: 20_000 });
       expect(await second.getByTestId('mp-second-payment').textContent()).toBe('通过支付宝的重复付款 ¥7.70：已自动退款。');
       await shot(second, 'payer-page-paid-twice-zh');
+      expect(await look(second, 'payer-page-paid-twice-zh', PAYER_LOOK)).toEqual([]);
       // The same page in English.
       await second.goto(`${second.url()}&lang=en`);
       await expectState(second, 'paidTwice');
@@ -227,6 +232,7 @@ describe('the one code for any wallet, in Chromium', () => {
       expect(await second.getByTestId('mp-detail').textContent()).toContain('Your payment is refunded to you automatically: there is nothing to do.');
       expect(await second.getByTestId('mp-second-payment').textContent()).toBe('Second payment of ¥7.70 with Alipay: refunded automatically.');
       await shot(second, 'payer-page-paid-twice-en');
+      expect(await look(second, 'payer-page-paid-twice-en', PAYER_LOOK)).toEqual([]);
       expect(secondProblems).toEqual([]);
     } finally {
       await alipayPhone.close();

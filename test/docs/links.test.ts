@@ -1,10 +1,12 @@
-/** Every relative link of README.md and docs/*.md reaches a file of the repository, and its #anchor a heading there. */
+/** Every relative link of README.md, README.zh-CN.md and docs/*.md reaches a file of the repository, and its #anchor a heading there. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { anchorsOf } from './anchors';
 
 const root = path.join(__dirname, '../..');
 const pages = [
   'README.md',
+  'README.zh-CN.md',
   ...fs
     .readdirSync(path.join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
@@ -14,22 +16,6 @@ const pages = [
 /** Markdown without its fenced code blocks and inline code spans. */
 function prose(text: string): string {
   return text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
-}
-
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-function anchorsOf(text: string): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  for (const m of text.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
-    const slug = m[1]
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const n = seen.get(slug) ?? 0;
-    seen.set(slug, n + 1);
-    out.add(n ? `${slug}-${n}` : slug);
-  }
-  return out;
 }
 
 const links = pages.flatMap((page) =>

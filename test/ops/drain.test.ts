@@ -48,6 +48,7 @@ describe('SIGTERM with SHUTDOWN_DRAIN', () => {
     svc = await startServiceProcess({ DATA_DIR: dataDir, SHUTDOWN_DRAIN: '8s', SHUTDOWN_GRACE: '1s' });
     const port = Number(new URL(svc.url).port);
     expect((await request(`${svc.url}/health`)).status).toBe(200);
+    expect((await request(`${svc.url}/metrics`)).body).toMatch(/^kit_draining 0$/m);
 
     const exited = new Promise<number | null>((resolve) => svc!.child.on('exit', (code) => resolve(code)));
     svc.child.kill('SIGTERM');
@@ -68,6 +69,8 @@ describe('SIGTERM with SHUTDOWN_DRAIN', () => {
     expect(JSON.parse(login.body!)).toEqual({ code: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(login.connection).toBe('close');
     expect((await request(`${svc.url}/health/live`)).status).toBe(200);
+    // What the KitInstanceDraining alert (ops/prometheus/alerts.yml) reads.
+    expect((await request(`${svc.url}/metrics`)).body).toMatch(/^kit_draining 1$/m);
     expect(svc.output()).toMatch(/"drainMs":8000.*draining/);
 
     expect(await exited).toBe(0);

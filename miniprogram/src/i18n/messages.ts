@@ -42,8 +42,9 @@ const en = {
   'order.note': 'Note',
   'order.receipt': 'Receipt',
 
-  'wallet.social': 'the social app',
-  'wallet.alipay': 'Alipay',
+  'wallet.SocialNative': 'the social app',
+  'wallet.SocialCardNetworkBizSmall': 'a bank card',
+  'wallet.Alipay': 'Alipay',
   'second.refunding': 'Second payment of {amount} with {wallet}: being refunded automatically.',
   'second.refunded': 'Second payment of {amount} with {wallet}: refunded automatically.',
   'second.failed': 'Second payment of {amount} with {wallet}: the automatic refund did not go through; the merchant refunds it.',
@@ -109,8 +110,9 @@ const zhCN: Record<MessageKey, string> = {
   'order.note': '备注',
   'order.receipt': '支付凭证',
 
-  'wallet.social': '社交应用',
-  'wallet.alipay': '支付宝',
+  'wallet.SocialNative': '社交应用',
+  'wallet.SocialCardNetworkBizSmall': '银行卡',
+  'wallet.Alipay': '支付宝',
   'second.refunding': '通过{wallet}的重复付款 {amount}：正在自动退款。',
   'second.refunded': '通过{wallet}的重复付款 {amount}：已自动退款。',
   'second.failed': '通过{wallet}的重复付款 {amount}：自动退款未成功，将由商户为您退款。',

@@ -166,6 +166,11 @@ export class Metrics {
     labelNames: ['nonce'] as const,
     registers: [this.registry],
   });
+  private readonly anchorRepriced = new Counter({
+    name: 'kit_chain_anchor_repriced_total',
+    help: 'Anchor transactions replaced by one of the same nonce at higher fees: kept unmined for an interval below the fees the EVM node asked, or lost by it with fees it would no longer take.',
+    registers: [this.registry],
+  });
   private readonly anchoredBlocks = new Counter({
     name: 'kit_chain_anchored_blocks_total',
     help: 'Ledger blocks anchored by this instance.',
@@ -191,19 +196,24 @@ export class Metrics {
   private otherInstances?: () => number;
   private dbStatements?: () => StatementCount;
   private logStats?: () => { dropped: number; bufferedBytes: number };
+  private draining?: () => boolean;
+  /** Whether the database answers (1) or not (0): the `/health` probe, read when scraped like the counts. */
+  private readonly databaseUp: CachedCount;
 
   /** `clock`: the service's (ages of what it recorded); `countMaxAgeMs`: how long a database count is reused (COUNT_MAX_AGE_MS). */
   constructor(opts: { clock: Clock; countMaxAgeMs?: number }) {
     const { clock } = opts;
     this.outbox = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
+    this.databaseUp = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     // prom-client calls `collect` with the gauge as `this`; these read the sources set later.
     const held = () => this.heldCalls?.() ?? 0;
     const others = () => this.otherInstances?.() ?? 0;
     const statements = () => this.dbStatements?.() ?? { count: 0, named: 0 };
     const dropped = () => this.logStats?.().dropped ?? 0;
     const buffered = () => this.logStats?.().bufferedBytes ?? 0;
-    const { outbox, chainQueue } = this;
+    const isDraining = () => (this.draining?.() ? 1 : 0);
+    const { outbox, chainQueue, databaseUp } = this;
     new Gauge({
       name: 'kit_wait_for_finish_held',
       help: "Detail calls (4.2 waitForFinish=1, and the front ends' waits) held open on this instance right now.",
@@ -272,6 +282,23 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(dropped());
+      },
+    });
+    new Gauge({
+      name: 'kit_database_up',
+      help: 'Whether the database answered a trivial query (the /health probe) when last asked: 1, or 0 while it does not (503 unavailable). Asked when scraped, at most once per 5 s.',
+      registers: [this.registry],
+      async collect() {
+        const v = await databaseUp.get();
+        if (v !== undefined) this.set(v);
+      },
+    });
+    new Gauge({
+      name: 'kit_draining',
+      help: 'Whether this instance is stopping (1 from SIGTERM or SIGINT: /health answers 503 shutting_down during SHUTDOWN_DRAIN), else 0.',
+      registers: [this.registry],
+      collect() {
+        this.set(isDraining());
       },
     });
     new Gauge({
@@ -366,6 +393,10 @@ export class Metrics {
     this.anchorResent.inc({ nonce });
   }
 
+  chainAnchorRepriced(): void {
+    this.anchorRepriced.inc();
+  }
+
   chainAnchored(blocks: number): void {
     this.anchoredBlocks.inc(blocks);
   }
@@ -396,6 +427,15 @@ export class Metrics {
 
   readLogStatsFrom(read: () => { dropped: number; bufferedBytes: number }): void {
     this.logStats = read;
+  }
+
+  /** How to tell whether the database answers: `problem()` of the `/health` probe (undefined when it does). */
+  probeDatabaseWith(problem: () => Promise<string | undefined>): void {
+    this.databaseUp.read = async () => ((await problem()) === undefined ? 1 : 0);
+  }
+
+  readDrainingFrom(read: () => boolean): void {
+    this.draining = read;
   }
 
   /** The exposition text: this instance's metrics, then the process's. */

@@ -103,7 +103,9 @@ const pg = backends().find((b) => b.name === 'postgres');
     await pg!.cleanup();
   });
 
-  it('answers 503 while PostgreSQL refuses connections, /health says so and /health/live stays 200; it recovers on its own', async () => {
+  const databaseUp = async () => Number(/^kit_database_up (\S+)$/m.exec(await (await fetch(`${kit.url}/metrics`)).text())?.[1]);
+
+  it('answers 503 while PostgreSQL refuses connections, /health and kit_database_up say so and /health/live stays 200; it recovers on its own', async () => {
     const f = await fixture(kit);
     expect((await f.create()).httpStatus).toBe(200);
     await proxy.stop();
@@ -119,9 +121,12 @@ const pg = backends().find((b) => b.name === 'postgres');
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ status: 'unavailable', database: expect.any(String) });
     expect((await fetchJson(`${kit.url}/health/live`)).status).toBe(200);
+    // What the KitDatabaseUnavailable alert (ops/prometheus/alerts.yml) reads.
+    expect(await databaseUp()).toBe(0);
 
     await proxy.start();
     await waitFor(async () => (await fetch(`${kit.url}/health`)).status === 200, 15_000, 'health back to 200');
+    await waitFor(async () => (await databaseUp()) === 1, 15_000, 'kit_database_up back to 1');
     expect((await f.create()).httpStatus).toBe(200);
   }, 30_000);
 

@@ -1,5 +1,6 @@
 /** Runs the real service or the `kit` command as a separate process, for crash, restart and CLI tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { TEST_ENV } from './kit';
 
@@ -15,11 +16,14 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts the service as `npm run server` does, compiled (`server/run.mjs`), on `port` or a free one, and waits until /health answers. */
-export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?: number } = {}): Promise<ServiceProcess> {
+/**
+ * Starts the service as `npm run server` does, compiled (`server/run.mjs`), on `port` or a free one, and waits until /health answers;
+ * `cwd`: the project it runs from (default this checkout; an unpacked server package, test/ops/server-pack.test.ts).
+ */
+export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?: number; cwd?: string } = {}): Promise<ServiceProcess> {
   const port = opts.port ?? (await freePort());
   const child = spawn(process.execPath, ['server/run.mjs'], {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'info', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -90,4 +94,21 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** The front ends a service serves, by route, and the file of each build (relative to the project the service runs from). */
+const SERVED_PAGES = [
+  ['/pos/', 'pos-display/dist/index.html'],
+  ['/console/', 'console/dist/index.html'],
+  ['/mp/', 'miniprogram/dist/h5/index.html'],
+] as const;
+
+/** The front-end routes of the service at `url` whose page is not the build's own file in `root` (none when all are served). */
+export async function frontEndsNotServed(url: string, root: string): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const [route, file] of SERVED_PAGES) {
+    const res = await fetch(`${url}${route}`);
+    if (res.status !== 200 || (await res.text()) !== fs.readFileSync(path.join(root, file), 'utf8')) wrong.push(route);
+  }
+  return wrong;
 }

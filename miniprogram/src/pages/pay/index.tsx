@@ -10,7 +10,7 @@ import { Button, Text, View } from '@tarojs/components';
 import { decimalUnits, formatMoney } from '@kit/shared/money-format';
 import type { MpOrder } from '@kit/shared/api/mp';
 import { applyLang, localTime, pickLang, translator, type Translator } from '../../i18n/i18n';
-import { displayAmount, PayFlow, walletOfChannel, type LaunchOptions, type Notice, type PayView } from './pay-flow';
+import { displayAmount, PayFlow, type LaunchOptions, type Notice, type PayView } from './pay-flow';
 import './index.css';
 
 const ORDER_KINDS = ['ready', 'paying', 'waiting'] as const;
@@ -191,7 +191,7 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
         : view.kind === 'paidTwice'
           ? t('detail.paidTwice', {
               time: localTime(view.order.paymentTime) || '—',
-              wallet: view.order.paymentChannel ? t(`wallet.${walletOfChannel(view.order.paymentChannel)}`) : '—',
+              wallet: view.order.paymentChannel ? t(`wallet.${view.order.paymentChannel}`) : '—',
             })
           : t(`detail.${view.kind}`);
   const receipt = view.kind === 'success' || view.kind === 'paid';
@@ -236,7 +236,7 @@ function SecondPayments({ t, order }: { t: Translator; order: MpOrder }) {
     <View className="card second-payments" data-testid="mp-second-payments">
       {order.secondPayments.map((p, i) => (
         <Text key={i} className={`second second--${p.refund}`} data-testid="mp-second-payment" data-refund={p.refund}>
-          {t(`second.${p.refund}`, { amount: displayAmount(p.amount), wallet: t(`wallet.${walletOfChannel(p.paymentChannel)}`) })}
+          {t(`second.${p.refund}`, { amount: displayAmount(p.amount), wallet: t(`wallet.${p.paymentChannel}`) })}
         </Text>
       ))}
     </View>

@@ -17,6 +17,7 @@ import {
   isError,
   type Log,
   type TransactionReceipt,
+  type TransactionRequest,
 } from 'ethers';
 import { ANCHORED_EVENT_TOPIC } from '@kit/shared';
 import artifact from './kit-anchor.json';
@@ -38,6 +39,16 @@ const LOG_PAGE = 5_000;
  * behind a load balancer may not know a transaction sent through another of its nodes for a moment.
  */
 export const LOST_AFTER_POLLS = 3;
+/**
+ * The least rise of both fees (or of the gas price) a node takes for a transaction replacing a pending
+ * one of the same nonce: geth's `--txpool.pricebump` default, 10 % (anvil takes any rise).
+ */
+export const REPLACEMENT_BUMP_PERCENT = 10n;
+/** `fee` raised by the replacement bump, rounded up: never below what the node requires. */
+const bumped = (fee: bigint) => (fee * (100n + REPLACEMENT_BUMP_PERCENT) + 99n) / 100n;
+const maxOf = (a: bigint, b: bigint) => (a > b ? a : b);
+/** The priority fee ethers assumes for a node that suggests none (1 gwei). */
+const DEFAULT_TIP = 1_000_000_000n;
 
 export { AnchorRefused };
 
@@ -61,11 +72,20 @@ export interface SignedAnchor {
 }
 
 /**
- * How a wait ended: confirmed (with the event it emitted), or lost: the node knows no transaction of
+ * How a wait ended: confirmed (with the event it emitted); lost: the node knows no transaction of
  * that hash any more, and `nonceUsed` says whether the account's nonce has moved past it since
- * (then another transaction took the nonce and this one can never be mined).
+ * (then another transaction took the nonce and this one can never be mined); or stale: the node
+ * has kept it unmined for `repriceAfterMs` (the caller may re-price it, then wait again).
  */
-export type AnchorWait = { state: 'confirmed'; event: AnchoredEvent } | { state: 'lost'; nonceUsed: boolean };
+export type AnchorWait = { state: 'confirmed'; event: AnchoredEvent } | { state: 'lost'; nonceUsed: boolean } | { state: 'stale' };
+
+/** What a wait watches besides the transaction itself. */
+export interface WaitOptions {
+  /** Earlier versions of the transaction (the same nonce, lower fees): any of them may be the one mined. */
+  earlier?: readonly string[];
+  /** After this long pending and unmined the wait ends `stale`; never when absent. */
+  repriceAfterMs?: number;
+}
 
 const bytes32 = (hex: string) => `0x${hex.replace(/^0x/, '')}`;
 const plain = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
@@ -195,30 +215,114 @@ export class AnchorChain {
    * node answers on LOST_AFTER_POLLS polls in a row that it knows no such transaction (restarted,
    * mempool dropped), the wait ends as lost. Throws AnchorRefused for a failed receipt.
    */
-  async wait(tx: Pick<SignedAnchor, 'hash' | 'nonce' | 'sender'>, confirmations: number, timeoutMs: number, signal?: AbortSignal): Promise<AnchorWait> {
-    const deadline = Date.now() + timeoutMs;
+  async wait(
+    tx: Pick<SignedAnchor, 'hash' | 'nonce' | 'sender'>,
+    confirmations: number,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    opts: WaitOptions = {},
+  ): Promise<AnchorWait> {
+    const started = Date.now();
+    const deadline = started + timeoutMs;
+    // The newest version first: after a re-pricing it is the one expected.
+    const versions = [tx.hash, ...(opts.earlier ?? []).filter((h) => h !== tx.hash)];
     let unknown = 0;
     for (;;) {
       signal?.throwIfAborted();
-      const receipt = await this.provider.getTransactionReceipt(tx.hash).catch(() => null);
+      const receipt = await this.receiptOf(versions);
       if (receipt) {
         unknown = 0;
         if ((await receipt.confirmations().catch(() => 0)) >= confirmations) return { state: 'confirmed', event: this.eventOf(receipt) };
       } else {
         // null: the node does not know it (a mined transaction it would answer, receipt or not yet);
         // an error (node down) says nothing either way.
-        const known = await this.provider.getTransaction(tx.hash).then(
-          (t) => t !== null,
-          () => undefined,
-        );
-        if (known === true) unknown = 0;
-        else if (known === false && ++unknown >= LOST_AFTER_POLLS) {
+        const known = await this.knowsAny(versions);
+        if (known === true) {
+          unknown = 0;
+          if (opts.repriceAfterMs !== undefined && Date.now() - started >= opts.repriceAfterMs) return { state: 'stale' };
+        } else if (known === false && ++unknown >= LOST_AFTER_POLLS) {
           return { state: 'lost', nonceUsed: (await this.minedNonce(tx.sender)) > tx.nonce };
         }
       }
       if (Date.now() > deadline) throw new Error(`anchor transaction ${tx.hash} not confirmed within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, this.provider.pollingInterval));
     }
+  }
+
+  /** The receipt of the first of `hashes` that has one (an error counts as none). */
+  private async receiptOf(hashes: readonly string[]): Promise<TransactionReceipt | null> {
+    for (const h of hashes) {
+      const r = await this.provider.getTransactionReceipt(h).catch(() => null);
+      if (r) return r;
+    }
+    return null;
+  }
+
+  /** Whether the node knows any of `hashes`; undefined when it could not be asked. */
+  private async knowsAny(hashes: readonly string[]): Promise<boolean | undefined> {
+    let answered = false;
+    for (const h of hashes) {
+      const t = await this.provider.getTransaction(h).catch(() => undefined);
+      if (t) return true;
+      if (t === null) answered = true;
+    }
+    return answered ? false : undefined;
+  }
+
+  /**
+   * What the node asks of a transaction now: the base fee of the next block (the last of
+   * `eth_feeHistory`'s, which every EIP-1559 node gives) and the priority fee it suggests
+   * (`eth_maxPriorityFeePerGas`, 1 gwei when it has none, as ethers assumes); on a chain without
+   * EIP-1559, its gas price.
+   */
+  private async ask(): Promise<{ nextBaseFee: bigint; tip: bigint } | { gasPrice: bigint }> {
+    const history = await this.provider.send('eth_feeHistory', ['0x1', 'latest', []]).catch(() => null);
+    const next = (history as { baseFeePerGas?: string[] } | null)?.baseFeePerGas?.at(-1);
+    if (next !== undefined && BigInt(next) > 0n) {
+      const tip = await this.provider.send('eth_maxPriorityFeePerGas', []).then(
+        (v: string) => BigInt(v),
+        () => DEFAULT_TIP,
+      );
+      return { nextBaseFee: BigInt(next), tip };
+    }
+    return { gasPrice: BigInt(await this.provider.send('eth_gasPrice', [])) };
+  }
+
+  /**
+   * A replacement of `tx` (same nonce, same call) when the node asks more than `tx` offers: its
+   * max fee below the next block's base fee (it cannot be mined now) or its priority fee below the
+   * one the node suggests; on a legacy chain its gas price below the node's. The replacement offers
+   * what the node asks (twice the next base fee plus the priority fee, as ethers prices a new
+   * transaction) and at least REPLACEMENT_BUMP_PERCENT more than `tx` on each fee, so the node
+   * takes it in place of `tx`. Undefined when `tx` offers what the node asks: it waits for another
+   * reason, and higher fees would not help.
+   */
+  async reprice(tx: SignedAnchor): Promise<SignedAnchor | undefined> {
+    const old = Transaction.from(tx.raw);
+    const ask = await this.ask();
+    const request: TransactionRequest = {
+      type: old.type,
+      chainId: old.chainId,
+      nonce: old.nonce,
+      to: old.to,
+      data: old.data,
+      value: old.value,
+      gasLimit: old.gasLimit,
+      accessList: old.type === 0 ? undefined : old.accessList,
+    };
+    if (old.type === 2 && old.maxFeePerGas !== null && old.maxPriorityFeePerGas !== null) {
+      const { nextBaseFee, tip } = 'nextBaseFee' in ask ? ask : { nextBaseFee: ask.gasPrice, tip: 0n };
+      if (old.maxFeePerGas >= nextBaseFee && old.maxPriorityFeePerGas >= tip) return undefined;
+      request.maxPriorityFeePerGas = maxOf(tip, bumped(old.maxPriorityFeePerGas));
+      request.maxFeePerGas = maxOf(2n * nextBaseFee + request.maxPriorityFeePerGas, bumped(old.maxFeePerGas));
+    } else {
+      const price = 'gasPrice' in ask ? ask.gasPrice : ask.nextBaseFee + ask.tip;
+      if (old.gasPrice === null || old.gasPrice >= price) return undefined;
+      request.gasPrice = maxOf(price, bumped(old.gasPrice));
+    }
+    const raw = await this.signer.signTransaction(request);
+    const signed = Transaction.from(raw);
+    return { hash: signed.hash!, nonce: signed.nonce, sender: tx.sender, raw };
   }
 
   private eventOf(receipt: TransactionReceipt): AnchoredEvent {
@@ -237,7 +341,8 @@ export class AnchorChain {
     const signed = await this.sign(range);
     await this.send(signed);
     const r = await this.wait(signed, confirmations, timeoutMs, signal);
-    if (r.state === 'lost') throw new Error(`anchor transaction ${signed.hash} was lost by the node`);
+    // Without `repriceAfterMs` a wait never ends stale.
+    if (r.state !== 'confirmed') throw new Error(`anchor transaction ${signed.hash} was lost by the node`);
     return r.event;
   }
 

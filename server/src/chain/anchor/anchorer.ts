@@ -11,7 +11,9 @@
  * or another instance taking over) waits for it instead of sending the range again behind it. When
  * the EVM node no longer knows it (restarted, mempool dropped) it is sent again as it is (same
  * nonce, same hash) while its nonce is free, or the range is anchored anew with a new nonce when
- * another transaction took that one.
+ * another transaction took that one. When the node keeps it unmined for an interval while asking
+ * higher fees than it offers (the chain's fees rose), it is replaced: the same nonce and call at the
+ * fees asked now, at least the node's least bump above its own.
  */
 import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
@@ -39,6 +41,8 @@ export interface AnchorObserver {
   failure(reason: AnchorFailure): void;
   anchored(blocks: number): void;
   resent(nonce: AnchorResend): void;
+  /** A pending transaction replaced by one of the same nonce at higher fees. */
+  repriced(): void;
 }
 
 export interface AnchorSettings {
@@ -47,6 +51,8 @@ export interface AnchorSettings {
   /** Time limit of one anchor's confirmation wait. */
   waitMs?: number;
   maxBlocks?: number;
+  /** How long a transaction may wait unmined before it is re-priced (when the node asks more than it offers); never when absent. */
+  repriceAfterMs?: number;
 }
 
 export type TickResult =
@@ -202,21 +208,60 @@ export class Anchorer {
   }
 
   /**
-   * Waits for `tx`; while the node loses it and its nonce is still free, sends it again as it is
-   * (same nonce, same hash: if a copy of it is mined after all, the two are one transaction).
-   * Ends lost only when another transaction took the nonce.
+   * Waits for `tx`. While the node loses it and its nonce is still free, sends it again as it is
+   * (same nonce, same hash: if a copy of it is mined after all, the two are one transaction), unless
+   * the node now asks more than it offers (a node drops a transaction the chain's fees have left
+   * behind, and refuses it as it is): then, as when the node keeps it unmined for an interval below
+   * what it asks, replaces it with one of the same nonce at higher fees, written down first like any
+   * anchor; any version may then be the one mined. Ends lost only when another transaction took the nonce.
    */
-  private async waitFor(chain: AnchorChain, tx: SignedAnchor, range: { fromBlock: number; toBlock: number }): Promise<AnchorWait> {
+  private async waitFor(chain: AnchorChain, tx: SignedAnchor, range: { fromBlock: number; toBlock: number }): Promise<Exclude<AnchorWait, { state: 'stale' }>> {
+    const limit = this.settings.waitMs ?? ANCHOR_WAIT_MS;
+    const earlier: string[] = [];
+    let deadline = Date.now() + limit;
     for (;;) {
-      const r = await chain.wait(tx, this.settings.confirmations, this.settings.waitMs ?? ANCHOR_WAIT_MS, this.stopping.signal);
-      if (r.state === 'confirmed' || r.nonceUsed) return r;
-      this.observer.resent('same');
-      this.log.warn(
-        { ...range, txHash: tx.hash, nonce: tx.nonce },
-        'the EVM node no longer knows the anchor transaction: sending it again with the same nonce',
-      );
-      // The node may have it again already or be down right now: the next polls tell.
-      await chain.send(tx).catch((err: Error) => this.log.warn({ txHash: tx.hash, err: err.message }, 'sending the anchor transaction again failed'));
+      const r = await chain.wait(tx, this.settings.confirmations, Math.max(0, deadline - Date.now()), this.stopping.signal, {
+        earlier,
+        repriceAfterMs: this.settings.repriceAfterMs,
+      });
+      if (r.state === 'confirmed' || (r.state === 'lost' && r.nonceUsed)) return r;
+      // The node down right now: no re-pricing this time (a lost transaction is then sent again as it is).
+      const replacement = await chain
+        .reprice(tx)
+        .catch((err: Error) => void this.log.warn({ txHash: tx.hash, err: err.message }, 'reading the fees the EVM node asks failed'));
+      if (replacement) {
+        await this.store.setPending({
+          contract: this.contract,
+          from_block: range.fromBlock,
+          to_block: range.toBlock,
+          sender: replacement.sender,
+          nonce: replacement.nonce,
+          tx_hash: replacement.hash,
+          raw_tx: replacement.raw,
+          sent_at: Date.now(),
+        });
+        this.observer.repriced();
+        this.log.warn(
+          { ...range, txHash: replacement.hash, nonce: replacement.nonce, replacedTxHash: tx.hash },
+          r.state === 'stale'
+            ? 'the anchor transaction waits unmined below the fees the EVM node asks: replacing it with the same nonce at higher fees'
+            : 'the EVM node no longer knows the anchor transaction and asks higher fees than it offers: replacing it with the same nonce at higher fees',
+        );
+        earlier.unshift(tx.hash);
+        tx = replacement;
+      } else if (r.state === 'stale') {
+        // It offers what the node asks: it waits for another reason, and higher fees would not help.
+        continue;
+      } else {
+        this.observer.resent('same');
+        this.log.warn(
+          { ...range, txHash: tx.hash, nonce: tx.nonce },
+          'the EVM node no longer knows the anchor transaction: sending it again with the same nonce',
+        );
+      }
+      if (r.state === 'lost') deadline = Date.now() + limit;
+      // The node may have it again already, want more, or be down right now: the next polls tell.
+      await chain.send(tx).catch((err: Error) => this.log.warn({ txHash: tx.hash, err: err.message }, 'sending the anchor transaction failed'));
     }
   }
 

@@ -33,12 +33,14 @@ export function startAnchoring(
     // ethers is loaded here, not with the service: without anchoring it is never needed.
     async () =>
       (await import('./anchor-evm')).AnchorChain.connect(rpcUrl, { key, contract, pollingMs: Math.max(50, Math.min(4_000, Math.round(interval / 4))) }),
-    { contract, confirmations: config.CHAIN_ANCHOR_CONFIRMATIONS },
+    // A transaction still unmined after an interval, below the fees the node asks by then, is re-priced.
+    { contract, confirmations: config.CHAIN_ANCHOR_CONFIRMATIONS, repriceAfterMs: interval },
     {
       progress: (p) => metrics.chainAnchorProgress(p),
       failure: (reason) => metrics.chainAnchorFailed(reason),
       anchored: (blocks) => metrics.chainAnchored(blocks),
       resent: (nonce) => metrics.chainAnchorResent(nonce),
+      repriced: () => metrics.chainAnchorRepriced(),
     },
     log.child({ part: 'chain-anchorer' }),
     services.clock,
