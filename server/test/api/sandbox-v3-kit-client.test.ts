@@ -15,7 +15,8 @@ import { V3Calls } from '../../src/payments/providers/social-v3/v3-calls';
 import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { sandboxPost, startReceiver, waitFor } from '../support/payments';
+import { sandboxPost, startReceiver } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 let seq = 0;
 const tradeNo = (p = 'KV3') => `${p}${Date.now()}${++seq}`;
@@ -132,7 +133,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
       completed_at: null,
     };
     expect(await c.refund(refund, co)).toMatchObject({ ok: true, fields: { refund_status: 'PROCESSING', refund_fee: '2500', refund_id: expect.any(String) } });
-    await waitFor(async () => (await c.refundQuery(refund, co)).fields.refund_status_0 === 'SUCCESS', 5_000, 'the refund to succeed');
+    await waitFor(async () => (await c.refundQuery(refund, co)).fields.refund_status_0 === 'SUCCESS', 'the refund to succeed');
     expect(await c.refundQuery({ ...refund, out_refund_no: 'NO-SUCH-REFUND' }, co)).toMatchObject({ ok: false, errCode: 'REFUNDNOTEXIST' });
   });
 
