@@ -6,6 +6,7 @@ import { KitClient } from '@kit/shared';
 import { TestClock } from '@kit/shared/test-clock';
 import { startRuntime, type Runtime } from '../../src/runtime';
 import type { Backend } from './backends';
+import { waitFor } from './wait';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema';
 import type { SandboxDatabase, SandboxTables } from '@kit/sandbox';
@@ -61,6 +62,9 @@ export async function startTestKit(backend: Backend, env: NodeJS.ProcessEnv = {}
     close: () => runtime.close(),
   };
 }
+
+/** Waits until `n` 4.2 calls are held by the service (a held call's hold then runs on the service's clock). */
+export const heldCalls = (kit: TestKit, n: number) => waitFor(() => kit.runtime.services.events.waiting >= n, `${n} held calls`);
 
 /** A parent merchant and a sub-merchant owned by `client`'s app, with their password. */
 export async function createMerchants(client: KitClient, appId: string, names = { parent: 'Parent Co', sub: 'Corner Shop' }) {
