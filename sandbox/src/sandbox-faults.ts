@@ -5,6 +5,7 @@
  */
 import { systemClock, type Clock } from '@kit/shared/clock';
 import { z } from 'zod';
+import { ALIPAY_METHODS } from './alipay/sandbox-alipay';
 
 export const faultsSchema = z
   .object({
@@ -50,6 +51,18 @@ export const faultsSchema = z
      * when someone else forced a refresh; tokens handed out afterwards work. Each post naming it revokes again.
      */
     mpTokens: z.enum(['valid', 'revoked']).default('valid'),
+    // Alipay's gateway (alipay/sandbox-alipay.ts):
+    /**
+     * Alipay methods refused with the `sub_code` each names (`40004`, e.g. `ACQ.SYSTEM_ERROR`: call again with the same
+     * parameters) without doing anything; an `alipay.trade.refund` so refused is received but not taken: its refund query names
+     * the `out_request_no` without a `refund_status`.
+     */
+    alipayRefusals: z.record(z.enum(ALIPAY_METHODS), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a sub_code: letters, digits, _ . -')).default({}),
+    /**
+     * How Alipay's refusals are answered: in the method's node and signed (as Alipay answers business errors), in the method's
+     * node without `sign` (`unsigned`), or as the gateway's own unsigned `error_response`.
+     */
+    alipayErrors: z.enum(['signed', 'unsigned', 'error_response']).default('signed'),
     /** The chance (0 to 1) that a v3 notification is preceded by a `WECHATPAY/SIGNTEST/` probe the service must refuse; 0.02 by default, 0 under NODE_ENV=test. */
     v3SignProbes: z.number().min(0).max(1).optional(),
   })

@@ -103,6 +103,8 @@ describe.each(LANGS)('in %s', (lang) => {
             v3Serial: 'public-key',
             v3Certificates: 'current',
             mpTokens: 'valid',
+            alipayRefusals: {},
+            alipayErrors: 'signed',
             v3SignProbes: 0,
           }),
       );
@@ -126,6 +128,8 @@ describe.each(LANGS)('in %s', (lang) => {
             v3Serial: 'public-key',
             v3Certificates: 'current',
             mpTokens: 'valid',
+            alipayRefusals: {},
+            alipayErrors: 'signed',
             v3SignProbes: 0,
           }),
       );

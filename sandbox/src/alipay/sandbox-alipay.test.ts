@@ -76,7 +76,7 @@ test('a scanned code: no trade before the scan, paid and notified after, refunde
   await expect(client.query(ref)).resolves.toMatchObject({ state: 'paid', exists: true, tradeNo: trade.tradeNo, amountCents: 2500, buyerId: 'buyer_open_1' });
   await expect(client.close(ref)).rejects.toMatchObject({ failure: 'refused', subCode: 'ACQ.TRADE_STATUS_ERROR', retryable: false });
 
-  await expect(client.refundQuery({ ...ref, outRequestNo: 'R_SCAN_1' })).resolves.toMatchObject({ state: 'unknown' });
+  await expect(client.refundQuery({ ...ref, outRequestNo: 'R_SCAN_1' })).resolves.toMatchObject({ state: 'not_taken' });
   await expect(client.refund({ ...ref, outRequestNo: 'R_SCAN_1', refundCents: 2500 })).resolves.toMatchObject({ fundChange: true, refundedTotalCents: 2500 });
   await sandbox.idle();
   // The full refund's notification: TRADE_CLOSED, which means refunded.

@@ -51,6 +51,18 @@ export interface AlipayFaults {
   refundNotifications: 'deliver' | 'drop';
   /** `hold`: `alipay.trade.refund` is never answered and not recorded (lost before Alipay). */
   refunds: 'answer' | 'hold';
+  /**
+   * Methods refused with the `sub_code` each names (`40004`; `ACQ.SYSTEM_ERROR`: call again with the
+   * same parameters) without doing anything; a refund so refused is received but not taken: its
+   * query names the `out_request_no` without a `refund_status`. None by default.
+   */
+  alipayRefusals?: Readonly<Partial<Record<string, string>>>;
+  /**
+   * How refusals are answered: in the method's node and signed (`signed`, the default, as Alipay
+   * answers business errors), in the method's node without `sign` (`unsigned`), or as the gateway's
+   * own unsigned `error_response`.
+   */
+  alipayErrors?: 'signed' | 'unsigned' | 'error_response';
 }
 const NO_FAULTS: AlipayFaults = { payNotifications: 'deliver', refundNotifications: 'deliver', refunds: 'answer' };
 
@@ -69,6 +81,8 @@ interface Trade {
   paidAt?: number;
   buyerOpenId?: string;
   refunds: Map<string, { cents: number; at: number }>;
+  /** Refund request numbers received but not taken (refused by the fault `alipayRefusals`). */
+  untaken: Set<string>;
 }
 
 /** A precreated code: no trade until it is scanned. */
@@ -100,8 +114,11 @@ class Fail extends Error {
 }
 const business = (subCode: string, message: string) => new Fail('40004', 'Business Failed', subCode, message);
 const invalid = (subCode: string, message: string) => new Fail('40002', 'Invalid Arguments', subCode, message);
+/** A refusal the sandbox's fault `alipayRefusals` asks for. */
+const refusedByFault = (subCode: string) => business(subCode, subCode === 'ACQ.SYSTEM_ERROR' ? '系统错误' : `refused by the sandbox's fault alipayRefusals`);
 
-const METHODS = [
+/** The gateway methods the stand-in answers (`alipayRefusals` names some of them). */
+export const ALIPAY_METHODS = [
   'alipay.trade.precreate',
   'alipay.trade.create',
   'alipay.trade.query',
@@ -111,7 +128,7 @@ const METHODS = [
   'alipay.system.oauth.token',
   'alipay.data.dataservice.bill.downloadurl.query',
 ] as const;
-type Method = (typeof METHODS)[number];
+type Method = (typeof ALIPAY_METHODS)[number];
 
 /** How far the request's `timestamp` may be from the stand-in's clock. */
 const TIMESTAMP_SLACK_MS = 15 * 60_000;
@@ -201,25 +218,30 @@ export class SandboxAlipay {
 
   handle(params: Params, base = ''): string | null {
     const method = params.method ?? '';
+    const faults = this.faults();
     // Lost before reaching Alipay: not recorded, never answered; the kit's time limit ends the call.
-    if (method === 'alipay.trade.refund' && this.faults().refunds === 'hold') return null;
-    if (!(METHODS as readonly string[]).includes(method)) {
-      return this.answer('error_response', { code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.invalid-method', sub_msg: `不存在的方法名: ${method}` });
+    if (method === 'alipay.trade.refund' && faults.refunds === 'hold') return null;
+    if (!(ALIPAY_METHODS as readonly string[]).includes(method)) {
+      return this.refusal('error_response', invalid('isv.invalid-method', `不存在的方法名: ${method}`));
     }
     const nodeName = `${method.replace(/\./g, '_')}_response`;
     if (method === 'alipay.system.oauth.token') {
       // The mini-program's own call: its app id, no merchant's token, no biz_content; refused in `error_response`, taken without a `code`.
       try {
         this.checkRequest(params, { appId: this.opts.miniAppId ?? '', merchant: false });
+        const refused = faults.alipayRefusals?.[method];
+        if (refused) throw refusedByFault(refused);
         return this.answer(nodeName, this.oauthToken(params));
       } catch (e) {
         if (!(e instanceof Fail)) throw e;
-        return this.answer('error_response', { code: e.code, msg: e.msg, sub_code: e.subCode, sub_msg: e.message });
+        return this.refusal('error_response', e);
       }
     }
     try {
       this.checkRequest(params);
       const biz = this.bizContent(params);
+      const refused = faults.alipayRefusals?.[method];
+      if (refused) throw this.refusedByFault(method, params, biz, refused);
       return this.answer(nodeName, {
         code: '10000',
         msg: 'Success',
@@ -227,8 +249,24 @@ export class SandboxAlipay {
       });
     } catch (e) {
       if (!(e instanceof Fail)) throw e;
-      return this.answer(nodeName, { code: e.code, msg: e.msg, sub_code: e.subCode, sub_msg: e.message });
+      return this.refusal(nodeName, e);
     }
+  }
+
+  /** The refusal the fault `alipayRefusals` names, for a call that does nothing; a refund so refused is received, not taken. */
+  private refusedByFault(method: string, p: Params, biz: Record<string, string>, subCode: string): Fail {
+    if (method === 'alipay.trade.refund') {
+      const t = this.trades.get(tradeKey(p.app_auth_token, biz.out_trade_no ?? ''));
+      if (t && OUT_NO.test(biz.out_request_no ?? '')) t.untaken.add(biz.out_request_no);
+    }
+    return refusedByFault(subCode);
+  }
+
+  /** A refusal, in the node the fault `alipayErrors` says (`nodeName`, or `error_response`), signed or not. */
+  private refusal(nodeName: string, e: Fail): string {
+    const how = this.faults().alipayErrors ?? 'signed';
+    const node = { code: e.code, msg: e.msg, sub_code: e.subCode, sub_msg: e.message };
+    return this.answer(how === 'error_response' ? 'error_response' : nodeName, node, how === 'signed');
   }
 
   /** A login code for a payer of the mini-program, as `my.getAuthCode` gives one: good once, for a few minutes. */
@@ -505,6 +543,9 @@ export class SandboxAlipay {
         const t = this.find(p, biz);
         const reqNo = biz.out_request_no || t.outTradeNo;
         const r = t.refunds.get(reqNo);
+        // Not taken: named without a refund_status when it was received (answered ACQ.SYSTEM_ERROR), else nothing of it.
+        if (!r && t.untaken.has(reqNo))
+          return { trade_no: t.tradeNo, out_trade_no: t.outTradeNo, out_request_no: reqNo, total_amount: formatCents(t.totalCents) };
         if (!r) return { trade_no: t.tradeNo, out_trade_no: t.outTradeNo };
         return {
           trade_no: t.tradeNo,
@@ -550,6 +591,7 @@ export class SandboxAlipay {
       status: 'WAIT_BUYER_PAY',
       createdAt: Math.floor(now / 1000) * 1000,
       refunds: new Map(),
+      untaken: new Set(),
     };
     this.trades.set(tradeKey(appAuthToken, t.outTradeNo), t);
     return t;
@@ -642,11 +684,11 @@ export class SandboxAlipay {
     return notice.acknowledged;
   }
 
-  /** An answer as Alipay writes it: the node's JSON with `/` as `\/`, signed over that text. */
-  private answer(nodeName: string, node: Record<string, string>): string {
+  /** An answer as Alipay writes it: the node's JSON with `/` as `\/`, signed over that text (unless `signed` is false). */
+  private answer(nodeName: string, node: Record<string, string>, signed = true): string {
     const clean = Object.fromEntries(Object.entries(node).filter(([, v]) => v !== ''));
     const text = JSON.stringify(clean).replace(/\//g, '\\/');
-    return `{"${nodeName}":${text},"sign":"${rsa2Sign(text, this.privateKey)}"}`;
+    return signed ? `{"${nodeName}":${text},"sign":"${rsa2Sign(text, this.privateKey)}"}` : `{"${nodeName}":${text}}`;
   }
 }
 

@@ -101,7 +101,7 @@ export class JobStore {
   /**
    * Adds a job on the caller's executor (so it commits with the change that needs it). With a key
    * already in the queue, `once` keeps the existing job (false is returned) and `rearm` makes it
-   * pending again, due at `at`, with its run count reset.
+   * pending again, due at `at`, with its run count reset (and `payload`, when given, as its payload).
    */
   async enqueue(on: Executor, job: NewJob, mode: 'once' | 'rearm' = 'once', now = this.clock.now()): Promise<boolean> {
     const row = {
@@ -124,9 +124,16 @@ export class JobStore {
       .insertInto('jobs')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .columns(['queue', 'key'])
-          .doUpdateSet({ state: 'pending', result: null, attempts: 0, next_at: row.next_at, lease_token: null, updated_at: now, done_at: null }),
+        oc.columns(['queue', 'key']).doUpdateSet({
+          state: 'pending',
+          result: null,
+          attempts: 0,
+          next_at: row.next_at,
+          lease_token: null,
+          updated_at: now,
+          done_at: null,
+          ...(job.payload !== undefined ? { payload: row.payload } : {}),
+        }),
       )
       .executeTakeFirst();
     return Number(res.numInsertedOrUpdatedRows ?? 0n) === 1;

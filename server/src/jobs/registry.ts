@@ -14,7 +14,7 @@ export interface KitJobHandlers {
   profitSharingFollower: JobHandler;
   /** `callback`: a merchant callback (section 6), written with the state change that causes it. */
   callbackDelivery: JobHandler;
-  /** `payment.reconcile`: asks the channel about a channel order until it is paid or closed. */
+  /** `payment.reconcile`: asks the channel about a channel order until it is paid or closed (closed while its platform may still take a payment: until it no longer can). */
   paymentFollower: JobHandler;
   /** `refund.follow`: carries a refund to the channel and follows it until it completes. */
   refundFollower: JobHandler;

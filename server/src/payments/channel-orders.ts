@@ -33,6 +33,21 @@ export interface ChannelOrderOptions {
   channelTimeoutMs: number;
 }
 
+/**
+ * The payload of a closed channel order's follow-up job while its platform may still take a
+ * payment of it (`ChannelOrders.closed`, read by `PaymentFollower`).
+ */
+export interface ClosedWatch {
+  /** Unix ms: the platform can no longer take a payment of it after this. */
+  payableUntil: number;
+}
+
+/** The watch a follow-up job's payload holds, if any. */
+export function closedWatchOf(payload: string): ClosedWatch | undefined {
+  const p = JSON.parse(payload) as Partial<ClosedWatch> | null;
+  return typeof p?.payableUntil === 'number' ? { payableUntil: p.payableUntil } : undefined;
+}
+
 /** What a request wants from the channel. Two requests wanting the same thing share one channel order. */
 export interface ChannelOrderWish {
   provider: PaymentProvider;
@@ -186,9 +201,10 @@ export class ChannelOrders implements ExpiryGuard {
    */
   async close(co: PayChannelOrdersTable): Promise<'closed' | 'paid'> {
     const provider = this.providers.get(co.channel);
-    const answer = await provider.closeOrder(co);
+    const order = await this.store.orderWithMerchants(co.prepay_id);
+    const answer = await provider.closeOrder(co, { expire_at: order?.expire_at ?? Date.now() });
     if (answer.ok || answer.refusal.meaning === 'closed' || answer.refusal.meaning === 'not_found') {
-      await this.closed(co);
+      await this.closed(co, answer.ok ? answer.payableUntil : undefined);
       return 'closed';
     }
     // Any other refusal is checked against the order query, which is authoritative: the refusal a
@@ -218,10 +234,23 @@ export class ChannelOrders implements ExpiryGuard {
     throw new KitError('channel_error', `the channel did not close the order: ${refusal} (its order query says ${q.stateText})`);
   }
 
-  private async closed(co: PayChannelOrdersTable): Promise<void> {
+  /**
+   * Closed in the kit. Its follow-up ends, unless the platform may still take a payment of it until
+   * `payableUntil` (the close changed nothing there): then the follow-up goes on asking about it on
+   * `PAYMENT_QUERY_SCHEDULE`, and once more when it can no longer be paid (`PaymentFollower`), so
+   * that a payment whose notification is lost (a second one: docs/payments.md "Paid once") is found
+   * without waiting for the day's bill.
+   */
+  private async closed(co: PayChannelOrdersTable, payableUntil?: number): Promise<void> {
+    const now = Date.now();
+    const watched = payableUntil !== undefined && payableUntil > now;
     await this.store.db.transaction().execute(async (trx) => {
       await this.store.moveChannelOrder(trx, co.out_trade_no, ['open', 'creating', 'failed'], 'closed');
-      await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'closed');
+      if (watched) {
+        const watch: ClosedWatch = { payableUntil };
+        const at = Math.min(now + (this.opts.querySchedule[0] ?? 10_000), payableUntil);
+        await this.jobs.enqueue(trx, { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at, payload: watch }, 'rearm');
+      } else await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'closed');
     });
   }
 

@@ -4,7 +4,10 @@
  * channel order asks the channel (order query) on `PAYMENT_QUERY_SCHEDULE` after it was placed, so
  * that a payment whose notification was lost still finishes the order, with its callback. When the
  * prepay order has ended while its channel order may still be payable, the job closes it instead,
- * retrying until the channel answers.
+ * retrying until the channel answers. A channel order closed while its platform may still take a
+ * payment of it (the close changed nothing there: `ChannelOrders.closed`) is asked about until it
+ * can no longer be paid, and once more then, so that a payment nobody notified is found (a second
+ * payment is then refunded: docs/payments.md "Paid once").
  */
 import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
@@ -12,10 +15,11 @@ import type { PrepayService } from '../orders/prepay-service';
 import type { ReconciliationOutcome } from '../metrics/metrics';
 import type { Retry } from '../jobs/retry';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
+import type { PayChannelOrdersTable } from '../db/schema';
 import type { FollowUpRules } from '../jobs/follow-up';
 import type { Providers } from './providers/in-use';
 import { refusalText } from './providers/provider';
-import type { ChannelOrders } from './channel-orders';
+import { closedWatchOf, type ChannelOrders } from './channel-orders';
 import type { PaymentStore } from './payment-store';
 
 export interface ReconcilerOptions {
@@ -47,6 +51,8 @@ export class PaymentFollower implements FollowUpRules {
 
   async follow(job: JobRow, retry: Retry): Promise<JobSettlement> {
     const co = await this.store.channelOrder(job.key!);
+    const watch = co?.state === 'closed' ? closedWatchOf(job.payload) : undefined;
+    if (co && watch) return this.watchClosed(co, watch.payableUntil, retry);
     if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed') return { state: 'done', result: co?.state ?? 'gone' };
     // While the order is active, queries stop with the schedule (expiry settles the rest); a
     // channel that cannot be reached (a KitError) is asked again and again (the frame, the queue's policy).
@@ -82,5 +88,25 @@ export class PaymentFollower implements FollowUpRules {
       default: // unpaid, or the payer is paying
         return retry.later();
     }
+  }
+
+  /**
+   * A closed channel order its platform may still take a payment of until `payableUntil`: asked on
+   * the schedule while it may, then once more at that moment; a payment found is recorded as a
+   * notification's would be (the settlement makes a second payment of a paid order a refund).
+   */
+  private async watchClosed(co: PayChannelOrdersTable, payableUntil: number, retry: Retry): Promise<JobSettlement> {
+    const now = Date.now();
+    const q = await this.providers.get(co.channel).queryOrder(co);
+    if (q.ok && (q.state === 'paid' || q.state === 'refunded')) {
+      await this.channelOrders.recordQueriedPayment(co, q);
+      this.log.info({ prepayId: co.prepay_id, outTradeNo: co.out_trade_no }, 'payment of a closed channel order found by order query');
+      return { state: 'done', result: 'paid' };
+    }
+    // It can no longer be paid: this was the last question.
+    if (now >= payableUntil) return { state: 'done', result: 'closed' };
+    const wait = retry.nextWait();
+    const nextAt = wait === undefined ? payableUntil : Math.min(now + wait, payableUntil);
+    return { state: 'pending', nextAt, error: q.ok ? null : refusalText(q.refusal, ': ') };
   }
 }

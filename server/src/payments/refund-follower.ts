@@ -68,8 +68,11 @@ export class RefundFollower implements FollowUpRules {
     try {
       await this.refunds.send(refund, co);
     } catch (err) {
-      if (isKitError(err) && err.error === 'channel_error') return { state: 'done', result: 'refused' };
-      throw err;
+      if (!(isKitError(err) && err.error === 'channel_error')) throw err;
+      // Refused: `send` ended it failed. An answer that decided nothing (one the platform did not
+      // sign) left it requesting: asked again later, under the same number.
+      if ((await this.store.refund(refund.prepay_id))?.state === 'failed') return { state: 'done', result: 'refused' };
+      return later(err.message);
     }
     return later();
   }

@@ -74,7 +74,8 @@ export class RefundService {
   /**
    * Sends the refund to the channel (again, after an interruption: the same refund number is the
    * same refund there). Accepted → `accepted`; refused → `failed` (throws `channel_error`);
-   * unreachable → stays `requesting` for the follow-up job (throws `channel_unavailable`).
+   * unreachable, or an answer that decides nothing (the provider throws: a refusal the platform did
+   * not sign) → stays `requesting` for the follow-up job (throws `channel_unavailable`, `channel_error`).
    */
   async send(refund: PayRefundsTable, co: PayChannelOrdersTable): Promise<'accepted'> {
     const provider = this.providers.get(co.channel);

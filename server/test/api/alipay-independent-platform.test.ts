@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describeEachBackend } from '../support/backends';
 import { startAlipayPlatform, type AlipayPlatform } from '../support/alipay-platform';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, startReceiver, type PayFixture } from '../support/payments';
+import { newOrder, payApi, startReceiver, type PayFixture } from '../support/payments';
 import { waitFor } from '../support/wait';
 
 const TOKEN = '202611BBf4e3a1d2c5b04a9e8c7d6f5e4d3c2X01';
@@ -47,6 +47,8 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
       ALIPAY_PUBLIC_KEY: platform.alipayPublicKeyPem,
       ALIPAY_GATEWAY_URL: platform.gatewayUrl,
       PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s',
+      // A refund left requested is taken over by its follow-up this long after it was sent.
+      PAY_GATEWAY_TIMEOUT: '2s',
     });
     receiver = await startReceiver();
     const app = await kit.newApp();
@@ -118,6 +120,31 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
     expect(delivered()).toEqual(['finish', 'refunded']);
     // No request of the kit's was refused along the way (signature, app id, timestamp, charset, version…).
     expect(platform.refused.slice(refusedBefore)).toEqual([]);
+  });
+
+  test('a refund Alipay did not take (the refund query names it without refund_status) is sent again under the same out_request_no until it is', async () => {
+    const prepayId = await newOrder(f, '4.32');
+    const answer = await f.client.alipayNative(prepayId);
+    expect((await platform.pay(answer.args.qr_code as string)).notification).toEqual({ status: 200, text: 'success' });
+    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+    const outTradeNo = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no;
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    platform.takeRefunds(false);
+    try {
+      const busy = await payApi.refund(f.client, prepayId, token);
+      expect(busy).toMatchObject({ httpStatus: 503, body: { error: 'channel_unavailable' } });
+      expect(busy.body.msg).toContain('ACQ.SYSTEM_ERROR');
+      // The follow-up asks, hears no refund_status, and sends the refund again.
+      await waitFor(() => callsOf('alipay.trade.refund', outTradeNo).length >= 2, 'the refund sent again');
+      expect(callsOf('alipay.trade.fastpay.refund.query', outTradeNo).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      platform.takeRefunds(true);
+    }
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
+    const refunds = callsOf('alipay.trade.refund', outTradeNo);
+    expect(new Set(refunds.map((c) => `${c.biz.out_request_no as string} ${c.biz.refund_amount as string}`))).toEqual(
+      new Set([`${(await kit.runtime.services.payments.state(prepayId)).refund!.out_refund_no} 4.32`]),
+    );
   });
 
   test('an answer whose sign fails is never used: the platform counts as unreachable, and the same order succeeds once answers verify', async () => {

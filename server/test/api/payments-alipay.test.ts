@@ -9,7 +9,7 @@ import { devAlipayMaterial } from '@kit/sandbox';
 import { signNotification } from '../../src/payments/providers/alipay/sign';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payApi, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
+import { jobByKey, newOrder, payApi, recordingClient, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
 import { createMerchants } from '../support/kit';
 import { sandboxOf } from '@kit/sandbox';
 import { waitFor } from '../support/wait';
@@ -199,6 +199,93 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     expect(sandboxOf(kit.runtime.services)!.alipay!.trade('appAuthToken_parent_0001', co.out_trade_no)?.refunds).toEqual([
       { outRequestNo: expect.any(String), cents: 666 },
     ]);
+  });
+
+  test('a refund Alipay did not take (its query names the out_request_no without refund_status) is sent again under the same number until taken', async () => {
+    const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
+    const { prepayId } = await paidOrder('8.18');
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    const alipayAt = () => sandboxOf(kit.runtime.services)!.alipay!.trade('appAuthToken_parent_0001', co.out_trade_no);
+    // Alipay answers the refund ACQ.SYSTEM_ERROR and does not take it: its refund query then names the request, without refund_status.
+    expect((await faults({ alipayRefusals: { 'alipay.trade.refund': 'ACQ.SYSTEM_ERROR' } })).status).toBe(200);
+    try {
+      const busy = await payApi.refund(f.client, prepayId, token);
+      expect(busy).toMatchObject({ httpStatus: 503, body: { status: 'fail', error: 'channel_unavailable' } });
+      expect(busy.body.msg).toContain('ACQ.SYSTEM_ERROR');
+      // The follow-up has asked Alipay and sent the refund again (refused the same way while the fault lasts): still requested, not waited on as accepted.
+      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', prepayId))?.attempts ?? 0) >= 3, 'the follow-up at work');
+      expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'requesting' });
+      expect(alipayAt()!.refunds).toEqual([]);
+    } finally {
+      await faults({});
+    }
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded once Alipay takes it');
+    const refund = (await kit.runtime.services.payments.state(prepayId)).refund!;
+    expect(refund).toMatchObject({ state: 'success', refund_cents: 818 });
+    // Taken once, under the number it was first sent with.
+    expect(alipayAt()!.refunds).toEqual([{ outRequestNo: refund.out_refund_no, cents: 818 }]);
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
+    expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
+  });
+
+  test('ACQ.SYSTEM_ERROR, signed or not (error_response, a node without sign), is 503 with Retry-After and changes nothing; the same order gets its code after', async () => {
+    const recorded = recordingClient(kit, f);
+    const prepayId = await newOrder(f, '2.34');
+    for (const alipayErrors of ['signed', 'unsigned', 'error_response']) {
+      expect((await sandboxPost(kit.url, '/faults', { alipayRefusals: { 'alipay.trade.precreate': 'ACQ.SYSTEM_ERROR' }, alipayErrors })).status).toBe(200);
+      try {
+        const busy = await recorded.client.call<any>('POST', '/submerchant-pay/alipayNative', { body: { prepayId } });
+        expect([alipayErrors, busy.httpStatus, busy.body.error]).toEqual([alipayErrors, 503, 'channel_unavailable']);
+        expect(busy.body.msg).toContain('ACQ.SYSTEM_ERROR');
+        expect(recorded.retryAfter()).toBe('5');
+      } finally {
+        await sandboxPost(kit.url, '/faults', {});
+      }
+      // Not refused: the channel order stays to be placed again under the same out_trade_no.
+      expect((await kit.runtime.services.payments.state(prepayId)).channelOrders.map((c) => c.state)).toEqual(['creating']);
+    }
+    const placed = await f.client.alipayNative(prepayId);
+    expect(placed).toMatchObject({ status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\//) } });
+    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders.map((c) => c.state)).toEqual(['open']);
+  });
+
+  test('an unsigned refusal is read for its sub_code and changes no money state: a refund refused unsigned stays requested and completes later; signed, it fails', async () => {
+    const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
+    const refusing = { 'alipay.trade.refund': 'ACQ.TRADE_STATUS_ERROR' };
+    const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    const refundOf = async (prepayId: string) => (await kit.runtime.services.payments.state(prepayId)).refund;
+    const unsignedOne = (await paidOrder('3.01')).prepayId;
+    const signedOne = (await paidOrder('3.02')).prepayId;
+
+    // Refused in Alipay's gateway's own error_response, unsigned: a refusal naming its sub_code, nothing more.
+    expect((await faults({ alipayRefusals: refusing, alipayErrors: 'error_response' })).status).toBe(200);
+    try {
+      const refused = await payApi.refund(f.client, unsignedOne, token);
+      expect(refused).toMatchObject({ httpStatus: 502, body: { status: 'fail', error: 'channel_error' } });
+      expect(refused.body.msg).toContain('ACQ.TRADE_STATUS_ERROR');
+      // Its follow-up asks (not taken) and sends it again, refused unsigned each time: never failed by it.
+      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', unsignedOne))?.attempts ?? 0) >= 3, 'the follow-up at work');
+      expect(await refundOf(unsignedOne)).toMatchObject({ state: 'requesting' });
+      expect((await f.client.prepayDetail(unsignedOne)).status).toBe('finish');
+    } finally {
+      await faults({});
+    }
+    // Alipay takes it once it stops refusing: the same refund, completed, one refunded callback.
+    await waitFor(async () => (await f.client.prepayDetail(unsignedOne)).status === 'refunded', 'refunded after all');
+    await waitFor(async () => (await callbacksOf(unsignedOne)).length === 2, 'two callbacks');
+    expect((await callbacksOf(unsignedOne)).map((c) => c.status)).toEqual(['finish', 'refunded']);
+
+    // The same refusal, signed, is what it says: the refund failed.
+    expect((await faults({ alipayRefusals: refusing })).status).toBe(200);
+    try {
+      const signed = await payApi.refund(f.client, signedOne, token);
+      expect(signed).toMatchObject({ httpStatus: 502, body: { status: 'fail', error: 'channel_error' } });
+      expect(signed.body.msg).toContain('ACQ.TRADE_STATUS_ERROR');
+      expect(await refundOf(signedOne)).toMatchObject({ state: 'failed' });
+    } finally {
+      await faults({});
+    }
   });
 
   test('an Alipay-paid order is refunded through the refund endpoint', async () => {

@@ -86,6 +86,8 @@ describeEachBackend(
         // No signature probes under NODE_ENV=test (docs/sandbox.md).
         v3SignProbes: 0,
         mpTokens: 'valid',
+        alipayRefusals: {},
+        alipayErrors: 'signed',
       };
       const get = async () => (await (await fetch(`${kit.url}/sandbox/faults`)).json()) as any;
       expect(await get()).toEqual({ status: 'success', faults: defaults });
@@ -96,7 +98,13 @@ describeEachBackend(
       expect((await get()).faults).toEqual({ ...defaults, payNotifications: 'drop', refunds: 'hold' });
       // A post replaces the whole set.
       expect((await setFaults(kit, { refundNotifications: 'drop' })).body.faults).toEqual({ ...defaults, refundNotifications: 'drop' });
-      for (const bad of [{ payNotifications: 'lose' }, { timeouts: 'all' }, { refunds: true }]) {
+      for (const bad of [
+        { payNotifications: 'lose' },
+        { timeouts: 'all' },
+        { refunds: true },
+        { alipayRefusals: { 'alipay.trade.pay': 'ACQ.SYSTEM_ERROR' } },
+        { alipayRefusals: { 'alipay.trade.refund': 'no spaces' } },
+      ]) {
         const a = await setFaults(kit, bad);
         expect(a).toMatchObject({ status: 400, body: { status: 'fail', msg: expect.any(String) } });
       }

@@ -12,7 +12,7 @@ import { chinaDate } from '../../src/reconciliation/china-day';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
 import { PageClient } from '../support/page-client';
-import { newOrder, payFixture, sandboxPost, sandboxPrepayId, startReceiver, type PayFixture } from '../support/payments';
+import { bothWalletsFixture, channelOrderOf, newOrder, sandboxPost, sandboxPrepayId, startReceiver, type PayFixture } from '../support/payments';
 import { waitFor } from '../support/wait';
 
 const ALIPAY_TOKEN = 'appAuthToken_paid_once_01';
@@ -32,8 +32,7 @@ describeEachBackend(
         PAYMENT_QUERY_SCHEDULE: '20s,500ms,1s',
       });
       receiver = await startReceiver();
-      f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
-      await f.client.setPaymentParams(f.parentId, 'Alipay', { appAuthToken: ALIPAY_TOKEN, notifyCallbackUrl: `${receiver.url}/cb` });
+      f = await bothWalletsFixture(kit, ALIPAY_TOKEN, `${receiver.url}/cb`);
     });
     afterAll(async () => {
       await kit.close();
@@ -55,8 +54,7 @@ describeEachBackend(
         .where('prepay_id', '=', await sandboxPrepayId(kit, co))
         .execute();
     const callbackStatuses = async (prepayId: string) => (await services().callbacks.history(prepayId)).map((c) => c.status);
-    const byChannel = async (prepayId: string, channel: string) =>
-      (await services().payments.state(prepayId)).channelOrders.find((c) => c.channel === channel)!;
+    const byChannel = (prepayId: string, channel: string) => channelOrderOf(kit, prepayId, channel);
 
     /** An order with an Alipay code, then a social-channel code (the payer switched wallets): both payable at their platforms. */
     const orderWithBothCodes = async (amount: string) => {

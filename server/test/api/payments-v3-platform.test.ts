@@ -6,11 +6,10 @@
  * order (`out_trade_no`) or the same refund (`out_refund_no`). A main gateway that accepts
  * connections and never answers is failed over to PAY_GATEWAY_BACKUP_URL.
  */
-import { KitClient } from '@kit/shared';
 import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payApi, payByCode, payFixture, type PayFixture } from '../support/payments';
+import { newOrder, payApi, payByCode, payFixture, recordingClient, type PayFixture } from '../support/payments';
 import { startPlatformProxy, startSilentGateway, type PlatformProxy } from '../support/platform-proxy';
 import { waitFor } from '../support/wait';
 
@@ -18,22 +17,6 @@ import { waitFor } from '../support/wait';
 async function kitBehind(backend: Backend, env: NodeJS.ProcessEnv): Promise<TestKit> {
   const base = backend.env();
   return startTestKit(backend, { SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms', ...base, ...devV3Material(base.DATA_DIR!).settings, ...env });
-}
-
-/** A client of the kit that keeps the last answer's headers (`Retry-After`). */
-function recordingClient(kit: TestKit, f: PayFixture) {
-  const seen: { headers?: Headers } = {};
-  const client = new KitClient({
-    baseUrl: kit.url,
-    appId: f.appId,
-    appSecret: f.appSecret,
-    fetch: async (input, init) => {
-      const res = await fetch(input, init);
-      seen.headers = res.headers;
-      return res;
-    },
-  });
-  return { client, retryAfter: () => seen.headers?.get('retry-after') ?? null };
 }
 
 describeEachBackend(

@@ -146,6 +146,8 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
   const trades = new Map<string, Trade>();
   /** Answers signed with a key that is not Alipay's, while set. */
   let forgeAnswers = false;
+  /** While false, `alipay.trade.refund` is answered `ACQ.SYSTEM_ERROR` and nothing is refunded. */
+  let takeRefunds = true;
 
   const answer = (res: http.ServerResponse, method: string, node: Record<string, unknown>, signed = true) => {
     const key = `${method.replace(/\./g, '_')}_response`;
@@ -246,6 +248,7 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
         if (!/^[A-Za-z0-9_]{1,64}$/.test(s('out_request_no')) || !/^\d+\.\d{2}$/.test(s('refund_amount')))
           return answer(res, method, fail('40002', 'Invalid Arguments', 'isv.missing-required-arguments', '缺少必选参数'));
         const again = mine.refunds.get(s('out_request_no'));
+        if (!again && !takeRefunds) return answer(res, method, bizError('ACQ.SYSTEM_ERROR', '系统错误'));
         if (!again) {
           if (mine.status !== 'TRADE_SUCCESS') return answer(res, method, bizError('ACQ.TRADE_STATUS_ERROR', '交易状态不合法'));
           if (s('refund_amount') !== mine.totalAmount) return answer(res, method, bizError('ACQ.REFUND_AMT_NOT_EQUAL_TOTAL', '退款金额超限'));
@@ -335,6 +338,8 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
     /** A merchant authorizes the application (third-party app authorization). */
     authorize: (token: string) => void tokens.add(token),
     forgeAnswers: (on: boolean) => void (forgeAnswers = on),
+    /** Off: refunds are answered `ACQ.SYSTEM_ERROR` and not taken (their query then names them without `refund_status`). */
+    takeRefunds: (on: boolean) => void (takeRefunds = on),
     /** A payer scans `qrCode` and pays; Alipay then notifies the trade's `notify_url`. */
     async pay(qrCode: string, buyerOpenId = '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5') {
       const t = [...trades.values()].find((x) => x.qrCode === qrCode);

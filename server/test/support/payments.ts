@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPublicKey, verify } from 'node:crypto';
-import type { KitClient } from '@kit/shared';
+import { KitClient } from '@kit/shared';
 import { signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { effectiveV3Settings } from '../../src/payments/providers/social-v3/v3-channel';
 import { loadPrivateKey } from '../../src/payments/providers/social-v3/keys';
@@ -27,6 +27,17 @@ export async function payFixture(kit: TestKit, params: Record<string, unknown> =
   return { ...app, ...m };
 }
 
+/** A `payFixture` whose merchant takes Alipay too (its authorization `appAuthToken`), both wallets calling back to `notifyCallbackUrl`. */
+export async function bothWalletsFixture(kit: TestKit, appAuthToken: string, notifyCallbackUrl: string): Promise<PayFixture> {
+  const f = await payFixture(kit, { notifyCallbackUrl });
+  await f.client.setPaymentParams(f.parentId, 'Alipay', { appAuthToken, notifyCallbackUrl });
+  return f;
+}
+
+/** An order's channel order of one channel (a payer who switched wallets left one of each). */
+export const channelOrderOf = async (kit: TestKit, prepayId: string, channel: string) =>
+  (await kit.runtime.services.payments.state(prepayId)).channelOrders.find((c) => c.channel === channel)!;
+
 export const newOrder = async (f: PayFixture, amount = '12.34') => (await f.client.createPrepay({ subMerchantId: f.subId, totalAmount: amount })).prepayId;
 
 /** Raw answers of 4.3–4.6 for the tests of failure answers and exact shapes; the success path goes through the typed client. */
@@ -38,6 +49,22 @@ export const payApi = {
   refund: (c: KitClient, prepayId: string, loginToken: string) =>
     c.call<any>('POST', '/submerchant-pay/refund', { query: { loginToken }, body: { id: prepayId } }),
 };
+
+/** A client of the kit that keeps the last answer's headers (`Retry-After`). */
+export function recordingClient(kit: TestKit, f: Pick<PayFixture, 'appId' | 'appSecret'>) {
+  const seen: { headers?: Headers } = {};
+  const client = new KitClient({
+    baseUrl: kit.url,
+    appId: f.appId,
+    appSecret: f.appSecret,
+    fetch: async (input, init) => {
+      const res = await fetch(input, init);
+      seen.headers = res.headers;
+      return res;
+    },
+  });
+  return { client, retryAfter: () => seen.headers?.get('retry-after') ?? null };
+}
 
 /** The payer side of the sandbox. */
 export async function sandboxPost(kitUrl: string, path: string, body: unknown): Promise<{ status: number; body: any }> {

@@ -79,6 +79,16 @@ export interface Placed {
   scanArgs: Record<string, string>;
 }
 
+/** What a close says, beyond "closed". */
+export interface Closed {
+  /**
+   * Unix ms until which the platform may still take a payment of the order just closed: its close
+   * changed nothing there (an order the platform does not hold yet, which a payer can still open
+   * until the expiry it was placed with). Absent: nothing can be paid through it any more.
+   */
+  payableUntil?: number;
+}
+
 /** A channel order's state at the platform. */
 export type PaymentState = 'paid' | 'refunded' | 'unpaid' | 'paying' | 'closed' | 'revoked' | 'failed';
 
@@ -265,7 +275,8 @@ export interface PaymentProvider {
   /** Places (or places again: the same order number is the same order there) the channel order. */
   placeOrder(co: PayChannelOrdersTable, order: OrderForChannel): Promise<Outcome<Placed>>;
   queryOrder(co: PayChannelOrdersTable): Promise<Outcome<PaymentFacts>>;
-  closeOrder(co: PayChannelOrdersTable): Promise<Outcome<object>>;
+  /** Closes it at the platform; `order`: its prepay order (a channel order is never placed with a later expiry). */
+  closeOrder(co: PayChannelOrdersTable, order: Pick<OrderForChannel, 'expire_at'>): Promise<Outcome<Closed>>;
   /** Full refund; the same refund number sent again is the same refund there. */
   refund(r: PayRefundsTable, co: PayChannelOrdersTable): Promise<Outcome<{ refundId: string | null }>>;
   queryRefund(r: PayRefundsTable, co: PayChannelOrdersTable): Promise<Outcome<RefundFacts>>;

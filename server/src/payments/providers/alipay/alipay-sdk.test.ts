@@ -270,7 +270,7 @@ describe('answers: verified over the response node as received, never used when 
     await expect(client.query({ appAuthToken: 'x', outTradeNo: order.outTradeNo })).rejects.toMatchObject({ failure: 'signature' });
   });
 
-  test("an answer signed with another key, or unsigned, is refused; an unsigned refusal's words are only in the message", async () => {
+  test('an answer signed with another key, or an unsigned success, is refused; an unsigned refusal naming its sub_code is read for its codes only', async () => {
     const other = pair();
     const forged = alipayAnswer('alipay.trade.query', paid, other.privateKey);
     await expect(
@@ -278,13 +278,37 @@ describe('answers: verified over the response node as received, never used when 
     ).rejects.toMatchObject({
       failure: 'signature',
     });
-    const unsigned = '{"error_response":{"code":"40002","msg":"Invalid Arguments","sub_code":"isv.invalid-app-id","sub_msg":"无效的AppID参数"}}';
-    const e = await new AlipayClient(credentials, { transport: answering(unsigned).transport })
-      .query({ appAuthToken: 'x', outTradeNo: order.outTradeNo })
+    const query = (raw: string) =>
+      new AlipayClient(credentials, { transport: answering(raw).transport })
+        .query({ appAuthToken: 'x', outTradeNo: order.outTradeNo })
+        .catch((x: unknown) => x as AlipayError);
+    // The gateway's own refusal, unsigned, as alipay-sdk-java's checkResponseSign lets through (not a success: it names a sub_code).
+    const gateway = await query('{"error_response":{"code":"40002","msg":"Invalid Arguments","sub_code":"isv.invalid-app-id","sub_msg":"无效的AppID参数"}}');
+    expect(gateway).toBeInstanceOf(AlipayError);
+    expect(gateway).toMatchObject({ failure: 'refused', unsigned: true, retryable: false, subCode: 'isv.invalid-app-id', subMsg: '无效的AppID参数' });
+    expect((gateway as AlipayError).message).toMatch(/unsigned.*isv.invalid-app-id/);
+    // An error node without sign: its codes say whether to ask again; an unsigned "no such trade" is never read as one.
+    const busy = await query(`{"alipay_trade_query_response":{"code":"40004","msg":"Business Failed","sub_code":"ACQ.SYSTEM_ERROR","sub_msg":"系统错误"}}`);
+    expect(busy).toMatchObject({ failure: 'refused', unsigned: true, retryable: true, subCode: 'ACQ.SYSTEM_ERROR' });
+    const none = await query(
+      `{"alipay_trade_query_response":{"code":"40004","msg":"Business Failed","sub_code":"ACQ.TRADE_NOT_EXIST","sub_msg":"交易不存在"}}`,
+    );
+    expect(none).toMatchObject({ failure: 'refused', unsigned: true, subCode: 'ACQ.TRADE_NOT_EXIST' });
+    const close = await new AlipayClient(credentials, {
+      transport: answering(`{"alipay_trade_close_response":{"code":"40004","msg":"Business Failed","sub_code":"ACQ.TRADE_NOT_EXIST","sub_msg":"交易不存在"}}`)
+        .transport,
+    })
+      .close({ appAuthToken: 'x', outTradeNo: order.outTradeNo })
       .catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(AlipayError);
-    expect(e).toMatchObject({ failure: 'signature', details: {} });
-    expect((e as Error).message).toMatch(/isv.invalid-app-id/);
+    expect(close).toMatchObject({ failure: 'refused', unsigned: true });
+    // Signed, the same refusal is what it says: no trade yet, ask again.
+    const signed = alipayAnswer('alipay.trade.query', { code: '40004', msg: 'Business Failed', sub_code: 'ACQ.TRADE_NOT_EXIST', sub_msg: '交易不存在' });
+    await expect(
+      new AlipayClient(credentials, { transport: answering(signed).transport }).query({ appAuthToken: 'x', outTradeNo: order.outTradeNo }),
+    ).resolves.toEqual({ outTradeNo: order.outTradeNo, state: 'unpaid', exists: false });
+    // Unsigned and no sub_code (a success, to the SDK): never used.
+    expect(await query(`{"alipay_trade_query_response":${JSON.stringify(paid)}}`)).toMatchObject({ failure: 'signature' });
+    expect(await query('{"error_response":{"code":"40004","msg":"Business Failed"}}')).toMatchObject({ failure: 'signature', details: {} });
   });
 
   test('business errors carry sub_code/sub_msg; system errors and HTTP/network failures are retryable', async () => {
@@ -328,7 +352,7 @@ describe('answers: verified over the response node as received, never used when 
     });
   });
 
-  test('refunds: a repeated out_request_no (fund_change N) is no failure; the refund query says refunded only with refund_status', async () => {
+  test('refunds: a repeated out_request_no (fund_change N) is no failure; the refund query says refunded only with refund_status, not taken without', async () => {
     const ref = { appAuthToken: 'x', outTradeNo: order.outTradeNo, outRequestNo: 'R_1' };
     const repeated = alipayAnswer('alipay.trade.refund', {
       code: '10000',
@@ -350,20 +374,20 @@ describe('answers: verified over the response node as received, never used when 
     await expect(new AlipayClient(credentials, { transport: answering(unknown).transport }).refundQuery(ref)).resolves.toEqual({
       outTradeNo: order.outTradeNo,
       outRequestNo: 'R_1',
-      state: 'unknown',
+      state: 'not_taken',
     });
-    // The refund, without a status yet: not done.
-    const pending = alipayAnswer('alipay.trade.fastpay.refund.query', {
+    // The refund named, without refund_status: Alipay did not take it either (not received, or failed), send it again.
+    const named = alipayAnswer('alipay.trade.fastpay.refund.query', {
       code: '10000',
       msg: 'Success',
       out_trade_no: order.outTradeNo,
       out_request_no: 'R_1',
       refund_amount: '12.34',
     });
-    await expect(new AlipayClient(credentials, { transport: answering(pending).transport }).refundQuery(ref)).resolves.toEqual({
+    await expect(new AlipayClient(credentials, { transport: answering(named).transport }).refundQuery(ref)).resolves.toEqual({
       outTradeNo: order.outTradeNo,
       outRequestNo: 'R_1',
-      state: 'pending',
+      state: 'not_taken',
     });
     const done = alipayAnswer('alipay.trade.fastpay.refund.query', {
       code: '10000',

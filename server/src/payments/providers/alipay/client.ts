@@ -148,22 +148,22 @@ export class AlipayClient {
     return `${this.credentials.gatewayUrl}${this.credentials.gatewayUrl.includes('?') ? '&' : '?'}${query}`;
   }
 
-  /** `alipay.trade.query`. `ACQ.TRADE_NOT_EXIST` (a code nobody scanned yet) is "unpaid, ask again", never closed. */
+  /** `alipay.trade.query`. A signed `ACQ.TRADE_NOT_EXIST` (a code nobody scanned yet) is "unpaid, ask again", never closed. */
   async query(ref: AlipayTradeRef): Promise<AlipayTradeFacts> {
     try {
       return queryFacts(ref.outTradeNo, await this.call('alipay.trade.query', ref.appAuthToken, { out_trade_no: checkOutNo(ref.outTradeNo) }));
     } catch (e) {
-      if (e instanceof AlipayError && e.subCode === 'ACQ.TRADE_NOT_EXIST') return { outTradeNo: ref.outTradeNo, state: 'unpaid', exists: false };
+      if (signedRefusal(e, 'ACQ.TRADE_NOT_EXIST')) return { outTradeNo: ref.outTradeNo, state: 'unpaid', exists: false };
       throw e;
     }
   }
 
-  /** `alipay.trade.close`. A trade that does not exist (an unscanned code) answers `closed: false, exists: false`. */
+  /** `alipay.trade.close`. A trade that does not exist (an unscanned code: signed `ACQ.TRADE_NOT_EXIST`) answers `closed: false, exists: false`. */
   async close(ref: AlipayTradeRef): Promise<AlipayCloseFacts> {
     try {
       return closeFacts(ref.outTradeNo, await this.call('alipay.trade.close', ref.appAuthToken, { out_trade_no: checkOutNo(ref.outTradeNo) }));
     } catch (e) {
-      if (e instanceof AlipayError && e.subCode === 'ACQ.TRADE_NOT_EXIST') return { outTradeNo: ref.outTradeNo, closed: false, exists: false };
+      if (signedRefusal(e, 'ACQ.TRADE_NOT_EXIST')) return { outTradeNo: ref.outTradeNo, closed: false, exists: false };
       throw e;
     }
   }
@@ -182,7 +182,7 @@ export class AlipayClient {
     return refundFacts(ref.outTradeNo, ref.outRequestNo, await this.call('alipay.trade.refund', ref.appAuthToken, biz));
   }
 
-  /** `alipay.trade.fastpay.refund.query`: refunded once `refund_status` is `REFUND_SUCCESS`; none means not yet. */
+  /** `alipay.trade.fastpay.refund.query`: refunded once `refund_status` is `REFUND_SUCCESS`; none means Alipay did not take it (`facts.ts`). */
   async refundQuery(ref: AlipayTradeRef & { outRequestNo: string }): Promise<AlipayRefundQueryFacts> {
     const biz = { out_trade_no: checkOutNo(ref.outTradeNo), out_request_no: checkOutNo(ref.outRequestNo) };
     return refundQueryFacts(ref.outTradeNo, ref.outRequestNo, await this.call('alipay.trade.fastpay.refund.query', ref.appAuthToken, biz));
@@ -198,7 +198,7 @@ export class AlipayClient {
       return billFacts(await this.call('alipay.data.dataservice.bill.downloadurl.query', appAuthToken, { bill_type: 'trade', bill_date: billDate }));
     } catch (e) {
       // No bill yet (too early in the day) or none that day.
-      if (e instanceof AlipayError && /bill_not_exist/i.test(e.subCode ?? '')) return { ready: false };
+      if (e instanceof AlipayError && !e.unsigned && /bill_not_exist/i.test(e.subCode ?? '')) return { ready: false };
       throw e;
     }
   }
@@ -289,8 +289,12 @@ export class AlipayClient {
     }
     const code = stringField(answer.node, 'code');
     if (!answer.sign) {
-      // Nothing unsigned is used; the gateway's own refusals (a bad app id, say) are named for whoever reads the log.
-      const said = [code, stringField(answer.node, 'sub_code'), stringField(answer.node, 'sub_msg')].filter(Boolean).join(' ');
+      // As Alipay's Java SDK reads answers (`AbstractAlipayClient.checkResponseSign`: a success, one
+      // without `sub_code`, must be signed; a refusal may come unsigned, as the gateway's own
+      // `error_response` does): a refusal naming its `sub_code` is read for its codes (`unsigned`);
+      // anything else unsigned is not used at all.
+      if (stringField(answer.node, 'sub_code')) throw AlipayError.refused(method, answer.node, { unsigned: true });
+      const said = [code, stringField(answer.node, 'sub_msg')].filter(Boolean).join(' ');
       throw new AlipayError(method, 'signature', `Alipay ${method} answered without a signature${said ? ` (${said})` : ''}; the answer is not used`);
     }
     const trust = this.credentials.trust;
@@ -333,6 +337,9 @@ function checkOutNo(v: string): string {
   if (!OUT_NO.test(v)) throw new TypeError(`Alipay allows letters, digits and _ (at most 64) in out_trade_no/out_request_no, got "${v}"`);
   return v;
 }
+
+/** A refusal Alipay signed, with this `sub_code`: only a signed answer is read for what it says of a trade. */
+const signedRefusal = (e: unknown, subCode: string): boolean => e instanceof AlipayError && e.failure === 'refused' && !e.unsigned && e.subCode === subCode;
 
 const stringField = (node: Record<string, unknown>, k: string): string | undefined => (typeof node[k] === 'string' ? (node[k] as string) : undefined);
 

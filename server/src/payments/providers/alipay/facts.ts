@@ -41,13 +41,14 @@ export interface AlipayRefundFacts {
 
 export type AlipayRefundQueryFacts =
   | { outTradeNo: string; outRequestNo: string; state: 'refunded'; refundCents: number; refundedAt?: number }
-  /** No `refund_status`: the refund is not done; ask again. */
-  | { outTradeNo: string; outRequestNo: string; state: 'pending' }
   /**
-   * Nothing of the refund (no `out_request_no`, no `refund_amount`): Alipay never received it, and says
-   * to call `alipay.trade.refund` again (the same `out_request_no` is the same refund).
+   * No `refund_status` (`REFUND_SUCCESS` is its one value), whatever else the answer names (the
+   * `out_request_no` too): Alipay did not take the refund, it never received it or the refund failed
+   * (`AlipayTradeFastpayRefundQueryResponse.refundStatus` in alipay-sdk-java: 未返回该字段表示退款请求未收到或者退款失败),
+   * and its documentation says to call `alipay.trade.refund` again with the same `out_request_no`
+   * and amount, which is the same refund to Alipay.
    */
-  | { outTradeNo: string; outRequestNo: string; state: 'unknown' };
+  | { outTradeNo: string; outRequestNo: string; state: 'not_taken' };
 
 export type AlipayBillFacts = { ready: true; url: string } | { ready: false };
 
@@ -109,8 +110,7 @@ export function refundFacts(outTradeNo: string, outRequestNo: string, n: Node): 
 }
 
 export function refundQueryFacts(outTradeNo: string, outRequestNo: string, n: Node): AlipayRefundQueryFacts {
-  if (str(n, 'refund_status') !== 'REFUND_SUCCESS')
-    return { outTradeNo, outRequestNo, state: str(n, 'out_request_no') || str(n, 'refund_amount') ? 'pending' : 'unknown' };
+  if (str(n, 'refund_status') !== 'REFUND_SUCCESS') return { outTradeNo, outRequestNo, state: 'not_taken' };
   const refundCents = cents(n, 'refund_amount');
   if (refundCents === undefined) throw new AlipayError('alipay.trade.fastpay.refund.query', 'format', 'refund_amount missing from a successful refund');
   const refundedAt = time(n, 'gmt_refund_pay');

@@ -37,12 +37,13 @@ import {
   type PaymentProvider,
   type Placed,
   type ProviderContext,
+  type Closed,
   type Refusal,
   type ServiceSettings,
 } from '../provider';
 import { AlipayClient, type AlipayOrder } from './client';
 import { alipayAccountOf, alipayDailyBill } from './daily-bill';
-import { AlipayError } from './errors';
+import { AlipayError, retryableAlipayCode } from './errors';
 import { ALIPAY_NOTIFY_ACK, AlipayNotificationError, parseNotificationBody, readNotification } from './notification';
 import { ALIPAY_KEY_SETTINGS, alipayCredentials, alipaySettingsProblem, alipaySettingsShape, type AlipayCredentials, type AlipaySettings } from './settings';
 
@@ -65,13 +66,28 @@ interface AlipayMerchant extends Record<string, string> {
 
 const merchantOf = (co: Pick<PayChannelOrdersTable, 'merchant_json'>): AlipayMerchant => JSON.parse(co.merchant_json) as AlipayMerchant;
 
-/** Alipay's refusal of a call, in the kit's words; anything but a verified refusal means "unreachable". */
-function refusalOf(call: Refusal['call'], e: unknown): Refusal {
+/** `Retry-After` of the kit's 503 when Alipay asks for the same call again later (`ACQ.SYSTEM_ERROR`…) and says not when. */
+const ALIPAY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Alipay's refusal of a call, in the kit's words. No answer, or one that is not used (a bad
+ * signature, an unsigned success), means "unreachable"; a refusal asking for the same call again
+ * (`ACQ.SYSTEM_ERROR`…, signed or not) is "unavailable, retry after", which changes nothing either.
+ * An unsigned refusal (`error_response`, an error node without `sign`) is read for its codes only,
+ * as Alipay's SDKs read it, and is never used to change money state a signed answer would confirm:
+ * unless `unsignedDecides` (the call changes no money: a payer's login), it is thrown as the
+ * platform's refusal in words, which leaves every order and refund as it was.
+ */
+function refusalOf(call: Refusal['call'], e: unknown, unsignedDecides = false): Refusal {
   if (!(e instanceof AlipayError)) throw e;
   if (e.failure !== 'refused') throw new KitError('channel_unavailable', e.message);
+  if (e.retryable)
+    throw new KitError('channel_unavailable', `${e.message}; Alipay asks for the same call again later`, { retryAfterSeconds: ALIPAY_RETRY_AFTER_SECONDS });
+  if (e.unsigned && !unsignedDecides) throw new KitError('channel_error', `${e.message} (not signed by Alipay: nothing is changed by it)`);
   const code = e.subCode ?? e.details.code ?? '';
-  const meaning: Refusal['meaning'] =
-    code === 'ACQ.TRADE_NOT_EXIST'
+  const meaning: Refusal['meaning'] = e.unsigned
+    ? 'other'
+    : code === 'ACQ.TRADE_NOT_EXIST'
       ? 'not_found'
       : code === 'ACQ.TRADE_HAS_CLOSE' || code === 'ACQ.TRADE_HAS_FINISHED'
         ? 'closed'
@@ -81,21 +97,22 @@ function refusalOf(call: Refusal['call'], e: unknown): Refusal {
   return { call, meaning, code, message: e.subMsg ?? e.details.msg ?? e.message };
 }
 
-async function attempt<T extends object>(call: Refusal['call'], fn: () => Promise<T>): Promise<Outcome<T>> {
+async function attempt<T extends object>(call: Refusal['call'], fn: () => Promise<T>, unsignedDecides = false): Promise<Outcome<T>> {
   try {
     return { ok: true, ...(await fn()) };
   } catch (e) {
-    return { ok: false, refusal: refusalOf(call, e) };
+    return { ok: false, refusal: refusalOf(call, e, unsignedDecides) };
   }
 }
+
+/** How far Alipay's clock may be behind the kit's when a code's expiry is judged. */
+const ALIPAY_CLOCK_SLACK_MS = 60_000;
 
 const miniAppMissing = () =>
   new KitError('channel_unavailable', 'ALIPAY_MINI_APP_ID is not set: Alipay mini-program payments and logins need the mini-program payers open');
 
 /** The flows Alipay takes, all through its own endpoints. */
 const ALIPAY_FLOWS = ['scan', 'walletMini', 'app', 'wap'] as const satisfies readonly PaymentFlow[];
-
-const RETRYABLE_CODES = new Set(['ACQ.SYSTEM_ERROR', 'aop.ACQ.SYSTEM_ERROR', 'isp.unknow-error', 'aop.unknow-error', 'isp.unknown-error', '20000']);
 
 export class AlipayProvider implements PaymentProvider {
   readonly id = 'alipay';
@@ -121,7 +138,8 @@ export class AlipayProvider implements PaymentProvider {
       openIdFor: (code) => {
         // Not the payer's fault: no refusal to count against them.
         if (!this.keys().miniAppId) throw miniAppMissing();
-        return attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId }));
+        // A refused code changes no money: Alipay's unsigned `error_response` (isv.code-invalid…) refuses the login too.
+        return attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId }), true);
       },
     };
     this.dailyBill = alipayDailyBill(() => this.client(), { timeoutMs: config.PAY_GATEWAY_TIMEOUT, clock: ctx.clock, log: ctx.log });
@@ -215,11 +233,14 @@ export class AlipayProvider implements PaymentProvider {
     });
   }
 
-  async closeOrder(co: PayChannelOrdersTable) {
-    return attempt('order', async () => {
-      // A code nobody scanned has no trade to close: the expiry it was sent with ends it.
-      await this.client().close({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no });
-      return {};
+  async closeOrder(co: PayChannelOrdersTable, order: Pick<OrderForChannel, 'expire_at'>) {
+    return attempt('order', async (): Promise<Closed> => {
+      const f = await this.client().close({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no });
+      if (f.exists) return {};
+      // No trade to close: a code nobody scanned (an order string or page nobody opened) is no trade at
+      // Alipay until a payer does, so closing it changed nothing there; it stays payable until the
+      // expiry it was placed with, never later than the order's (`orderBiz`), give or take Alipay's clock.
+      return { payableUntil: order.expire_at + ALIPAY_CLOCK_SLACK_MS };
     });
   }
 
@@ -238,19 +259,22 @@ export class AlipayProvider implements PaymentProvider {
 
   async queryRefund(r: PayRefundsTable, co: PayChannelOrdersTable) {
     const query = () => this.client().refundQuery({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no, outRequestNo: r.out_refund_no });
-    // A refund Alipay never received (the call was lost on the way) is listed with nothing of it: the
-    // kit's `not_found`, which sends it again under the same number (the same refund to Alipay).
     const known = await attempt('refund', async () => ({ facts: await query() }));
-    if (known.ok && known.facts.state === 'unknown')
-      return {
-        ok: false as const,
-        refusal: { call: 'refund' as const, meaning: 'not_found' as const, code: '', message: 'alipay.trade.fastpay.refund.query lists no such refund' },
-      };
     if (!known.ok) return known;
     const f = known.facts;
-    // No refund status: not refunded yet; asking again finds out.
-    if (f.state !== 'refunded')
-      return { ok: true as const, listed: true, state: 'processing' as const, refundId: null, amountCents: r.refund_cents, stateText: 'not refunded yet' };
+    // No refund_status, whatever else the answer names: Alipay did not take the refund (never
+    // received, or failed) and says to send it again under the same out_request_no, which is the
+    // same refund to it; the kit's `not_found` does that.
+    if (f.state === 'not_taken')
+      return {
+        ok: false as const,
+        refusal: {
+          call: 'refund' as const,
+          meaning: 'not_found' as const,
+          code: '',
+          message: 'alipay.trade.fastpay.refund.query gives no refund_status: Alipay did not take this refund',
+        },
+      };
     return {
       ok: true as const,
       listed: true,
@@ -268,7 +292,7 @@ export class AlipayProvider implements PaymentProvider {
   }
 
   isRetryable(r: Refusal): boolean {
-    return RETRYABLE_CODES.has(r.code);
+    return retryableAlipayCode(r.code);
   }
 }
 
