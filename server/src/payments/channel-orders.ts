@@ -202,7 +202,7 @@ export class ChannelOrders implements ExpiryGuard {
   async close(co: PayChannelOrdersTable): Promise<'closed' | 'paid'> {
     const provider = this.providers.get(co.channel);
     const order = await this.store.orderWithMerchants(co.prepay_id);
-    const answer = await provider.closeOrder(co, { expire_at: order?.expire_at ?? Date.now() });
+    const answer = await provider.closeOrder(co, { expire_at: order?.expire_at ?? this.clock.now() });
     if (answer.ok || answer.refusal.meaning === 'closed' || answer.refusal.meaning === 'not_found') {
       await this.closed(co, answer.ok ? answer.payableUntil : undefined);
       return 'closed';
@@ -242,7 +242,7 @@ export class ChannelOrders implements ExpiryGuard {
    * without waiting for the day's bill.
    */
   private async closed(co: PayChannelOrdersTable, payableUntil?: number): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     const watched = payableUntil !== undefined && payableUntil > now;
     await this.store.db.transaction().execute(async (trx) => {
       await this.store.moveChannelOrder(trx, co.out_trade_no, ['open', 'creating', 'failed'], 'closed');

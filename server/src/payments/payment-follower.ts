@@ -96,7 +96,7 @@ export class PaymentFollower implements FollowUpRules {
    * notification's would be (the settlement makes a second payment of a paid order a refund).
    */
   private async watchClosed(co: PayChannelOrdersTable, payableUntil: number, retry: Retry): Promise<JobSettlement> {
-    const now = Date.now();
+    const now = this.clock.now();
     const q = await this.providers.get(co.channel).queryOrder(co);
     if (q.ok && (q.state === 'paid' || q.state === 'refunded')) {
       await this.channelOrders.recordQueriedPayment(co, q);
