@@ -41,7 +41,7 @@ export class Sealer {
     private readonly maxItems = MAX_BLOCK_ITEMS,
   ) {}
 
-  private analyzed = { at: 0, rows: 0, since: 0 };
+  private analyzed = { at: -Infinity, rows: 0, since: 0 };
 
   /** Seals what is queued into one block (or nothing, when another instance holds the lock). */
   async sealOnce(now = () => this.clock.now()): Promise<SealResult> {
@@ -58,9 +58,9 @@ export class Sealer {
    */
   private async keepStatistics(sealed: number): Promise<void> {
     this.analyzed.since += sealed;
-    const due = this.analyzed.since >= Math.max(5_000, this.analyzed.rows / 5) && Date.now() - this.analyzed.at >= 5_000;
+    const due = this.analyzed.since >= Math.max(5_000, this.analyzed.rows / 5) && performance.now() - this.analyzed.at >= 5_000;
     if (!due) return;
-    this.analyzed = { at: Date.now(), rows: this.analyzed.rows + this.analyzed.since, since: 0 };
+    this.analyzed = { at: performance.now(), rows: this.analyzed.rows + this.analyzed.since, since: 0 };
     await this.ledger.analyze();
   }
 
@@ -147,9 +147,9 @@ export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, clo
     'chain-sealer',
     intervalMs,
     async () => {
-      const started = Date.now();
+      const started = performance.now();
       const r = await sealer.sealOnce();
-      if (r.block !== undefined || r.failed) observe?.(Date.now() - started, r.acceptedAt ?? [], r.failed);
+      if (r.block !== undefined || r.failed) observe?.(performance.now() - started, r.acceptedAt ?? [], r.failed);
       if (r.block !== undefined || r.failed) log.debug({ block: r.block, confirmed: r.confirmed, failed: r.failed }, 'chain block sealed');
       return r.more ? 'more' : r.block !== undefined || r.failed ? 'worked' : undefined;
     },

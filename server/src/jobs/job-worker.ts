@@ -104,6 +104,7 @@ export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger, clock: Cl
   };
   const wake = () => {
     if (!handler.batchMs) return woken();
+    // eslint-disable-next-line no-restricted-syntax -- the 5 ms window coalesces commits of this process, not the business's time
     batchTimer ??= setTimeout(() => {
       batchTimer = undefined;
       woken();

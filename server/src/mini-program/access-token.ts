@@ -89,6 +89,7 @@ export class MpAccessToken {
       if (held && held.token !== bad && held.expiresAt - this.now() > LAST_USE_MS) return held.token;
       if (this.now() >= deadline) throw new KitError('mp_code_unavailable', 'another instance is refreshing the access token and has not finished');
       // A look again at the other instance's progress, on the machine's timer (the deadline above is the clock's).
+      // eslint-disable-next-line no-restricted-syntax -- a look again at another instance's progress; its deadline is the clock's
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }

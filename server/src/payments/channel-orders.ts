@@ -119,6 +119,7 @@ export class ChannelOrders implements ExpiryGuard {
     const waitUntil = this.clock.now() + 2 * this.opts.channelTimeoutMs + 1_000;
     let rounds = 0;
     // A short look again at the row, on the machine's timer: the other request's progress, not the business's time.
+    // eslint-disable-next-line no-restricted-syntax -- a look again at another request's progress; its deadline is the clock's
     const wait = () => new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
     while (rounds < MAX_ROUNDS) {
       const existing = await this.store.payableChannelOrder(order.prepay_id);

@@ -218,9 +218,9 @@ export class Anchorer {
   private async waitFor(chain: AnchorChain, tx: SignedAnchor, range: { fromBlock: number; toBlock: number }): Promise<Exclude<AnchorWait, { state: 'stale' }>> {
     const limit = this.settings.waitMs ?? ANCHOR_WAIT_MS;
     const earlier: string[] = [];
-    let deadline = Date.now() + limit;
+    let deadline = performance.now() + limit;
     for (;;) {
-      const r = await chain.wait(tx, this.settings.confirmations, Math.max(0, deadline - Date.now()), this.stopping.signal, {
+      const r = await chain.wait(tx, this.settings.confirmations, Math.max(0, deadline - performance.now()), this.stopping.signal, {
         earlier,
         repriceAfterMs: this.settings.repriceAfterMs,
       });
@@ -238,7 +238,7 @@ export class Anchorer {
           nonce: replacement.nonce,
           tx_hash: replacement.hash,
           raw_tx: replacement.raw,
-          sent_at: Date.now(),
+          sent_at: this.clock.now(),
         });
         this.observer.repriced();
         this.log.warn(
@@ -259,7 +259,7 @@ export class Anchorer {
           'the EVM node no longer knows the anchor transaction: sending it again with the same nonce',
         );
       }
-      if (r.state === 'lost') deadline = Date.now() + limit;
+      if (r.state === 'lost') deadline = performance.now() + limit;
       // The node may have it again already, want more, or be down right now: the next polls tell.
       await chain.send(tx).catch((err: Error) => this.log.warn({ txHash: tx.hash, err: err.message }, 'sending the anchor transaction failed'));
     }

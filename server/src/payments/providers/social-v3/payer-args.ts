@@ -4,7 +4,7 @@
  * (`signType: "RSA"`), app `sign` over `appid\ntimestamp\nnoncestr\nprepayid\n`.
  */
 import type { KeyObject } from 'node:crypto';
-import { lines, newNonce, rsaSign, unixSeconds } from './sign';
+import { lines, newNonce, rsaSign } from './sign';
 
 export interface V3MiniProgramArgs {
   timeStamp: number;
