@@ -81,10 +81,7 @@ export default tseslint.config(
         { object: 'Date', property: 'now', message: "Read the service's clock (design 7.1): clock.now()." },
         { object: 'AbortSignal', property: 'timeout', message: "A time limit on the service's clock: clock.timeout(ms)." },
       ],
-      'no-restricted-globals': [
-        'error',
-        { name: 'setInterval', message: "Wait on the service's clock (clock.setTimeout, clock.sleep, jobs/loop.ts)." },
-      ],
+      'no-restricted-globals': ['error', { name: 'setInterval', message: "Wait on the service's clock (clock.setTimeout, clock.sleep, jobs/loop.ts)." }],
       'no-restricted-syntax': [
         'error',
         { selector: "CallExpression[callee.name='setTimeout']", message: "Wait on the service's clock (clock.setTimeout, clock.sleep)." },
