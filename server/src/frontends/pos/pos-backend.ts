@@ -21,7 +21,7 @@ import {
 import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
 import { createPrepay, prepayDetail } from '../../routes/submerchant-pay';
-import { refundOrder, socialPayNative } from '../../routes/payments';
+import { refundOrder } from '../../routes/payments';
 import { deductionCode, pointsBalance } from '../../routes/points';
 import { randomAlnum } from '../../security/ids';
 import { openHandle, sealHandle } from './points-handle';
@@ -259,7 +259,7 @@ export class PosBackend {
     }
     if (detail.status === 'active') {
       try {
-        const native = await this.api.call(socialPayNative, cashier, { body: { prepayId } });
+        const native = await this.api.pay(cashier, { prepayId, way: 'socialPayNative' });
         // An answer without `code_url` is the channel's failure (`channel_error`), which the display names.
         if (typeof native.args?.code_url === 'string' && native.args.code_url) view.codeUrl = native.args.code_url;
         else {

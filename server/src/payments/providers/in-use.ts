@@ -13,6 +13,10 @@ import { PROVIDERS } from './registry';
 export class Providers {
   private readonly byChannel = new Map<string, PaymentProvider>();
   private readonly byRealm = new Map<string, PaymentProvider>();
+  /** The provider that serves each way its module declares (design 7.2). */
+  private readonly byWay = new Map<string, PaymentProvider>();
+  /** The providers serving a way chosen by the merchant's parameters (4.3–4.5), with the flows of those ways. */
+  private readonly byParameters = new Map<PaymentProvider, Set<string>>();
 
   constructor(
     config: ServiceSettings,
@@ -30,6 +34,10 @@ export class Providers {
       const p = m.create(config as never, { gateway: () => endpoints.gatewayOf(m), notifyUrl, log, clock });
       this.byChannel.set(p.channel, p);
       this.byRealm.set(p.realm, p);
+      for (const way of m.ways) {
+        this.byWay.set(way.name, p);
+        if (way.chosenBy === 'parameters') this.byParameters.set(p, (this.byParameters.get(p) ?? new Set()).add(way.flow));
+      }
     }
   }
 
@@ -48,6 +56,13 @@ export class Providers {
     return this.byChannel.has(channel);
   }
 
+  /** The provider of a way its wallet serves itself (`chosenBy: 'wallet'`); 503 when no provider of this configuration serves it. */
+  ofWay(way: string): PaymentProvider {
+    const p = this.byWay.get(way);
+    if (!p) throw new KitError('channel_unavailable', `no payment channel of this service takes the way ${way}`);
+    return p;
+  }
+
   forRealm(realm: string): PaymentProvider | undefined {
     return this.byRealm.get(realm);
   }
@@ -57,7 +72,7 @@ export class Providers {
    * flow's default; `params` reads the sub-merchant's effective parameters of a channel.
    */
   async forFlow(flow: PaymentFlow, params: (channel: PaymentChannel) => Promise<Partial<ChannelParams[PaymentChannel]>>): Promise<PaymentProvider> {
-    const able = [...this.byChannel.values()].filter((p) => p.flows.includes(flow) && !p.ownEndpoints);
+    const able = [...this.byParameters].filter(([, flows]) => flows.has(flow)).map(([p]) => p);
     for (const p of able) if (p.picks && p.picks(await params(p.channel))) return p;
     const fallback = able.find((p) => !p.picks);
     if (!fallback) throw new KitError('channel_unavailable', `no payment channel takes ${flow} payments`);

@@ -12,7 +12,7 @@
  */
 import type { Clock } from '@kit/shared/clock';
 import type { z } from 'zod';
-import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult } from '@kit/shared';
+import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult, WayDeclaration } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../db/schema';
 
 /**
@@ -266,8 +266,6 @@ export interface PaymentProvider {
    * it (4.4: the card acquirer when the sub-merchant has its parameters). Absent: a default.
    */
   picks?(params: Partial<ChannelParams[PaymentChannel]>): boolean;
-  /** Asked for by its own endpoints only (by channel: Alipay's `alipayNative`), never for the flows of 4.3–4.5. */
-  readonly ownEndpoints?: true;
   /** What new channel orders record as their sign type (the column). */
   signType(): string;
   /** The merchant for a flow from its payment parameters; throws `payment_params_missing` naming what is missing. */
@@ -361,6 +359,8 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
    */
   payerBrowser?: RegExp;
   flows: readonly PaymentFlow[];
+  /** The ways to pay it serves (design 7.2; their declarations are its wallet's, in `@kit/shared`'s `wallets/`). */
+  ways: readonly WayDeclaration[];
   /** The settings section (`production` drops the sandbox defaults). */
   settings(production: boolean): S;
   /** Why a configuration is refused at start (a setting that does not parse with the others), or null. */

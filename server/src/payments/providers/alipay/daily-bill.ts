@@ -13,7 +13,7 @@
  */
 import { systemClock, type Clock } from '@kit/shared/clock';
 import { createHash } from 'node:crypto';
-import { KitError, type AlipayParams } from '@kit/shared';
+import { KitError, type ChannelParams } from '@kit/shared';
 import { parseChinaTime } from '../china-time';
 import type { BillDownload, BillLine, DailyBill, StoredParams } from '../provider';
 import type { AlipayClient } from './client';
@@ -33,7 +33,7 @@ const FEE_UNITS_PER_CENT = 1000;
  * and from the bill downloaded with them.
  */
 export function alipayAccountOf(params: StoredParams): string | undefined {
-  const token = (params as Partial<AlipayParams>).appAuthToken;
+  const token = (params as Partial<ChannelParams['Alipay']>).appAuthToken;
   return token ? `auth-${createHash('sha256').update(token).digest('hex').slice(0, 16)}` : undefined;
 }
 
@@ -96,7 +96,7 @@ export function alipayDailyBill(client: () => AlipayClient, opts: AlipayBillOpti
   return {
     settled,
     async download(date: string, merchants: readonly StoredParams[]): Promise<BillDownload> {
-      const tokens = [...new Set(merchants.map((p) => (p as Partial<AlipayParams>).appAuthToken).filter((t): t is string => !!t))].sort();
+      const tokens = [...new Set(merchants.map((p) => (p as Partial<ChannelParams['Alipay']>).appAuthToken).filter((t): t is string => !!t))].sort();
       const lines: BillLine[] = [];
       const summary = { settledCents: 0, refundCents: 0, feeUnits: 0 };
       let bills = 0;

@@ -19,8 +19,9 @@
  * setting it is off; in development the sandbox plays Alipay by handing it the settings of keys it
  * generated (`DevPlugin.plays`, `payments/providers/played.ts`).
  */
+import { alipayWallet } from '@kit/shared/wallets';
 import type { Clock } from '@kit/shared/clock';
-import { KitError, type AlipayParams, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
+import { KitError, type ChannelParams, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
 import { text } from '../../../openapi/describe';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema';
 import {
@@ -120,7 +121,6 @@ export class AlipayProvider implements PaymentProvider {
   readonly realm = 'alipay';
   readonly flows: readonly PaymentFlow[] = ALIPAY_FLOWS;
   /** Asked for by its own endpoints (`alipayNative`…), never for 4.3–4.5's social flows. */
-  readonly ownEndpoints = true;
   readonly notifications: NotificationReader;
   /** One bill per authorizing merchant (`daily-bill.ts`). */
   readonly dailyBill: DailyBill;
@@ -153,7 +153,7 @@ export class AlipayProvider implements PaymentProvider {
     if (!(ALIPAY_FLOWS as readonly string[]).includes(flow)) throw new KitError('channel_unavailable', `Alipay does not take ${flow} payments`);
     // Checked before anything is placed: the mini-program's trades name the mini-program payers open.
     if (flow === 'walletMini' && !this.keys().miniAppId) throw miniAppMissing();
-    const p = params as Partial<AlipayParams>;
+    const p = params as Partial<ChannelParams['Alipay']>;
     if (!p.appAuthToken) throw new KitError('payment_params_missing', 'payment parameters of channel Alipay are missing: appAuthToken');
     return { appAuthToken: p.appAuthToken };
   }
@@ -339,6 +339,7 @@ export const alipay = defineProvider({
   description: 'Alipay',
   payerBrowser: /\bAlipayClient\b/i,
   flows: ALIPAY_FLOWS,
+  ways: alipayWallet.ways,
   settings: () => alipaySettingsShape,
   settingsProblem: (config) => alipaySettingsProblem(config),
   // Off with none of its settings (a development plug-in that plays Alipay gives them: `played.ts`).
