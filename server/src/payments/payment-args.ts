@@ -50,6 +50,9 @@ export class PaymentArgs {
     const way = wayOf(req.way);
     if (!way) throw new KitError('invalid_request', `way: there is no way named "${req.way}"`);
     const payer = way.payer(req as never);
+    // The payer's payment code at the counter (7.4): issue 45 builds its provider calls and follow-up.
+    if (way.chosenBy === 'code') throw new KitError('channel_unavailable', `way ${way.name} is not served yet`);
+    if (way.flow === 'code') throw new Error(`way ${way.name}: a code is chosen by its digits`);
     if (way.chosenBy === 'wallet') return this.walletVia(appId, req.prepayId, this.providers.ofWay(way.name).channel, way.flow, payer);
     if (way.flow === 'scan') return this.native(appId, req.prepayId);
     if (way.flow === 'miniProgram') return this.miniProgram(appId, req.prepayId, payer.openId!);

@@ -55,11 +55,20 @@ describeEachBackend('ways to pay', (backend) => {
     await receiver.close();
   });
 
-  it('knows the seven ways of the two wallets', () => {
-    expect(WAYS.map((w) => w.name)).toEqual(['socialPayNative', 'socialPay', 'socialPayApp', 'alipayNative', 'alipayMini', 'alipayApp', 'alipayWap']);
+  it('knows the ways of the two wallets and the payment code of both', () => {
+    expect(WAYS.map((w) => w.name)).toEqual([
+      'socialPayNative',
+      'socialPay',
+      'socialPayApp',
+      'alipayNative',
+      'alipayMini',
+      'alipayApp',
+      'alipayWap',
+      'codePay',
+    ]);
   });
 
-  describe.each(WAYS.map((w) => w.name))('%s', (name) => {
+  describe.each(WAYS.filter((w) => w.chosenBy !== 'code').map((w) => w.name))('%s', (name) => {
     it('pays through POST /submerchant-pay/pay, whose answer is the way’s own endpoint’s', async () => {
       const prepayId = await newOrder(f, '3.21');
       const input = await inputOf(kit, name);

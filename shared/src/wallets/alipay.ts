@@ -159,5 +159,7 @@ export const alipayWallet = defineWallet({
     },
   },
   color: '#1677ff',
+  // Alipay's payment code: 16–24 digits starting 25–30.
+  paymentCode: { pattern: /^(2[5-9]|30)\d{14,22}$/, channel: 'Alipay' },
   ways: [alipayNative, alipayMini, alipayApp, alipayWap],
 });

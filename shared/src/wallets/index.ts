@@ -7,12 +7,16 @@ import { z } from 'zod';
 import { prepayIdSchema } from '../api/common';
 import { socialWallet } from './social';
 import { alipayWallet } from './alipay';
+import { codePay } from './code-pay';
 import { wayAnswerSchema, type WalletDeclaration, type WayDeclaration } from './way';
 
 export const WALLETS = [socialWallet, alipayWallet] as const;
 
+/** Ways of every wallet (the payer's payment code at the counter): each wallet takes part through what it declares. */
+export const COMMON_WAYS = [codePay] as const;
+
 type AnyWallet = (typeof WALLETS)[number];
-type AnyWay = AnyWallet['ways'][number];
+type AnyWay = AnyWallet['ways'][number] | (typeof COMMON_WAYS)[number];
 export type WayName = AnyWay['name'];
 export type WayOf<N extends WayName> = Extract<AnyWay, { name: N }>;
 /** What `POST /submerchant-pay/<way>` takes beyond `prepayId`. */
@@ -27,7 +31,10 @@ export type PayAnswer<N extends WayName> = { version: 1; status: 'success'; args
 export type PaymentChannel = { [W in AnyWallet as W['id']]: keyof W['channels'] & string }[AnyWallet['id']];
 
 /** Every way, in the order of the wallets and of their declarations. */
-export const WAYS: readonly WayDeclaration[] = WALLETS.flatMap((w): readonly WayDeclaration[] => w.ways);
+export const WAYS: readonly WayDeclaration[] = [...WALLETS.flatMap((w): readonly WayDeclaration[] => w.ways), ...COMMON_WAYS];
+
+/** The wallet whose payment code this is (its digits tell: design 7.4), or undefined for a code of no wallet. */
+export const walletOfPaymentCode = (code: string): WalletDeclaration | undefined => WALLETS.find((w) => w.paymentCode?.pattern.test(code));
 
 export const WAY_NAMES = WAYS.map((w) => w.name) as [WayName, ...WayName[]];
 
@@ -53,3 +60,4 @@ export * from './way';
 export * from './parameters';
 export * from './social';
 export * from './alipay';
+export * from './code-pay';

@@ -138,5 +138,7 @@ export const socialWallet = defineWallet({
     },
   },
   color: '#07c160',
+  // The social app's payment code: 18 digits starting 10–15.
+  paymentCode: { pattern: /^1[0-5]\d{16}$/, channel: 'SocialNative' },
   ways: [socialPayNative, socialPay, socialPayApp],
 });

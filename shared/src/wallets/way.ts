@@ -12,9 +12,9 @@ import { PAY_VERSION, prepayIdSchema } from '../api/common';
 /**
  * How the payer pays, which is what the kit places at the platform: a code the payer scans (`scan`),
  * the social app's mini-program (`miniProgram`), an app (`app`), the wallet's own mini-program
- * (`walletMini`), a page in the wallet's browser (`wap`).
+ * (`walletMini`), a page in the wallet's browser (`wap`), the payer's payment code scanned at the counter (`code`).
  */
-export const WAY_FLOWS = ['scan', 'miniProgram', 'app', 'walletMini', 'wap'] as const;
+export const WAY_FLOWS = ['scan', 'miniProgram', 'app', 'walletMini', 'wap', 'code'] as const;
 export type WayFlow = (typeof WAY_FLOWS)[number];
 
 /** What the payer does with a way's `args` (the front ends and the docs say it in words). */
@@ -26,7 +26,9 @@ export type PayerStep =
   /** The merchant's app hands `args` to the wallet's app SDK. */
   | 'appSdk'
   /** The payer's browser inside the wallet opens the page `args` names. */
-  | 'openPage';
+  | 'openPage'
+  /** The payer shows the wallet's payment code; the cashier scans it (`args` says paid or waiting for the payer's confirmation). */
+  | 'showCode';
 
 export interface WayWords {
   /** One line: what the way gives (the reference's summary). */
@@ -43,16 +45,16 @@ export interface WayDeclaration<N extends string = string, I extends z.ZodRawSha
   flow: WayFlow;
   /**
    * Which provider serves it: `parameters` (4.3–4.5: the merchant's payment parameters pick among
-   * the providers of the flow, the social platform by default) or `wallet` (the wallet's own channel,
-   * asked for by name).
+   * the providers of the flow, the social platform by default), `wallet` (the wallet's own channel,
+   * asked for by name) or `code` (the wallet whose `paymentCode` the payer's code matches).
    */
-  chosenBy: 'parameters' | 'wallet';
+  chosenBy: 'parameters' | 'wallet' | 'code';
   /** What the way takes beyond `prepayId`. */
   input: I;
   /** The answer's `args`. */
   args: A;
   /** What the payer's side of the kit needs from the input: the payer's open id, where a page returns to, profit sharing asked for (4.5). */
-  payer(input: z.output<z.ZodObject<I>>): { openId?: string; returnUrl?: string; enableProfitSharing?: boolean };
+  payer(input: z.output<z.ZodObject<I>>): { openId?: string; returnUrl?: string; enableProfitSharing?: boolean; authCode?: string; deviceId?: string };
   payerStep: PayerStep;
   example: { input: z.input<z.ZodObject<I>>; args: z.output<A> };
   words: { en: WayWords; 'zh-CN': WayWords };
@@ -98,6 +100,8 @@ export interface WalletDeclaration<
   channels: C;
   /** The wallet's brand colour on screens (its codes' frame, its badge). */
   color: string;
+  /** The payment codes its app shows the payer (付款码), and the channel a code payment goes through. */
+  paymentCode?: { pattern: RegExp; channel: string };
   ways: W;
 }
 
