@@ -55,7 +55,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
     );
     return client;
   };
-  const publicKeys = () => new PublicKeySource(dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID, createPublicKey(dev.settings.PAY_PLATFORM_PUBLIC_KEY));
+  const publicKeys = () => new PublicKeySource(dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID, createPublicKey(dev.settings.PAY_PLATFORM_PUBLIC_KEY), Date.now);
   const calls = (keys: PlatformKeySource = publicKeys()) => {
     const client = clientWith(() => keys);
     return {
@@ -166,7 +166,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
     await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate' });
     // The source fetches through the client, and the client verifies with the source.
     const client: V3Client = clientWith(() => source);
-    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY);
+    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY, Date.now);
     const c = new V3Calls(
       () => client,
       source,
@@ -186,7 +186,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
   test('certificate rotation: an answer naming the new certificate makes the source fetch the list again, and it verifies', async () => {
     await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate' });
     const client: V3Client = clientWith(() => source);
-    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY);
+    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY, Date.now);
     const c = new V3Calls(
       () => client,
       source,

@@ -41,6 +41,7 @@ export async function startFloor(a: FloorArgs): Promise<{ url: string; close: ()
       signedHeaders((name) => req.get(name)),
       body,
       keys,
+      Date.now(),
     );
     if (!verified.ok) return void res.status(401).json({ code: 'SIGN_ERROR', message: verified.message });
     const resource = (JSON.parse(body) as { resource: EncryptedResource }).resource;

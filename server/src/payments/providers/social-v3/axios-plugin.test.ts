@@ -70,12 +70,12 @@ describe('API v3 against wechatpay-axios-plugin', () => {
     const ts = String(unixSeconds(Date.now()));
     const hNonce = Formatter.nonce();
     const headers = { timestamp: ts, nonce: hNonce, serial: PUB_KEY_ID, signature: Rsa.sign(Formatter.response(ts, hNonce, body), platform.privateKey) };
-    const opened = openNotification(headers, body, keyring, apiV3Key);
+    const opened = openNotification(headers, body, keyring, apiV3Key, Date.now());
     expect(opened).toEqual({ ok: true, id: 'EV-1', eventType: 'TRANSACTION.SUCCESS', resource: JSON.parse(plaintext), serial: PUB_KEY_ID });
-    expect(openNotification(headers, body.replace('EV-1', 'EV-2'), keyring, apiV3Key)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(openNotification(headers, body.replace('EV-1', 'EV-2'), keyring, apiV3Key, Date.now())).toMatchObject({ ok: false, reason: 'bad_signature' });
     const other = rsaPair();
     const forged = { ...headers, signature: Rsa.sign(Formatter.response(ts, hNonce, body), other.privateKey) };
-    expect(openNotification(forged, body, keyring, apiV3Key)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(openNotification(forged, body, keyring, apiV3Key, Date.now())).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   test('AEAD_AES_256_GCM both ways', () => {
@@ -117,8 +117,8 @@ describe('API v3 against wechatpay-axios-plugin', () => {
     const certs = decodeCertificates(JSON.stringify({ data: [entry] }), apiV3Key, Date.UTC(2025, 0, 1));
     expect(certs.map((c) => c.serial)).toEqual(['D7CE59D1F522D701']);
     expect(decodeCertificates(JSON.stringify({ data: [entry] }), apiV3Key, Date.UTC(2032, 0, 1))).toEqual([]);
-    expect(() => decodeCertificates(JSON.stringify({ data: [{ ...entry, serial_no: '0123' }] }), apiV3Key)).toThrow(/has serial D7CE59D1F522D701/);
-    expect(() => decodeCertificates(JSON.stringify({ data: [entry] }), 'x'.repeat(32))).toThrow(/does not decrypt/);
+    expect(() => decodeCertificates(JSON.stringify({ data: [{ ...entry, serial_no: '0123' }] }), apiV3Key, Date.now())).toThrow(/has serial D7CE59D1F522D701/);
+    expect(() => decodeCertificates(JSON.stringify({ data: [entry] }), 'x'.repeat(32), Date.now())).toThrow(/does not decrypt/);
   });
 
   describe('the plugin client against a platform built from this module', () => {

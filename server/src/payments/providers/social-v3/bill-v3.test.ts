@@ -97,7 +97,7 @@ describe('SocialNative v3 trade bill', () => {
   const bills = () => {
     const client = new V3Client(
       { baseUrl: base, signer: { mchid: '1900000001', serial: 'ABCDEF0123456789', privateKey: merchantKeys.privateKey }, timeoutMs: 5000, clock: systemClock },
-      new PublicKeySource(PUB_KEY_ID, platform.publicKey),
+      new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now),
     );
     return billsV3(() => client);
   };

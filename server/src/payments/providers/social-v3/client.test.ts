@@ -74,7 +74,7 @@ function recordingLog(): V3CallLog & { lines: Array<[string, Record<string, unkn
 }
 
 describe('API v3 client', () => {
-  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now);
   let mode: 'good' | 'tampered' | 'probe' | 'wrong-key' | 'fail' = 'good';
   let main: Awaited<ReturnType<typeof platformServer>>;
 
@@ -161,7 +161,7 @@ describe('API v3 client', () => {
 });
 
 describe('API v3 client: what the platform really does', () => {
-  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now);
   type Answer = { status: number; body: string; signed: boolean; headers?: Record<string, string> };
   let next: Answer = { status: 200, body: '{}', signed: true };
   const seen: Array<{ method: string; serial: string | undefined }> = [];

@@ -37,9 +37,9 @@ export class PublicKeySource implements PlatformKeySource {
   constructor(
     private readonly id: string,
     private readonly publicKey: KeyObject,
+    private readonly now: () => number,
     /** The platform certificates, for what the platform still signs with them during the switch. */
     private readonly certificates?: CertificateSource,
-    private readonly now: () => number = Date.now,
   ) {
     this.ring = PlatformKeyring.publicKeyMode(id, publicKey);
   }
@@ -80,7 +80,7 @@ export class CertificateSource implements PlatformKeySource {
   constructor(
     private readonly client: () => V3Client,
     private readonly apiV3Key: string,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
     /** In public-key mode, the public-key id the download names, like every other request. */
     private readonly publicKeyId?: string,
   ) {}

@@ -136,7 +136,7 @@ describe('SocialNative v3 calls', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+    const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now);
     const client = new V3Client(
       {
         baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

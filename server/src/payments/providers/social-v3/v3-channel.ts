@@ -107,7 +107,7 @@ export class SocialV3 implements V3Side {
       // Public-key mode keeps the certificates at hand for a merchant in the middle of the switch.
       this.keySource =
         c.platform.mode === 'public-key'
-          ? new PublicKeySource(c.platform.id, c.platform.publicKey, certificates(c.platform.id), () => this.clock.now())
+          ? new PublicKeySource(c.platform.id, c.platform.publicKey, () => this.clock.now(), certificates(c.platform.id))
           : certificates();
     }
     return this.keySource;
