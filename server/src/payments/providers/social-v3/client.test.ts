@@ -300,13 +300,13 @@ describe('public-key mode with a merchant in the middle of the switch (wechatpay
     const source: PublicKeySource = new PublicKeySource(
       PUB_KEY_ID,
       platform.publicKey,
+      () => clockNow,
       new CertificateSource(
         () => client,
         apiV3Key,
         () => clockNow,
         PUB_KEY_ID,
       ),
-      () => clockNow,
     );
     const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000, clock: systemClock }, source);
     return { client, tick: (ms: number) => (clockNow += ms) };
