@@ -280,6 +280,14 @@ export class KitClient {
     return this.payVia('socialPayApp', prepayId, opts.enableProfitSharing === undefined ? {} : { enableProfitSharing: opts.enableProfitSharing });
   }
 
+  /**
+   * 7.4 the payer's payment code, scanned at the counter: `args.result` is `paid`, or `waiting` while
+   * the payer confirms on the phone (then wait for the order as for any payment: `waitForPayment`).
+   */
+  codePay(prepayId: string, authCode: string, deviceId?: string): Promise<PayAnswer<'codePay'>> {
+    return this.payVia('codePay', prepayId, deviceId === undefined ? { authCode } : { authCode, deviceId });
+  }
+
   /** 6.3 Alipay scan-code payment arguments; make the QR code from `args.qr_code`. */
   alipayNative(prepayId: string): Promise<PayAnswer<'alipayNative'>> {
     return this.payVia('alipayNative', prepayId, {});
