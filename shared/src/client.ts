@@ -117,16 +117,9 @@ export interface RawAnswer<T = Record<string, unknown>> {
  * or by two) never share a signature, which the service would refuse as a replay.
  */
 let lastT = 0;
-/** The same for the clients of one given clock (a test's, which it may move ahead of the machine's). */
-const lastTOf = new WeakMap<object, number>();
 
-/** A fresh `_t`: the current time in milliseconds, or one more than the last one handed out (of `clock`, when given). */
-export function nextTimestamp(now = Date.now(), clock?: object): number {
-  if (clock) {
-    const t = Math.max(now, (lastTOf.get(clock) ?? 0) + 1);
-    lastTOf.set(clock, t);
-    return t;
-  }
+/** A fresh `_t`: the current time in milliseconds (of the client's clock), or one more than the last one handed out. */
+export function nextTimestamp(now = Date.now()): number {
   lastT = Math.max(now, lastT + 1);
   return lastT;
 }
@@ -151,7 +144,7 @@ export class KitClient {
       : signRequest(
           { method, path, query: options.query, body },
           this.opts,
-          this.opts.clock ? nextTimestamp(this.opts.clock.now(), this.opts.clock) : nextTimestamp(),
+          nextTimestamp(this.opts.clock?.now()),
         );
     const qs = encodeQuery(pairs);
     const url = `${this.base}${this.basePath}${path}${qs ? `?${qs}` : ''}`;
