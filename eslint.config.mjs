@@ -54,6 +54,41 @@ export default tseslint.config(
     },
   },
   {
+    // One clock (design 7.1): the service and the sandbox read the time and wait through the `Clock` the
+    // composition root gives them (shared/src/clock.ts), so that a test can move it. `performance.now()`
+    // measures how long something took on this machine (a latency for a log or a metric).
+    files: ['server/src/**/*.ts', 'sandbox/src/**/*.ts'],
+    ignores: [
+      '**/*.test.ts',
+      // Machine time by nature: the database's pool and health probe, the log, starting and stopping the
+      // process, the service file, instances' hellos, the metrics' scrape cache, a migration's timestamps,
+      // the API page's script (it runs in the browser), an EVM node's receipts, development keys' validity.
+      'server/src/db/**',
+      'server/src/logger.ts',
+      'server/src/runtime.ts',
+      'server/src/service.ts',
+      'server/src/service-file.ts',
+      'server/src/orders/pg-event-bridge.ts',
+      'server/src/metrics/metrics.ts',
+      'server/src/openapi/reference-page/**',
+      'server/src/chain/anchor/anchor-evm.ts',
+      'server/src/payments/providers/social-v3/dev-credentials.ts',
+      'sandbox/src/v3/sandbox-v3-keys.ts',
+    ],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: "Read the service's clock (design 7.1): clock.now()." },
+        { object: 'AbortSignal', property: 'timeout', message: "A time limit on the service's clock: clock.timeout(ms)." },
+      ],
+      'no-restricted-globals': ['error', { name: 'setInterval', message: "Wait on the service's clock (clock.setTimeout, clock.sleep, jobs/loop.ts)." }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.name='setTimeout']", message: "Wait on the service's clock (clock.setTimeout, clock.sleep)." },
+      ],
+    },
+  },
+  {
     // The sandbox reaches the service as a package (`@kit/server/<path>`), never by a path out of its own folder.
     files: ['sandbox/src/**/*.ts'],
     rules: {

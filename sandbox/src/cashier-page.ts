@@ -58,12 +58,12 @@ const text = catalogue<Key>({
 const CASHIER_STYLE = `<style>.cashier{max-width:440px;margin:0 auto;text-align:center}.amount{font-size:2.6rem;font-weight:700;margin:.4rem 0}
 .merchant{color:var(--muted);font-size:1.1rem}.cashier button{width:100%;margin-top:.7rem;font-size:1.15rem;min-height:52px}</style>`;
 
-export function cashierPage(req: Request, order: SandboxOrder | undefined, returnUrl: string | null): string {
+export function cashierPage(req: Request, order: SandboxOrder | undefined, returnUrl: string | null, now: number): string {
   const lang = pageLang(req);
   const t = text(lang);
   const page = (body: string, script?: string) => renderPage(req, { lang, title: t('title'), tag: t('tag'), body: `${CASHIER_STYLE}${body}`, script });
   if (!order) return page(`<div class="card cashier"><h2>${esc(t('unknown'))}</h2><p>${esc(t('unknownText'))}</p></div>`);
-  const payable = order.state === 'NOTPAY' && (order.time_expire === null || order.time_expire > Date.now());
+  const payable = order.state === 'NOTPAY' && (order.time_expire === null || order.time_expire > now);
   const state = order.state === 'NOTPAY' && !payable ? 'EXPIRED' : order.state;
   const paidUrl = returnUrl ? withResult(returnUrl, 'paid') : null;
   const cancelUrl = returnUrl ? withResult(returnUrl, 'cancel') : null;

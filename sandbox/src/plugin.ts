@@ -35,8 +35,8 @@ export const sandboxPlugin: DevPlugin = {
   plays: sandboxPlays,
   mpApiUrl: (self) => `${self}${SANDBOX_PATH}`,
   payerLoginUrl: (self) => `${self}${SANDBOX_PATH}/sns/jscode2session`,
-  compose({ config, handle, jobs, secretOf, requestRules }) {
-    const sandbox = createSandbox(config, handle, jobs, secretOf);
+  compose({ config, handle, jobs, secretOf, requestRules, clock }) {
+    const sandbox = createSandbox(config, handle, jobs, secretOf, clock);
     return {
       mountPath: SANDBOX_PATH,
       routes: (opts) => sandboxRoutes(sandbox, requestRules, opts),

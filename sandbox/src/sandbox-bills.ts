@@ -33,7 +33,7 @@ export class SandboxBills {
   ) {}
 
   /** The bill of `date` (`YYYY-MM-DD`) as lines, or null when the day has no trade. */
-  async lines(realm: string, mchId: string, date: string, now = Date.now()): Promise<BillLineInput[] | null> {
+  async lines(realm: string, mchId: string, date: string, now = this.store.clock.now()): Promise<BillLineInput[] | null> {
     const { from, to } = chinaDayRange(date);
     const f = this.faults.current;
     const out: BillLineInput[] = [];

@@ -3,6 +3,7 @@
  * with `POST /sandbox/faults`, shown by `GET /sandbox/faults`, kept in this process's memory until
  * changed or until it restarts. Each post replaces the whole set; `{}` resets it.
  */
+import { systemClock, type Clock } from '@kit/shared/clock';
 import { z } from 'zod';
 import { ALIPAY_METHODS } from './alipay/sandbox-alipay';
 
@@ -79,7 +80,10 @@ export class SandboxFaults {
   private faults: Faults;
 
   /** `defaults`: what `{}` means here (the probe rate is off in tests). */
-  constructor(private readonly defaults: Partial<Faults> = {}) {
+  constructor(
+    private readonly defaults: Partial<Faults> = {},
+    private readonly clock: Clock = systemClock,
+  ) {
     this.faults = faultsSchema.parse({ ...defaults });
   }
 
@@ -94,7 +98,7 @@ export class SandboxFaults {
   set(input: unknown): Faults {
     const given = faultsSchema.parse(input ?? {});
     this.faults = { ...given, v3SignProbes: given.v3SignProbes ?? this.defaults.v3SignProbes };
-    this.mpTokensRevokedAt = given.mpTokens === 'revoked' ? Date.now() : undefined;
+    this.mpTokensRevokedAt = given.mpTokens === 'revoked' ? this.clock.now() : undefined;
     return this.current;
   }
 }

@@ -8,6 +8,7 @@
  * its end); a forced call (`force_refresh: true`) answers a new one at once and leaves the previous
  * ones 5 more minutes, at least 30 s after the last forced call and 20 times a day at most.
  */
+import type { Clock } from '@kit/shared/clock';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '@kit/server/config';
@@ -31,6 +32,7 @@ export class SandboxMiniProgram {
     private readonly store: SandboxMpStore,
     private readonly faults: SandboxFaults,
     private readonly config: Config,
+    private readonly clock: Clock,
   ) {}
 
   /** `POST /cgi-bin/stable_token`. */
@@ -40,7 +42,7 @@ export class SandboxMiniProgram {
     if (typeof body.secret !== 'string' || body.secret !== this.config.MP_SECRET) return fail(40125, 'invalid appsecret');
     if (body.force_refresh !== undefined && typeof body.force_refresh !== 'boolean') return fail(40097, 'invalid args: force_refresh must be a boolean');
     const appid = body.appid;
-    const now = Date.now();
+    const now = this.clock.now();
     if (Math.random() < 0.01) void this.store.purge(now - 86_400_000).catch(() => undefined);
     if (body.force_refresh === true) {
       const forced = await this.store.forcedSince(appid, now - 86_400_000);
@@ -87,7 +89,7 @@ export class SandboxMiniProgram {
     if (typeof token !== 'string' || !/^sbx_[A-Za-z0-9_-]{32}$/.test(token)) return fail(40014, 'invalid access_token');
     const row = await this.store.find(token);
     if (!row || this.revoked(row.issued_at)) return fail(40001, 'invalid credential, access_token is invalid or not latest');
-    if (row.expires_at <= Date.now()) return fail(42001, 'access_token expired');
+    if (row.expires_at <= this.clock.now()) return fail(42001, 'access_token expired');
     return null;
   }
 

@@ -3,6 +3,7 @@
  * notify URL, repeated on the platform's schedule while the service does not acknowledge them with
  * `SUCCESS`, and, like the real platform now and then, sent again a few times after an acknowledgement.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Executor } from '@kit/server/db/schema';
 import type { SandboxExecutor } from './sandbox-tables';
 import type { Jobs } from '@kit/server/jobs/jobs';
@@ -48,6 +49,7 @@ export class SandboxNotifier implements JobHandler {
     private readonly opts: NotifierOptions,
     /** The API v3 side's signer (sandbox/v3/sandbox-v3-notices.ts), given at construction. */
     private readonly v3: V3NotificationSigner,
+    private readonly clock: Clock,
   ) {}
 
   /** Queues a notification about `ref` (the channel prepay id or refund id), due at `at`; wake after the commit. */
@@ -79,7 +81,7 @@ export class SandboxNotifier implements JobHandler {
       const headers: Record<string, string> = v3
         ? { 'content-type': 'application/json', ...this.v3.headers(n.body, n.probe === true) }
         : { 'content-type': 'text/xml; charset=utf-8' };
-      const res = await fetch(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.any([AbortSignal.timeout(NOTIFY_TIMEOUT_MS), signal]) });
+      const res = await fetch(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.any([this.clock.timeout(NOTIFY_TIMEOUT_MS), signal]) });
       const text = await res.text();
       // v3: 200 or 204 acknowledges, whatever the body; v2: `return_code` SUCCESS.
       acked = v3 ? res.status === 200 || res.status === 204 : res.ok && parseXml(text).return_code === 'SUCCESS';
@@ -88,7 +90,7 @@ export class SandboxNotifier implements JobHandler {
     }
     // A probe is sent once; a service that acknowledges it did not check the signature.
     if (n.probe) return { state: 'done', result: acked ? 'probe_accepted' : 'probe_refused' };
-    const now = Date.now();
+    const now = this.clock.now();
     if (acked) {
       if (n.duplicatesLeft > 0) return { state: 'pending', nextAt: now + DUPLICATE_DELAY_MS, payload: { ...n, duplicatesLeft: n.duplicatesLeft - 1 } };
       return { state: 'done', result: 'acked' };

@@ -52,7 +52,7 @@ export class SandboxPayer {
     }
     if (o.state === 'CLOSED') throw new SandboxError(409, 'the order is closed');
     if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new SandboxError(409, 'the order is already paid');
-    const now = Date.now();
+    const now = this.store.clock.now();
     if (o.time_expire !== null && o.time_expire < now) throw new SandboxError(409, 'the order has expired');
     const transactionId = `4200${formatChinaTime(now).slice(0, 8)}${randomDigits(16)}`;
     const paid: SandboxOrder = { ...o, state: 'SUCCESS', transaction_id: transactionId, paid_at: now };
@@ -72,7 +72,7 @@ export class SandboxPayer {
   async renotify(prepayId: string): Promise<void> {
     const o = await this.store.orderByPrepayId(prepayId);
     if (!o || !o.transaction_id) throw new SandboxError(404, 'no paid order with this prepay id');
-    await this.notifier.enqueue(this.store.db, o.prepay_id, { kind: 'pay', url: o.notify_url, ...this.platform.payNotice(o) }, Date.now(), 0);
+    await this.notifier.enqueue(this.store.db, o.prepay_id, { kind: 'pay', url: o.notify_url, ...this.platform.payNotice(o) }, this.store.clock.now(), 0);
     this.notifier.wake();
   }
 
@@ -82,7 +82,7 @@ export class SandboxPayer {
       throw new SandboxError(400, 'user must be a string of at most 64 characters');
     const name = typeof user === 'string' && user ? user : `user-${randomAlnum(10)}`;
     const code = randomBytes(16).toString('hex');
-    const now = Date.now();
+    const now = this.store.clock.now();
     await this.store.insertLoginCode(code, name, now + LOGIN_CODE_TTL_MS);
     if (Math.random() < 0.01) void this.store.purgeLoginCodes(now).catch(() => undefined);
     return { code };
@@ -93,7 +93,7 @@ export class SandboxPayer {
     if (q.appid !== this.config.MP_APPID) return { errcode: 40013, errmsg: 'invalid appid' };
     if (q.secret !== this.config.MP_SECRET) return { errcode: 40125, errmsg: 'invalid appsecret' };
     if (q.grant_type !== 'authorization_code') return { errcode: 40002, errmsg: 'invalid grant_type' };
-    const user = typeof q.js_code === 'string' && q.js_code ? await this.store.takeLoginCode(q.js_code, Date.now()) : null;
+    const user = typeof q.js_code === 'string' && q.js_code ? await this.store.takeLoginCode(q.js_code, this.store.clock.now()) : null;
     if (!user) return { errcode: 40029, errmsg: 'invalid code' };
     return { openid: sandboxOpenId(q.appid as string, user), session_key: randomBytes(16).toString('base64') };
   }

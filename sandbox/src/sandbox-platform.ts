@@ -140,7 +140,7 @@ export class SandboxPlatform {
     if (!rules.tradeTypes.includes(req.trade_type)) throw new ProtocolFail('PARAM_ERROR', `trade_type ${req.trade_type} is not supported here`);
     const payer = req.sub_openid || req.openid;
     if (req.trade_type === 'JSAPI' && !payer) throw new ProtocolFail('PARAM_ERROR', 'JSAPI needs openid or sub_openid');
-    const now = Date.now();
+    const now = this.store.clock.now();
     const timeExpire = req.time_expire ? parseChinaTime(req.time_expire) : null;
     if (req.time_expire && timeExpire === null) throw new ProtocolFail('PARAM_ERROR', 'time_expire must be yyyyMMddHHmmss');
 
@@ -195,7 +195,7 @@ export class SandboxPlatform {
 
   private async orderQuery(realm: SandboxRealm, req: Fields): Promise<Fields> {
     const o = await this.findOrder(realm, req);
-    const state = o.state === 'NOTPAY' && o.time_expire !== null && o.time_expire < Date.now() ? 'CLOSED' : o.state;
+    const state = o.state === 'NOTPAY' && o.time_expire !== null && o.time_expire < this.store.clock.now() ? 'CLOSED' : o.state;
     const out: Fields = {
       result_code: 'SUCCESS',
       trade_state: state,
@@ -236,7 +236,7 @@ export class SandboxPlatform {
     if (o.state !== 'SUCCESS') throw new ProtocolFail('TRADE_STATE_ERROR', 'the order has not been paid');
     if (req.total_fee !== String(o.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'total_fee differs from the order');
     if (req.refund_fee !== String(o.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'the sandbox refunds the whole amount only');
-    const now = Date.now();
+    const now = this.store.clock.now();
     const refundId = `50${formatChinaTime(now)}${randomDigits(14)}`;
     const successAt = now + this.config.SANDBOX_REFUND_DELAY;
     const row: SandboxRefund = {
@@ -281,7 +281,7 @@ export class SandboxPlatform {
       refunds = await this.store.refundsOf(o.prepay_id);
     }
     if (!o || refunds.length === 0) throw new ProtocolFail('REFUNDNOTEXIST', 'no such refund');
-    const now = Date.now();
+    const now = this.store.clock.now();
     const out: Fields = {
       result_code: 'SUCCESS',
       transaction_id: o.transaction_id ?? '',

@@ -78,7 +78,7 @@ export class SandboxProfitSharing {
       name: typeof r.name === 'string' ? r.name : null,
       relation_type: String(r.relation_type),
       custom_relation: r.relation_type === 'CUSTOM' ? custom : null,
-      added_at: Date.now(),
+      added_at: this.store.clock.now(),
       removed_at: null,
     });
     return { result_code: 'SUCCESS', receiver: req.receiver };
@@ -86,7 +86,7 @@ export class SandboxProfitSharing {
 
   private async removeReceiver(req: Fields): Promise<Fields> {
     const r = parseJson<Record<string, unknown>>(req.receiver, 'receiver');
-    await this.store.removePsReceiver(req.mch_id, req.sub_mch_id, String(r.type), String(r.account), Date.now());
+    await this.store.removePsReceiver(req.mch_id, req.sub_mch_id, String(r.type), String(r.account), this.store.clock.now());
     return { result_code: 'SUCCESS', receiver: req.receiver };
   }
 
@@ -123,7 +123,7 @@ export class SandboxProfitSharing {
     const shared = await this.sharedSoFar(o);
     if (shared + amount > maxShareCents(o.total_fee))
       throw new ProtocolFail('AMOUNT_OVERDUE', `the order can share ${maxShareCents(o.total_fee) - shared} more at most`);
-    const now = Date.now();
+    const now = this.store.clock.now();
     const row: SandboxPsOrder = {
       order_id: `30${formatChinaTime(now)}${randomBytes(8).toString('hex')}`,
       mch_id: req.mch_id,
@@ -152,7 +152,7 @@ export class SandboxProfitSharing {
     if (!req.description) throw new ProtocolFail('PARAM_ERROR', 'description missing');
     const unsplit = o.total_fee - (await this.sharedSoFar(o));
     if (req.amount !== String(unsplit)) throw new ProtocolFail('PARAM_ERROR', `amount must be the unsplit amount ${unsplit}`);
-    const now = Date.now();
+    const now = this.store.clock.now();
     return this.record(
       o,
       {
@@ -216,7 +216,7 @@ export class SandboxProfitSharing {
     if (p.results_json) return JSON.parse(p.results_json);
     const shares = JSON.parse(p.receivers_json) as SplitReceiver[];
     const base = (r: SplitReceiver) => ({ type: r.type, account: r.account, amount: r.amount, description: r.description });
-    if (Date.now() < p.results_at) return shares.map((r) => ({ ...base(r), result: 'PENDING' }));
+    if (this.store.clock.now() < p.results_at) return shares.map((r) => ({ ...base(r), result: 'PENDING' }));
     const active = new Set((await this.store.psReceivers(p.mch_id, p.sub_mch_id)).filter((r) => r.removed_at === null).map((r) => `${r.type}:${r.account}`));
     const decided = shares.map((r) =>
       active.has(`${r.type}:${r.account}`)

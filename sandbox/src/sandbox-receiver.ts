@@ -5,6 +5,7 @@
  * (section 6, with the secret of the app named in `_appid`), and keeps the latest callbacks in
  * memory for the console to show. Development only: it exists when the sandbox does.
  */
+import type { Clock } from '@kit/shared/clock';
 import { CallbackVerificationError, verifyCallback } from '@kit/shared';
 
 /** Callbacks kept; older ones are forgotten first. */
@@ -26,9 +27,12 @@ export interface ReceivedCallback {
 export class SandboxReceiver {
   private readonly kept: ReceivedCallback[] = [];
 
-  constructor(private readonly secretOf: (appId: string) => Promise<string | undefined | null>) {}
+  constructor(
+    private readonly secretOf: (appId: string) => Promise<string | undefined | null>,
+    private readonly clock: Clock,
+  ) {}
 
-  async receive(url: string, rawBody: string, now = Date.now()): Promise<void> {
+  async receive(url: string, rawBody: string, now = this.clock.now()): Promise<void> {
     const got: ReceivedCallback = { at: new Date(now).toISOString(), url, body: rawBody, signature: 'ok' };
     try {
       const fields = JSON.parse(rawBody) as Record<string, unknown>;

@@ -188,7 +188,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     const pkg = typeof req.query.package === 'string' ? req.query.package : '';
     const ret = safeReturnUrl(typeof req.query.return === 'string' ? req.query.return : undefined);
     const order = await sandbox.payer.cashierOrder(pkg);
-    sendPage(res, cashierPage(req, order, ret), order ? 200 : 404);
+    sendPage(res, cashierPage(req, order, ret, sandbox.clock.now()), order ? 200 : 404);
   });
   r.get(
     '/',

@@ -1,4 +1,5 @@
 /** SQL of the sandbox platform: its own orders, refunds and login codes (its notifications are jobs). */
+import type { Clock } from '@kit/shared/clock';
 import type { Kysely, Selectable } from 'kysely';
 import type {
   SandboxDatabase,
@@ -16,7 +17,11 @@ export type SandboxPsOrder = Selectable<SandboxPsOrdersTable>;
 export type SandboxPsReceiver = Selectable<SandboxPsReceiversTable>;
 
 export class SandboxStore {
-  constructor(readonly db: Kysely<SandboxDatabase>) {}
+  constructor(
+    readonly db: Kysely<SandboxDatabase>,
+    /** The service's clock (design 7.1): the platform's times, delays and decisions. */
+    readonly clock: Clock,
+  ) {}
 
   insertOrder(row: SandboxOrdersTable): Promise<unknown> {
     return this.db.insertInto('sandbox_orders').values(row).execute();
@@ -59,7 +64,7 @@ export class SandboxStore {
   ): Promise<boolean> {
     const res = await on
       .updateTable('sandbox_orders')
-      .set({ state: to, updated_at: Date.now(), ...patch })
+      .set({ state: to, updated_at: this.clock.now(), ...patch })
       .where('prepay_id', '=', prepayId)
       .where('state', '=', from)
       .executeTakeFirst();

@@ -1,4 +1,5 @@
 /** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
+import type { Clock } from '@kit/shared/clock';
 import type { Config } from '@kit/server/config';
 import { devAlipayMaterial } from './alipay/dev-keys';
 import { alipayPlayed } from './stand-ins/alipay';
@@ -22,6 +23,8 @@ import { sandboxV3Keys } from './v3/sandbox-v3-keys';
 import { v3NotificationSigner, v3Notices } from './v3/sandbox-v3-notices';
 
 export interface Sandbox {
+  /** The service's clock (design 7.1). */
+  clock: Clock;
   platform: SandboxPlatform;
   payer: SandboxPayer;
   notifier: SandboxNotifier;
@@ -40,29 +43,36 @@ export interface Sandbox {
   alipay?: SandboxAlipay;
 }
 
-export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secretOf: (appId: string) => Promise<string | undefined | null>): Sandbox {
+export function createSandbox(
+  config: Config,
+  handle: DbHandle,
+  jobs: Jobs,
+  secretOf: (appId: string) => Promise<string | undefined | null>,
+  clock: Clock,
+): Sandbox {
   // The sandbox's own tables beside the service's (its notifications are jobs): `sandbox-tables.ts`.
-  const store = new SandboxStore(handle.db.withTables<SandboxTables>());
+  const store = new SandboxStore(handle.db.withTables<SandboxTables>(), clock);
   // Signature probes now and then, but never where tests count notifications.
-  const faults = new SandboxFaults({ v3SignProbes: config.NODE_ENV === 'test' ? 0 : 0.02 });
+  const faults = new SandboxFaults({ v3SignProbes: config.NODE_ENV === 'test' ? 0 : 0.02 }, clock);
   // The API v3 side's keys first: the notifier signs v3 notifications and the platform writes their
   // bodies with them, both given at construction.
   const v3Keys = sandboxV3Keys(config);
-  const notifier = new SandboxNotifier(jobs, { duplicates: config.SANDBOX_DUPLICATE_NOTIFY }, v3NotificationSigner(v3Keys, faults));
+  const notifier = new SandboxNotifier(jobs, { duplicates: config.SANDBOX_DUPLICATE_NOTIFY }, v3NotificationSigner(v3Keys, faults, clock), clock);
   const sharing = new SandboxProfitSharing(store, config.SANDBOX_PROFIT_SHARING_DELAY);
-  const platform = new SandboxPlatform(store, notifier, faults, config, sharing, v3Notices(v3Keys));
+  const platform = new SandboxPlatform(store, notifier, faults, config, sharing, v3Notices(v3Keys, clock));
   const payer = new SandboxPayer(store, platform, notifier, faults, config);
   const bills = new SandboxBills(store, faults, config);
   return {
+    clock,
     platform,
     payer,
     notifier,
     faults,
-    receiver: new SandboxReceiver(secretOf),
+    receiver: new SandboxReceiver(secretOf, clock),
     bills,
     v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
-    miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config),
-    alipay: alipayPlayed(config) ? sandboxAlipay(config, faults) : undefined,
+    miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config, clock),
+    alipay: alipayPlayed(config) ? sandboxAlipay(config, faults, clock) : undefined,
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.
     jobs: [
       {
@@ -79,7 +89,7 @@ export function createSandbox(config: Config, handle: DbHandle, jobs: Jobs, secr
  * Alipay's stand-in with the development keys the kit's Alipay provider is handed (`alipay/dev-keys.ts`, `stand-ins/played.ts`),
  * under the sandbox's faults (those with an Alipay meaning), duplicates and repeat schedule.
  */
-function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
+function sandboxAlipay(config: Config, faults: SandboxFaults, clock: Clock): SandboxAlipay {
   const dev = devAlipayMaterial(config.DATA_DIR);
   return new SandboxAlipay({
     appId: dev.appId,
@@ -90,5 +100,6 @@ function sandboxAlipay(config: Config, faults: SandboxFaults): SandboxAlipay {
     faults: () => faults.current,
     duplicates: config.SANDBOX_DUPLICATE_NOTIFY,
     retrySchedule: config.SANDBOX_NOTIFY_SCHEDULE,
+    clock,
   });
 }

@@ -64,7 +64,9 @@ export function readClientMethods(source = fs.readFileSync(CLIENT_SOURCE, 'utf8'
         const args = n.arguments;
         // this.call(METHOD, PATH, …) and this.expect(STATUS, METHOD, PATH, …)
         const at = callee === 'call' ? 0 : callee === 'expect' ? 1 : -1;
-        if (at >= 0 && args.length > at + 1 && ts.isStringLiteral(args[at]) && endpoint === null) {
+        // this.payVia(WAY, …): the way's own endpoint.
+        if (callee === 'payVia' && args.length && ts.isStringLiteral(args[0]) && endpoint === null) endpoint = `POST /submerchant-pay/${args[0].text}`;
+        else if (at >= 0 && args.length > at + 1 && ts.isStringLiteral(args[at]) && endpoint === null) {
           const p = pathPattern(args[at + 1]);
           if (p) endpoint = `${args[at].text} ${p}`;
         } else if (at < 0) used.push(callee);
@@ -88,6 +90,9 @@ export function readClientMethods(source = fs.readFileSync(CLIENT_SOURCE, 'utf8'
       const endpoint = endpointOf(name);
       const [verb, p] = endpoint ? endpoint.split(' ') : [];
       const route = endpoint ? routes.get(routeKey(verb, p)) : undefined;
+      // `payVia(way, …)` reaches every way's own endpoint: one per way, none in particular.
+      if (name === 'payVia')
+        return { name, params: 'way, prepayId, input', summary: 'One way’s own endpoint: `POST /submerchant-pay/<way>`', endpoint: null, section: '7.2' };
       if (endpoint && !route) throw new Error(`KitClient.${name} calls ${endpoint}, which is no route of the service`);
       const doc = ts
         .getJSDocCommentsAndTags(m)

@@ -44,8 +44,14 @@ export function createApp(config: Config, services: Services, log: Logger, state
   app.set('query parser', 'simple');
   app.set('etag', false);
 
-  const signed = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE });
-  const signedInService = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE, replayInService: true });
+  const signed = requireSignature({ apps: services.apps, basePath: config.BASE_PATH, toleranceMs: config.SIGNATURE_TOLERANCE, clock: services.clock });
+  const signedInService = requireSignature({
+    apps: services.apps,
+    basePath: config.BASE_PATH,
+    toleranceMs: config.SIGNATURE_TOLERANCE,
+    clock: services.clock,
+    replayInService: true,
+  });
   const deps: RouteDeps = { config, services, signed, signedInService, state, api: new InProcessApi({ services, config }) };
 
   // Without a base path the groups hang off the application itself: one router fewer per request.

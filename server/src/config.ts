@@ -193,6 +193,15 @@ function schemaFor(env: NodeJS.ProcessEnv) {
       .describe(
         'Longest time one database statement may take (PostgreSQL `statement_timeout`; on the client one timer for the wait for a pooled connection and the statement run on it, and a connection that does not answer within it is closed; SQLite busy wait). A database that does not answer within it makes requests fail with 503 `unavailable` (docs/operations.md).',
       ),
+    DATABASE_POOL_SIZE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .default(10)
+      .describe(
+        'PostgreSQL: connections one instance keeps open for requests and jobs at most. Each instance also holds one for order events (LISTEN) and briefly one more while the database is away; plan `max_connections` as instances × (this + 2) (docs/operations.md).',
+      ),
     INSTANCE_HELLO_INTERVAL: duration('10s')
       .refine((ms) => ms >= 100, 'must be at least 100ms')
       .describe(

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '@kit/shared/clock';
 import { loadConfig, type Config } from './config';
 import { createLogger, flushLogs, logSinkOf } from './logger';
 import { ListeningUrl, type SelfUrl } from './self-url';
@@ -41,8 +42,19 @@ export interface Runtime {
   /** Where a person finds each part, for the ready line. */
   addresses: ServiceAddresses;
   port: number;
+  /** The clock every part reads (design 7.1). */
+  clock: Clock;
+  /**
+   * Runs the background work due now to its end: every worker claims what is due on the clock and
+   * waits for the runs it started, again until none finds anything (a run may make more work due:
+   * a payment's callback). What a test calls after moving its clock.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Rounds of `settle` after which work that keeps making more work is a fault, not a backlog. */
+const SETTLE_ROUNDS = 100;
 
 /**
  * Opens the database and builds the services without serving HTTP (the `kit` command uses this).
@@ -50,7 +62,8 @@ export interface Runtime {
  * to the service reaches the sandbox's channels through it). The development plug-in, when
  * SANDBOX_ENABLED, is loaded here (`plugins/load.ts`): its migrations run with the service's.
  */
-export async function openServices(config: Config, log: Logger, selfUrl: SelfUrl = new ListeningUrl(config.PUBLIC_URL).read) {
+export async function openServices(config: Config, log: Logger, opts: { selfUrl?: SelfUrl; clock?: Clock } = {}) {
+  const { selfUrl = new ListeningUrl(config.PUBLIC_URL).read, clock = systemClock } = opts;
   const masterKey = loadMasterKey({ envKey: config.KIT_MASTER_KEY, dataDir: config.DATA_DIR });
   const where = { dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
   const plugin = await loadDevPlugin(config);
@@ -62,8 +75,8 @@ export async function openServices(config: Config, log: Logger, selfUrl: SelfUrl
   } finally {
     await migrating.close();
   }
-  const db = await openDatabase({ ...where, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT });
-  return { db, services: createServices(config, db, masterKey, log, selfUrl, plugin) };
+  const db = await openDatabase({ ...where, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT, poolSize: config.DATABASE_POOL_SIZE });
+  return { db, services: createServices({ config, handle: db, masterKey, log, selfUrl, clock, plugin }) };
 }
 
 export interface ServiceAddresses {
@@ -100,12 +113,17 @@ function trackInFlight(
 /** How long stopping waits for the log reader to take the last lines before exiting anyway. */
 export const LOG_FLUSH_ON_STOP_MS = 2_000;
 
-export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** The clock every part reads (design 7.1): the system clock unless a test gives its own. */
+  clock?: Clock;
+}
+
+export async function startRuntime(env: NodeJS.ProcessEnv = process.env, opts: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig(env);
   const log = createLogger(config.LOG_LEVEL, { bufferBytes: config.LOG_BUFFER_BYTES });
   // Known once the server listens (see self-url.ts); nothing reads it before.
   const listening = new ListeningUrl();
-  const { db, services } = await openServices(config, log, listening.read);
+  const { db, services } = await openServices(config, log, { selfUrl: listening.read, clock: opts.clock });
   const { metrics } = services;
   const sink = logSinkOf(log);
   const state = { shuttingDown: false };
@@ -195,5 +213,13 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env): Promis
       await flushLogs(log, LOG_FLUSH_ON_STOP_MS);
     })());
 
-  return { config, log, db, services, bridge, server, url, addresses, port, close };
+  const settle = async () => {
+    for (let round = 0; round < SETTLE_ROUNDS; round++) {
+      const worked = await Promise.all(workers.map((w) => w.settle()));
+      if (!worked.some(Boolean)) return;
+    }
+    throw new Error(`background work still found work to do after ${SETTLE_ROUNDS} rounds of settle()`);
+  };
+
+  return { config, log, db, services, bridge, server, url, addresses, port, clock: services.clock, settle, close };
 }

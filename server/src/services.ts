@@ -6,6 +6,7 @@
  * builds; the `kit` command uses the services without starting anything.
  */
 import type { Logger } from 'pino';
+import type { Clock } from '@kit/shared/clock';
 import type { Config } from './config';
 import type { DbHandle } from './db/connect';
 import { logSinkOf } from './logger';
@@ -104,34 +105,48 @@ export interface Services {
   selfUrl: SelfUrl;
   /** The queues the job workers run: the registry's (`jobs/registry.ts`) and a development plug-in's. */
   jobKinds: JobKind[];
+  /** The one clock every part reads (design 7.1): the system clock, or a test's. */
+  clock: Clock;
+}
+
+/** What the composition root builds from. */
+export interface ServiceBase {
+  config: Config;
+  handle: DbHandle;
+  masterKey: Buffer;
+  log: Logger;
+  selfUrl: SelfUrl;
+  clock: Clock;
+  plugin?: DevPlugin;
 }
 
 /** A health check answers within this even when the database hangs (load balancers time out checks after a few seconds). */
 const HEALTH_PROBE_MS = 2_000;
 
-export function createServices(config: Config, handle: DbHandle, masterKey: Buffer, log: Logger, selfUrl: SelfUrl, plugin?: DevPlugin): Services {
+export function createServices({ config, handle, masterKey, log, selfUrl, clock, plugin }: ServiceBase): Services {
   const { db } = handle;
 
   // The base: metrics, apps, merchants, logins, the job queues.
-  const metrics = new Metrics();
+  const metrics = new Metrics({ clock });
   const appStore = new AppStore(db);
-  const apps = new AppService(appStore, masterKey, new TableReplayGuard(appStore));
-  const merchantStore = new MerchantStore(db);
-  const merchantFacts = new MerchantFacts(merchantStore);
+  const apps = new AppService(appStore, masterKey, new TableReplayGuard(appStore), clock);
+  const merchantStore = new MerchantStore(db, clock);
+  const merchantFacts = new MerchantFacts(merchantStore, clock);
   const logins = new LoginThrottle(
     new LoginThrottleStore(db),
     { maxFailures: config.LOGIN_MAX_FAILURES, lockoutMs: config.LOGIN_LOCKOUT },
     log.child({ part: 'logins' }),
     metrics,
+    clock,
   );
   const outbound = new OutboundPolicy(config.CALLBACK_ALLOW_PRIVATE);
-  const merchants = new MerchantService(merchantStore, apps, merchantFacts, logins, outbound);
-  const jobs = new Jobs(new JobStore(db, handle.dialect));
-  const chain = createChainServices(config, handle, masterKey, apps);
+  const merchants = new MerchantService(merchantStore, apps, merchantFacts, logins, outbound, clock);
+  const jobs = new Jobs(new JobStore(db, handle.dialect, clock));
+  const chain = createChainServices(config, handle, masterKey, apps, clock);
 
   // Orders and their callbacks.
-  const events = new OrderEvents();
-  const prepayStore = new PrepayStore(db);
+  const events = new OrderEvents(clock);
+  const prepayStore = new PrepayStore(db, clock);
   const transitions = new OrderTransitions(prepayStore, events);
   const callbackStore = new CallbackStore(db, jobs.store);
   const callbacks = new CallbackService(jobs, callbackStore);
@@ -139,13 +154,13 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   // Payments: channels, channel orders, settlement, refunds, then the prepay service whose expiry
   // closes the channel order first (the channel orders are its expiry guard).
   const plog = log.child({ part: 'payments' });
-  const paymentStore = new PaymentStore(db, handle.dialect);
+  const paymentStore = new PaymentStore(db, handle.dialect, clock);
   // The providers a development plug-in plays are handed its settings and its gateway (`played.ts`).
   const played = playedBy(config, plugin);
   const endpoints = new ChannelEndpoints(played.config, selfUrl, plugin, played.ids);
-  const providers = new Providers(played.config, endpoints, plog);
-  const duplicates = new DuplicatePayments(new DuplicateStore(db), jobs, plog, metrics);
-  const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates);
+  const providers = new Providers(played.config, endpoints, clock, plog);
+  const duplicates = new DuplicatePayments(new DuplicateStore(db, clock), jobs, plog, clock, metrics);
+  const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates, clock);
   const channelOrders = new ChannelOrders(
     paymentStore,
     providers,
@@ -153,16 +168,25 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     jobs,
     { querySchedule: config.PAYMENT_QUERY_SCHEDULE, channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT },
     plog,
+    clock,
     metrics,
   );
-  const prepay = new PrepayService(prepayStore, merchantFacts, events, transitions, channelOrders, {
-    orderTtlMs: config.ORDER_TTL,
-    holdMs: config.WAIT_FOR_FINISH_HOLD,
-  });
+  const prepay = new PrepayService(
+    prepayStore,
+    merchantFacts,
+    events,
+    transitions,
+    channelOrders,
+    {
+      orderTtlMs: config.ORDER_TTL,
+      holdMs: config.WAIT_FOR_FINISH_HOLD,
+    },
+    clock,
+  );
   const followOpts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT, querySchedule: config.PAYMENT_QUERY_SCHEDULE };
-  const refunds = new RefundService(paymentStore, merchants, providers, jobs, followOpts, plog);
+  const refunds = new RefundService(paymentStore, merchants, providers, jobs, followOpts, plog, clock);
   const payments: Payments = {
-    args: new PaymentArgs(paymentStore, prepay, merchants, providers, channelOrders),
+    args: new PaymentArgs(paymentStore, prepay, merchants, providers, channelOrders, clock),
     refunds,
     notifications: new NotificationService(paymentStore, providers, settlement, plog, duplicates),
     channelOrders,
@@ -177,9 +201,18 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   };
 
   // Profit sharing and reconciliation, on top of the payments.
-  const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, providers, metrics }, log);
+  const sharing = createProfitSharing(config, handle, { jobs, merchants, orders: prepay, providers, clock, metrics }, log);
   const rlog = log.child({ part: 'reconciliation' });
-  const reconciliation = new ReconciliationService(new ReconStore(db), providers, paymentStore, channelOrders, settlement, rlog, metrics, duplicates.store);
+  const reconciliation = new ReconciliationService(
+    new ReconStore(db, clock),
+    providers,
+    paymentStore,
+    channelOrders,
+    settlement,
+    rlog,
+    metrics,
+    duplicates.store,
+  );
   const ready = new Set(channelSetup(played.config, played.ids).flatMap((c) => (c.missing.length ? [] : [c.channel])));
   const dailyReconciliation = new DailyReconciliation(
     reconciliation,
@@ -189,10 +222,10 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
   );
 
   // The mini-program's server side: the platform's codes for the POS display, one access token per deployment.
-  const miniProgram = createMiniProgram(config, handle, masterKey, selfUrl, metrics, log, plugin);
+  const miniProgram = createMiniProgram(config, handle, masterKey, selfUrl, metrics, log, clock, plugin);
 
   // A development plug-in (the sandbox plays the payment platforms): only when one was loaded.
-  const dev = plugin && { plugin, parts: plugin.compose({ config, handle, jobs, secretOf: (appId) => apps.secretOf(appId), requestRules }) };
+  const dev = plugin && { plugin, parts: plugin.compose({ config, handle, jobs, secretOf: (appId) => apps.secretOf(appId), requestRules, clock }) };
 
   const jobKinds = checkRegistry([
     ...kitJobs(config, {
@@ -201,12 +234,12 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
         callbackStore,
         merchants,
         apps,
-        { timeoutMs: config.CALLBACK_TIMEOUT, outbound },
+        { timeoutMs: config.CALLBACK_TIMEOUT, outbound, clock },
         log.child({ part: 'callbacks' }),
         metrics,
       ),
-      paymentFollower: new FollowUp(new PaymentFollower(paymentStore, prepay, providers, channelOrders, followOpts, plog), followOpts, metrics),
-      refundFollower: new FollowUp(new RefundFollower(paymentStore, providers, refunds, settlement, followOpts, plog), followOpts, metrics),
+      paymentFollower: new FollowUp(new PaymentFollower(paymentStore, prepay, providers, channelOrders, followOpts, plog, clock), followOpts, metrics),
+      refundFollower: new FollowUp(new RefundFollower(paymentStore, providers, refunds, settlement, followOpts, plog, clock), followOpts, metrics),
       duplicateRefundFollower: new FollowUp(new DuplicateRefundFollower(duplicates, paymentStore, providers, plog), followOpts, metrics),
       dailyReconciliation,
     }),
@@ -246,6 +279,7 @@ export function createServices(config: Config, handle: DbHandle, masterKey: Buff
     played,
     selfUrl,
     jobKinds,
+    clock,
   };
 }
 
@@ -262,28 +296,30 @@ export interface BackgroundWork {
  * before the database closes. The `kit` command starts none.
  */
 export function backgroundWork(config: Config, handle: DbHandle, services: Services, log: Logger): BackgroundWork[] {
-  const { metrics } = services;
+  const { metrics, clock } = services;
   return [
-    { name: 'expiry', start: () => startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log) },
+    { name: 'expiry', start: () => startExpiryWorker(services.prepay, config.EXPIRY_SWEEP_INTERVAL, log, clock) },
     {
       name: 'housekeeping',
       start: () =>
-        startHousekeeping(services.apps, services.logins, services.jobs.store, services.jobKinds, log, [
+        startHousekeeping(services.apps, services.logins, services.jobs.store, services.jobKinds, log, clock, [
           // A code is kept while its order can be paid; an hour more for a display still showing it.
-          () => services.miniProgram.codes.purge(Date.now() - config.ORDER_TTL - 3_600_000),
+          () => services.miniProgram.codes.purge(clock.now() - config.ORDER_TTL - 3_600_000),
         ]),
     },
-    { name: 'reconcile.schedule', start: () => startReconcileScheduler(services.dailyReconciliation, log) },
+    { name: 'reconcile.schedule', start: () => startReconcileScheduler(services.dailyReconciliation, log, clock) },
     ...services.jobKinds.map((k) => ({
       name: k.handler.queue,
-      start: () => startJobWorker(services.jobs, k, log.child({ part: k.handler.queue })),
+      start: () => startJobWorker(services.jobs, k, log.child({ part: k.handler.queue }), clock),
     })),
     ...(config.CHAIN_SEALER
       ? [
           {
             name: 'chain.seal',
             start: () =>
-              startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log, (ms, acceptedAt, failed) => metrics.chainSealed(ms, acceptedAt, failed)),
+              startSealer(services.chain.sealer, config.CHAIN_SEAL_INTERVAL, log, clock, (ms, acceptedAt, failed) =>
+                metrics.chainSealed(ms, acceptedAt, failed, clock.now()),
+              ),
           },
         ]
       : []),

@@ -35,24 +35,8 @@ import {
   type ReconciliationListResponse,
   type ReconciliationResponse,
 } from './api/reconciliation';
-import {
-  alipayAppResponseSchema,
-  alipayMiniResponseSchema,
-  alipayNativeResponseSchema,
-  alipayWapResponseSchema,
-  appPayResponseSchema,
-  miniProgramPayResponseSchema,
-  nativePayResponseSchema,
-  refundResponseSchema,
-  type AlipayAppResponse,
-  type AlipayMiniResponse,
-  type AlipayNativeResponse,
-  type AlipayWapResponse,
-  type AppPayResponse,
-  type MiniProgramPayResponse,
-  type NativePayResponse,
-  type RefundResponse,
-} from './api/payment';
+import { refundResponseSchema, type RefundResponse } from './api/payment';
+import { wayAnswerSchema, wayOf, type PayAnswer, type PayRequest, type WayInput, type WayName } from './wallets';
 import {
   sharingAmountsResponseSchema,
   splitAcceptedResponseSchema,
@@ -109,6 +93,8 @@ export interface KitClientOptions {
   fetch?: typeof fetch;
   /** Per-request time limit; long-poll calls get the hold time on top. */
   timeoutMs?: number;
+  /** Where `_t` comes from: the machine's time by default; a test gives the clock of the service it calls (`test-clock.ts`). */
+  clock?: { now(): number };
 }
 
 export interface CallOptions {
@@ -132,7 +118,7 @@ export interface RawAnswer<T = Record<string, unknown>> {
  */
 let lastT = 0;
 
-/** A fresh `_t`: the current time in milliseconds, or one more than the last one handed out. */
+/** A fresh `_t`: the current time in milliseconds (of the client's clock), or one more than the last one handed out. */
 export function nextTimestamp(now = Date.now()): number {
   lastT = Math.max(now, lastT + 1);
   return lastT;
@@ -155,7 +141,7 @@ export class KitClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const pairs = options.unsigned
       ? Object.entries(options.query ?? {}).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, String(v)] as [string, string]]))
-      : signRequest({ method, path, query: options.query, body }, this.opts, nextTimestamp());
+      : signRequest({ method, path, query: options.query, body }, this.opts, nextTimestamp(this.opts.clock?.now()));
     const qs = encodeQuery(pairs);
     const url = `${this.base}${this.basePath}${path}${qs ? `?${qs}` : ''}`;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.opts.timeoutMs ?? 30_000);
@@ -245,44 +231,70 @@ export class KitClient {
 
   // ---- 4.3–4.6 payments ------------------------------------------------------------------
 
+  /**
+   * Payment arguments for any way to pay (design 7.2): `way` names it (`socialPayNative`, `socialPay`,
+   * `socialPayApp`, a wallet's own) and the rest is what that way takes; the answer is checked against
+   * the way's declared `args`.
+   */
+  pay<N extends WayName>(req: PayRequest & { way: N }): Promise<PayAnswer<N>> {
+    return this.expect('success', 'POST', '/submerchant-pay/pay', { body: req, schema: this.answerOf(req.way) });
+  }
+
+  /** One way's own endpoint (`POST /submerchant-pay/<way>`). */
+  payVia<N extends WayName>(way: N, prepayId: string, input: WayInput<N>): Promise<PayAnswer<N>> {
+    return this.expect('success', 'POST', `/submerchant-pay/${way}`, { body: { prepayId, ...input }, schema: this.answerOf(way) });
+  }
+
+  private answerOf<N extends WayName>(name: N): ZodType<PayAnswer<N>> {
+    const way = wayOf(name);
+    if (!way) throw new TypeError(`there is no way named ${name}`);
+    return wayAnswerSchema(way.args) as unknown as ZodType<PayAnswer<N>>;
+  }
+
   /** 4.3 scan-code payment arguments; make the QR code from `args.code_url`. */
-  socialPayNative(prepayId: string): Promise<NativePayResponse> {
-    return this.expect('success', 'POST', '/submerchant-pay/socialPayNative', { body: { prepayId }, schema: nativePayResponseSchema });
-  }
-
-  /** 6.3 Alipay scan-code payment arguments; make the QR code from `args.qr_code`. */
-  alipayNative(prepayId: string): Promise<AlipayNativeResponse> {
-    return this.expect('success', 'POST', '/submerchant-pay/alipayNative', { body: { prepayId }, schema: alipayNativeResponseSchema });
-  }
-
-  /** 6.3 Alipay mini-program payment for the payer `buyerOpenId`; the mini-program pays `args.tradeNO` with `my.tradePay`. */
-  alipayMini(prepayId: string, buyerOpenId: string): Promise<AlipayMiniResponse> {
-    return this.expect('success', 'POST', '/submerchant-pay/alipayMini', { body: { prepayId, buyerOpenId }, schema: alipayMiniResponseSchema });
-  }
-
-  /** 6.3 Alipay app payment; give `args.orderStr` to the Alipay app SDK as it is. */
-  alipayApp(prepayId: string): Promise<AlipayAppResponse> {
-    return this.expect('success', 'POST', '/submerchant-pay/alipayApp', { body: { prepayId }, schema: alipayAppResponseSchema });
-  }
-
-  /** 6.3 Alipay payment page: open `args.url` in Alipay's browser; the payer comes back to `returnUrl`. */
-  alipayWap(prepayId: string, returnUrl?: string): Promise<AlipayWapResponse> {
-    const body = returnUrl === undefined ? { prepayId } : { prepayId, returnUrl };
-    return this.expect('success', 'POST', '/submerchant-pay/alipayWap', { body, schema: alipayWapResponseSchema });
+  socialPayNative(prepayId: string): Promise<PayAnswer<'socialPayNative'>> {
+    return this.payVia('socialPayNative', prepayId, {});
   }
 
   /**
    * 4.4 mini-program payment arguments for the payer `openId` (obtained on the backend, never given
    * to the mini-program); pass `args` unchanged to the mini-program's payment call.
    */
-  socialPay(prepayId: string, openId: string): Promise<MiniProgramPayResponse> {
-    return this.expect('success', 'POST', '/submerchant-pay/socialPay', { body: { prepayId, openId }, schema: miniProgramPayResponseSchema });
+  socialPay(prepayId: string, openId: string): Promise<PayAnswer<'socialPay'>> {
+    return this.payVia('socialPay', prepayId, { openId });
   }
 
   /** 4.5 app payment arguments. `enableProfitSharing` only takes effect for contracted merchants. */
-  socialPayApp(prepayId: string, opts: { enableProfitSharing?: boolean } = {}): Promise<AppPayResponse> {
-    const body = opts.enableProfitSharing === undefined ? { prepayId } : { prepayId, enableProfitSharing: opts.enableProfitSharing };
-    return this.expect('success', 'POST', '/submerchant-pay/socialPayApp', { body, schema: appPayResponseSchema });
+  socialPayApp(prepayId: string, opts: { enableProfitSharing?: boolean } = {}): Promise<PayAnswer<'socialPayApp'>> {
+    return this.payVia('socialPayApp', prepayId, opts.enableProfitSharing === undefined ? {} : { enableProfitSharing: opts.enableProfitSharing });
+  }
+
+  /**
+   * 7.4 the payer's payment code, scanned at the counter: `args.result` is `paid`, or `waiting` while
+   * the payer confirms on the phone (then wait for the order as for any payment: `waitForPayment`).
+   */
+  codePay(prepayId: string, authCode: string, deviceId?: string): Promise<PayAnswer<'codePay'>> {
+    return this.payVia('codePay', prepayId, deviceId === undefined ? { authCode } : { authCode, deviceId });
+  }
+
+  /** 6.3 Alipay scan-code payment arguments; make the QR code from `args.qr_code`. */
+  alipayNative(prepayId: string): Promise<PayAnswer<'alipayNative'>> {
+    return this.payVia('alipayNative', prepayId, {});
+  }
+
+  /** 6.3 Alipay mini-program payment for the payer `buyerOpenId`; the mini-program pays `args.tradeNO` with `my.tradePay`. */
+  alipayMini(prepayId: string, buyerOpenId: string): Promise<PayAnswer<'alipayMini'>> {
+    return this.payVia('alipayMini', prepayId, { buyerOpenId });
+  }
+
+  /** 6.3 Alipay app payment; give `args.orderStr` to the Alipay app SDK as it is. */
+  alipayApp(prepayId: string): Promise<PayAnswer<'alipayApp'>> {
+    return this.payVia('alipayApp', prepayId, {});
+  }
+
+  /** 6.3 Alipay payment page: open `args.url` in Alipay's browser; the payer comes back to `returnUrl`. */
+  alipayWap(prepayId: string, returnUrl?: string): Promise<PayAnswer<'alipayWap'>> {
+    return this.payVia('alipayWap', prepayId, returnUrl === undefined ? {} : { returnUrl });
   }
 
   /**

@@ -9,6 +9,7 @@ export * from './api/common';
 export * from './api/merchant';
 export * from './api/prepay';
 export * from './api/payment';
+export * from './wallets';
 export * from './api/profit-sharing';
 export * from './api/callbacks';
 export * from './callback';

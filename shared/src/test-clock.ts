@@ -7,7 +7,7 @@
  * stops it, so that nothing scheduled happens until the test advances it: that is how a test makes
  * one of two racing paths go first. `resume()` lets it flow again from where it stands.
  */
-import { ClockBase, type ClockTimer } from './clock';
+import { ClockBase, type Clock, type ClockTimer } from './clock';
 import { parseDuration } from './duration';
 
 const MAX_MACHINE_DELAY = 2 ** 31 - 1;
@@ -126,4 +126,17 @@ export class TestClock extends ClockBase {
     // The process may end while only unref'd timers are pending, as with Node's own.
     if (!this.timers.some((t) => t.ref)) this.machineTimer.unref();
   }
+}
+
+/** A clock that tells the time `now` gives (a test's own variable), with the machine's timers: for units that only read the time. */
+export function clockReading(now: () => number): Clock {
+  return new (class extends ClockBase {
+    now = now;
+    setTimeout(fn: () => void, ms: number): ClockTimer {
+      return setTimeout(fn, ms);
+    }
+    clearTimeout(timer: ClockTimer | undefined): void {
+      clearTimeout(timer as NodeJS.Timeout | undefined);
+    }
+  })();
 }

@@ -32,7 +32,7 @@ describe('bench notifications', () => {
     const n = payNotification(platform, order, '1');
     expect(n.path).toBe('/pay-notify/social/pay');
     const headers = signedHeaders((name) => n.headers[name.toLowerCase()]);
-    const opened = openNotification(headers, n.body, keys, creds.apiV3Key);
+    const opened = openNotification(headers, n.body, keys, creds.apiV3Key, Date.now());
     if (!opened.ok) throw new Error(opened.message);
     expect(opened.eventType).toBe('TRANSACTION.SUCCESS');
     expect(transactionFields(opened.resource)).toMatchObject({
@@ -44,7 +44,7 @@ describe('bench notifications', () => {
     });
 
     const tampered = n.body.replace('TRANSACTION.SUCCESS', 'TRANSACTION.SUCCESS ');
-    expect(openNotification(headers, tampered, keys, creds.apiV3Key)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(openNotification(headers, tampered, keys, creds.apiV3Key, Date.now())).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   it('on v2 start the service with PAY_PROTOCOL=v2 and its shared key', () => {

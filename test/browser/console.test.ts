@@ -12,10 +12,11 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
-import { newOrder, payByCode, payFixture, startReceiver, waitFor, type PayFixture } from '../../server/test/support/payments';
+import { newOrder, payByCode, payFixture, startReceiver, type PayFixture } from '../../server/test/support/payments';
 import { chinaDate } from '../../server/src/reconciliation/china-day';
 import { launchChromium, watchConsole } from './chromium';
 import { look, screenshotDir, type LookOptions, type Problem } from './look';
+import { waitFor } from '../../server/test/support/wait';
 
 jest.setTimeout(180_000);
 
@@ -66,8 +67,8 @@ beforeAll(async () => {
   await payByCode(kit, f, orderA);
   await payByCode(kit, f, orderB);
   const state = async (id: string) => (await f.client.callbacks({ prepayId: id })).data.items[0]?.state;
-  await waitFor(async () => (await state(orderA)) === 'delivered', 20_000, 'A delivered');
-  await waitFor(async () => (await state(orderB)) === 'given_up', 20_000, 'B given up');
+  await waitFor(async () => (await state(orderA)) === 'delivered', 'A delivered');
+  await waitFor(async () => (await state(orderB)) === 'given_up', 'B given up');
 });
 afterAll(async () => {
   await browser?.close();
@@ -124,7 +125,7 @@ describe('merchant console in Chromium', () => {
   it('finds an order by its prepay id and shows its timeline with every callback attempt', async () => {
     await page.getByTestId('console-search').fill(orderA);
     await page.getByTestId('console-search-submit').click();
-    await waitFor(async () => (await page.getByTestId('console-order-row').count()) === 1, 10_000, 'one row');
+    await waitFor(async () => (await page.getByTestId('console-order-row').count()) === 1, 'one row');
     await row(page, orderA).click();
     await page.getByTestId('console-timeline').waitFor();
     const kinds = await page.getByTestId('console-event').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')));
@@ -153,24 +154,19 @@ describe('merchant console in Chromium', () => {
     bUp = true;
     const before = receiver.received.length;
     await first.getByTestId('console-resend').click();
-    await waitFor(() => receiver.received.slice(before).some((r) => JSON.parse(r.body).prepayId === orderB), 10_000, 'B at the receiver');
+    await waitFor(() => receiver.received.slice(before).some((r) => JSON.parse(r.body).prepayId === orderB), 'B at the receiver');
     // The resend says what became of it: delivered, with the backend's own answer.
     await waitFor(
       async () => /Resent, and delivered at .*HTTP 200 “OK”/.test((await page.getByTestId('console-resend-outcome').first().textContent()) ?? ''),
-      15_000,
       'resend outcome',
     );
     expect(await look(page, 'console-callbacks-resent-en-1280x800', CONSOLE_LOOK)).toEqual([]);
     // The view reloads after the resend; refresh until the new attempt shows.
-    await waitFor(
-      async () => {
-        await page.getByTestId('console-callbacks-refresh').click();
-        const card = callbackCard(page, orderB);
-        return (await card.getByTestId('console-callback-state').textContent()) === 'delivered' && (await card.getByTestId('console-attempt').count()) === 14;
-      },
-      10_000,
-      'B delivered on screen',
-    );
+    await waitFor(async () => {
+      await page.getByTestId('console-callbacks-refresh').click();
+      const card = callbackCard(page, orderB);
+      return (await card.getByTestId('console-callback-state').textContent()) === 'delivered' && (await card.getByTestId('console-attempt').count()) === 14;
+    }, 'B delivered on screen');
     expect(await callbackCard(page, orderB).getByTestId('console-attempt').last().textContent()).toContain('HTTP 200');
     expect(receiver.received.filter((r) => JSON.parse(r.body).prepayId === orderB)).toHaveLength(14);
   });
@@ -184,18 +180,13 @@ describe('merchant console in Chromium', () => {
     expect(await confirm.count()).toBe(0);
     await page.getByTestId('console-refund').click();
     await page.getByTestId('console-refund-yes').click();
-    await waitFor(
-      async () => {
-        await page.getByTestId('console-refresh').click();
-        return (await page.getByTestId('console-order-status').textContent()) === 'Refunded';
-      },
-      15_000,
-      'refunded on screen',
-    );
+    await waitFor(async () => {
+      await page.getByTestId('console-refresh').click();
+      return (await page.getByTestId('console-order-status').textContent()) === 'Refunded';
+    }, 'refunded on screen');
     expect(await page.getByTestId('console-refund').count()).toBe(0);
     await waitFor(
       async () => (await page.getByTestId('console-event').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')))).includes('refundCompleted'),
-      10_000,
       'refund on the timeline',
     );
     expect(problems).toEqual([]);
@@ -207,7 +198,7 @@ describe('the development receiver in the console', () => {
     const shop = await payFixture(kit, { notifyCallbackUrl: `${kit.url}/sandbox/receiver` });
     const prepayId = await newOrder(shop, '3.30');
     await payByCode(kit, shop, prepayId);
-    await waitFor(async () => (await shop.client.callbacks({ prepayId })).data.items[0]?.state === 'delivered', 10_000, 'delivered to the receiver');
+    await waitFor(async () => (await shop.client.callbacks({ prepayId })).data.items[0]?.state === 'delivered', 'delivered to the receiver');
     const { context, page, problems } = await open(SIZES[0]);
     try {
       await login(page, 'en', shop.parentId, shop.pw);

@@ -8,9 +8,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildScene } from '@kit/shared/scene';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
-import { newOrder, payFixture, waitFor, type PayFixture } from '../../server/test/support/payments';
+import { newOrder, payFixture, type PayFixture } from '../../server/test/support/payments';
 import { launchChromium, watchConsole } from './chromium';
 import { ensureMpBuilt, expectState, qUrl, sceneUrl, textOf } from './mp-support';
+import { waitFor } from '../../server/test/support/wait';
 
 jest.setTimeout(180_000);
 
@@ -174,7 +175,7 @@ describe('mini-program H5 page with a short order lifetime', () => {
   });
 
   /** Until the order has expired (the sweep moved it out of `active`). */
-  const expired = (id: string) => waitFor(async () => (await kit.runtime.services.prepay.find(id))!.status !== 'active', 15_000, 'the order to expire');
+  const expired = (id: string) => waitFor(async () => (await kit.runtime.services.prepay.find(id))!.status !== 'active', 'the order to expire');
 
   it('shows an expired order as expired, with no pay button', async () => {
     const id = await newOrder(f, '9.99');

@@ -11,12 +11,13 @@ import { buildScene } from '@kit/shared/scene';
 import type { Lang } from '@kit/shared/i18n';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
-import { payApi, payFixture, sandboxPost, waitFor, type PayFixture } from '../../server/test/support/payments';
+import { payApi, payFixture, sandboxPost, type PayFixture } from '../../server/test/support/payments';
 import { i2c, settle, upload } from '../../server/test/api/chain-helpers';
 import { decodeQr, launchChromium, watchConsole } from './chromium';
 import { ensurePosBuilt } from './pos-support';
 import { ensureMpBuilt, expectState, sceneUrl } from './mp-support';
 import { look, resetScreenshotDir, type LookOptions, type Problem } from './look';
+import { waitFor } from '../../server/test/support/wait';
 
 jest.setTimeout(600_000);
 
@@ -342,11 +343,11 @@ describe('payer page screens (H5)', () => {
     for (const id of [ids.paid, ids.refunded]) {
       const { args } = await f.client.socialPayNative(id);
       expect((await sandboxPost(kit.url, '/pay', { codeUrl: args.code_url })).status).toBe(200);
-      await waitFor(async () => (await f.client.prepayDetail(id)).status === 'finish', 10_000, 'payment');
+      await waitFor(async () => (await f.client.prepayDetail(id)).status === 'finish', 'payment');
     }
     const { loginToken } = await f.client.login(f.subId, f.pw);
     expect((await payApi.refund(f.client, ids.refunded, loginToken)).body.status).toBe('success');
-    await waitFor(async () => (await f.client.prepayDetail(ids.refunded)).status === 'refunded', 30_000, 'refund');
+    await waitFor(async () => (await f.client.prepayDetail(ids.refunded)).status === 'refunded', 'refund');
   });
   afterAll(() => context?.close());
 

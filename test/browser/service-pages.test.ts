@@ -9,9 +9,10 @@ import type { Browser, Page } from 'playwright-core';
 import type { Lang } from '@kit/shared';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
-import { newOrder, payFixture, sandboxOpenId, waitFor, type PayFixture } from '../../server/test/support/payments';
+import { newOrder, payFixture, sandboxOpenId, type PayFixture } from '../../server/test/support/payments';
 import { launchChromium, watchConsole } from './chromium';
 import { look, screenshotDir, type LookOptions } from './look';
+import { waitFor } from '../../server/test/support/wait';
 
 jest.setTimeout(120_000);
 
@@ -133,7 +134,7 @@ describe.each(LANGS)('in %s', (lang) => {
           }),
       );
       // The service has reset them; the page shows it once the reset's answer reaches it.
-      await waitFor(async () => (await page.getByTestId('fault-refunds').inputValue()) === 'answer', 10_000, 'the page to show the reset');
+      await waitFor(async () => (await page.getByTestId('fault-refunds').inputValue()) === 'answer', 'the page to show the reset');
       await page.setViewportSize({ width: 375, height: 667 });
       expect(await look(page, `sandbox-${lang}-375x667`, LOOK)).toEqual([]);
       expect(problems.filter((p) => !/status of 409/.test(p))).toEqual([]);

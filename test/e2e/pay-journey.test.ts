@@ -14,10 +14,11 @@ import { parseScene } from '@kit/shared/scene';
 import type { CallbackEvent } from '@kit/shared/api/payment';
 import { backends } from '../../server/test/support/backends';
 import { startTestKit, type TestKit } from '../../server/test/support/kit';
-import { payFixture, waitFor, type PayFixture } from '../../server/test/support/payments';
+import { payFixture, type PayFixture } from '../../server/test/support/payments';
 import { SOCIAL_APP_UA, decodeQr, launchChromium, watchConsole } from '../browser/chromium';
 import { ensurePosBuilt, login, typeAmount } from '../browser/pos-support';
 import { ensureMpBuilt, expectState, textOf } from '../browser/mp-support';
+import { waitFor } from '../../server/test/support/wait';
 
 jest.setTimeout(240_000);
 
@@ -127,7 +128,7 @@ describe('a payment across POS display, mini-program, service, sandbox and merch
     expect(await textOf(pos, 'order-status')).toMatch(/^Paid/);
     expect(await pos.getByTestId('pay-qr').count()).toBe(0);
     // … and the merchant's receiver got a verified `finish` callback for this order.
-    const event = await waitFor(() => receiver.events.find((e) => e.prepayId === prepayId && e.status === 'finish'), 20_000, 'the finish callback');
+    const event = await waitFor(() => receiver.events.find((e) => e.prepayId === prepayId && e.status === 'finish'), 'the finish callback');
     expect(event).toMatchObject({ prepayId, status: 'finish', subMerchantId: f.subId, merchantId: f.parentId });
     expect(Math.abs(Date.parse(event.notifyTime) - Date.now())).toBeLessThan(180_000);
     // Every callback the receiver answered passed verification (no 401/400 refusals).

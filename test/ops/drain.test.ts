@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startServiceProcess, type ServiceProcess } from '../../server/test/support/process';
-import { waitFor } from '../../server/test/support/payments';
+import { waitFor } from '../../server/test/support/wait';
 
 /** One request on a connection of its own; the status, the Connection header and the body, or the socket error. */
 function request(url: string, method = 'GET', body?: string) {
@@ -53,14 +53,10 @@ describe('SIGTERM with SHUTDOWN_DRAIN', () => {
     const exited = new Promise<number | null>((resolve) => svc!.child.on('exit', (code) => resolve(code)));
     svc.child.kill('SIGTERM');
     // New connections are still accepted; the readiness check says the instance is going away.
-    const health = await waitFor(
-      async () => {
-        const h = await request(`${svc!.url}/health`);
-        return h.status === 503 ? h : undefined;
-      },
-      5_000,
-      '/health answering 503',
-    );
+    const health = await waitFor(async () => {
+      const h = await request(`${svc!.url}/health`);
+      return h.status === 503 ? h : undefined;
+    }, '/health answering 503');
     expect(JSON.parse(health.body!)).toEqual({ status: 'shutting_down' });
     expect(health.connection).toBe('close');
     // Calls the balancer still sends meanwhile are served (a database write here), each closing its connection.

@@ -6,7 +6,7 @@
  */
 import Taro from '@tarojs/taro';
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
-import type { MiniProgramPayArgs } from '@kit/shared/api/payment';
+import type { MiniProgramPayArgs } from '@kit/shared/wallets';
 import type { MpAlipayPayResponse, MpAlipayWapResponse, MpOrder, MpPayResponse } from '@kit/shared/api/mp';
 
 /** Build-time constant (config/index.ts) for the weapp build; H5 derives the base from its own URL. */

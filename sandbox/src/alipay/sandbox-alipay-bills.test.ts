@@ -1,3 +1,4 @@
+import { clockReading } from '@kit/shared/test-clock';
 /**
  * The Alipay stand-in's bills read by the kit's Alipay daily bill, on a clock the test moves: two
  * merchants' bills make one day's bill (lines numbered in order, each merchant's account a digest of
@@ -17,12 +18,17 @@ const APP_ID = '2021000122671090';
 const app = generateKeyPairSync('rsa', { modulusLength: 2048 });
 // 2026-11-26 10:00 China time.
 let clock = Date.UTC(2026, 10, 26, 2, 0, 0);
-const sandbox = new SandboxAlipay({ appId: APP_ID, appPublicKey: app.publicKey, now: () => clock, post: async () => ({ status: 200, text: 'success' }) });
+const sandbox = new SandboxAlipay({
+  appId: APP_ID,
+  appPublicKey: app.publicKey,
+  clock: clockReading(() => clock),
+  post: async () => ({ status: 200, text: 'success' }),
+});
 const BASE = 'http://sandbox.test/sandbox/alipay';
 const transport: AlipayTransport = async (url, init) => ({ status: 200, text: sandbox.gatewayRequest(new URL(url).search, init.body, BASE) ?? '' });
 const client = new AlipayClient(
   { appId: APP_ID, privateKey: app.privateKey, trust: { mode: 'public-key', alipayPublicKey: sandbox.publicKey }, gatewayUrl: `${BASE}/gateway.do` },
-  { now: () => clock, transport },
+  { clock: clockReading(() => clock), transport },
 );
 /** Downloads through the stand-in's link, `delay` ms after it was handed out. */
 let delay = 0;
@@ -31,7 +37,7 @@ const fetchFile = async (url: string) => {
   const zip = sandbox.bills.file(new URL(url).searchParams.get('fileId') ?? '');
   return zip ? { status: 200, body: zip } : { status: 404, body: Buffer.from('expired') };
 };
-const bill = alipayDailyBill(() => client, { timeoutMs: 5000, now: () => clock, fetchFile });
+const bill = alipayDailyBill(() => client, { timeoutMs: 5000, clock: clockReading(() => clock), fetchFile });
 const merchants = [{ appAuthToken: 'token_merchant_b' }, { appAuthToken: 'token_merchant_a' }, { notifyCallbackUrl: 'http://x.test/cb' }] as StoredParams[];
 
 async function paid(token: string, outTradeNo: string, cents: number) {

@@ -1,3 +1,4 @@
+import { clockReading } from '@kit/shared/test-clock';
 /**
  * The Alipay stand-in with the kit's Alipay client on one side and alipay-sdk on the other: the
  * client's requests are accepted, its answers and notifications verify under alipay-sdk and the
@@ -19,7 +20,7 @@ const received: AlipayNotificationFacts[] = [];
 const sandbox = new SandboxAlipay({
   appId: APP_ID,
   appPublicKey: app.publicKey,
-  now: () => clock,
+  clock: clockReading(() => clock),
   // The kit's notification endpoint, as a function: verify, read, answer `success`.
   post: async (_url, body) => {
     try {
@@ -44,7 +45,7 @@ const transport: AlipayTransport = async (url, init) => {
   raws.push(text);
   return { status: 200, text };
 };
-const client = new AlipayClient(credentials, { now: () => clock, transport });
+const client = new AlipayClient(credentials, { clock: clockReading(() => clock), transport });
 const sdk = new AlipaySdk({ appId: APP_ID, privateKey: pkcs8(app.privateKey), keyType: 'PKCS8', alipayPublicKey: sandbox.publicKeyPem.trim() });
 
 const order = (outTradeNo: string, totalCents = 2500) => ({
@@ -124,11 +125,11 @@ test('requests signed by alipay-sdk are accepted; a wrong key, another app, a st
 
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const ref = { appAuthToken: 'tok', outTradeNo: 'P_SCAN_1' };
-  const withKey = new AlipayClient({ ...credentials, privateKey: other.privateKey }, { now: () => clock, transport });
+  const withKey = new AlipayClient({ ...credentials, privateKey: other.privateKey }, { clock: clockReading(() => clock), transport });
   await expect(withKey.query(ref)).rejects.toMatchObject({ failure: 'refused', subCode: 'isv.invalid-signature' });
-  const otherApp = new AlipayClient({ ...credentials, appId: '2021000000000002' }, { now: () => clock, transport });
+  const otherApp = new AlipayClient({ ...credentials, appId: '2021000000000002' }, { clock: clockReading(() => clock), transport });
   await expect(otherApp.query(ref)).rejects.toMatchObject({ subCode: 'isv.invalid-app-id' });
-  const slow = new AlipayClient(credentials, { now: () => clock - 8 * 3_600_000, transport });
+  const slow = new AlipayClient(credentials, { clock: clockReading(() => clock - 8 * 3_600_000), transport });
   await expect(slow.query(ref)).rejects.toMatchObject({ subCode: 'isv.invalid-timestamp' });
   expect(() => client.signed('alipay.trade.query', '', {})).toThrow(/app_auth_token/);
   const noToken = sandbox.gatewayRequest(

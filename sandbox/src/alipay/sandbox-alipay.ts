@@ -14,6 +14,7 @@
  * development mini-program (`miniAppId`). Daily bills:
  * `sandbox-alipay-bills.ts`.
  */
+import { systemClock, type Clock } from '@kit/shared/clock';
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { formatCents, parseCents } from '@kit/shared';
 import { rsa2Sign, rsa2Verify, signContent, signNotification, type Params } from '@kit/server/payments/providers/alipay/sign';
@@ -28,7 +29,8 @@ export interface SandboxAlipayOptions {
   miniAppId?: string;
   /** The stand-in's key pair; generated when not given. */
   keys?: { privateKey: KeyObject; publicKey: KeyObject };
-  now?: () => number;
+  /** The service's clock (the system clock by default): the gateway's times and its repeats' waits. */
+  clock?: Clock;
   /** Posts a notification (form body) and gives back the answer; `fetch` by default. */
   post?: (url: string, body: string) => Promise<{ status: number; text: string }>;
   /** The sandbox's bill faults of now (none by default). */
@@ -160,6 +162,7 @@ export class SandboxAlipayRefusal extends Error {
 export class SandboxAlipay {
   readonly publicKey: KeyObject;
   private readonly privateKey: KeyObject;
+  private readonly clock: Clock;
   private readonly now: () => number;
   private readonly faults: () => AlipayFaults;
   private readonly post: (url: string, body: string) => Promise<{ status: number; text: string }>;
@@ -180,7 +183,8 @@ export class SandboxAlipay {
     const keys = opts.keys ?? generateKeyPairSync('rsa', { modulusLength: 2048 });
     this.privateKey = keys.privateKey;
     this.publicKey = keys.publicKey;
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? systemClock;
+    this.now = () => this.clock.now();
     this.faults = opts.faults ?? (() => NO_FAULTS);
     this.bills = new SandboxAlipayBills(() => this.now(), opts.billFaults);
     this.post =
@@ -190,7 +194,7 @@ export class SandboxAlipay {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded;charset=utf-8' },
           body,
-          signal: AbortSignal.timeout(10_000),
+          signal: this.clock.timeout(10_000),
         });
         return { status: res.status, text: await res.text() };
       });
@@ -660,7 +664,7 @@ export class SandboxAlipay {
     }
     const wait = (this.opts.retrySchedule ?? [])[attempt - 1];
     if (wait !== undefined) {
-      const timer = setTimeout(() => void this.deliver(url, form, attempt + 1), wait);
+      const timer = this.clock.setTimeout(() => void this.deliver(url, form, attempt + 1), wait);
       // A development server's pending repeats never keep it running.
       timer.unref();
     }

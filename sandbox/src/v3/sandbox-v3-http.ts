@@ -25,7 +25,7 @@ export class V3Fail extends Error {
 }
 
 /** The four signature headers of a body, as the platform sends them on answers and notifications. */
-export function platformSignature(signing: PlatformSigning, body: string, now = Date.now()): Record<string, string> {
+export function platformSignature(signing: PlatformSigning, body: string, now: number): Record<string, string> {
   const timestamp = String(unixSeconds(now));
   const nonce = newNonce();
   return {
@@ -37,10 +37,10 @@ export function platformSignature(signing: PlatformSigning, body: string, now = 
 }
 
 /** Sends a signed answer: JSON, or nothing (204). */
-export function sendSigned(res: Response, signing: PlatformSigning, status: number, body: object | null): void {
+export function sendSigned(res: Response, signing: PlatformSigning, status: number, body: object | null, now: number): void {
   const text = body === null ? '' : JSON.stringify(body);
   res.status(status);
-  res.set({ 'request-id': requestId(res), ...platformSignature(signing, text) });
+  res.set({ 'request-id': requestId(res), ...platformSignature(signing, text, now) });
   if (body === null) return void res.end();
   res.type('application/json').send(text);
 }
@@ -58,7 +58,7 @@ export function requestId(res: Response): string {
  * path after the gateway base (`/v3/…?query`, what the kit signs, as on the platform's own domain);
  * a client whose base URL ends in `/sandbox/` signs the whole path of its URL, which is accepted too.
  */
-export function checkAuthorization(req: Request, body: string, keys: SandboxV3Keys, now = Date.now()): string {
+export function checkAuthorization(req: Request, body: string, keys: SandboxV3Keys, now: number): string {
   const parts = parseAuthorization(req.get('authorization'));
   if (!parts)
     throw new V3Fail(401, 'SIGN_ERROR', 'Authorization is missing or not WECHATPAY2-SHA256-RSA2048 with mchid, nonce_str, signature, timestamp and serial_no');

@@ -5,6 +5,7 @@
  * data). The body is made once and sent as it is each time, duplicates too, with the same `id`; the
  * signature headers are made at each sending (sandbox-notifier.ts), so a late retry is not stale.
  */
+import type { Clock } from '@kit/shared/clock';
 import { randomUUID } from 'node:crypto';
 import { AEAD_ALGORITHM, aeadEncrypt } from '@kit/server/payments/providers/social-v3/aead';
 import { rfc3339Cst } from '@kit/server/payments/providers/social-v3/partner-api';
@@ -25,7 +26,7 @@ export function envelope(
   summary: string,
   originalType: string,
   resource: object,
-  now = Date.now(),
+  now: number,
 ): string {
   const nonce = newNonce().slice(0, 12);
   return JSON.stringify({
@@ -44,20 +45,20 @@ export function envelope(
   });
 }
 
-export function v3Notices(keys: SandboxV3Keys): V3Notices {
+export function v3Notices(keys: SandboxV3Keys, clock: Clock): V3Notices {
   return {
-    pay: (o: SandboxOrder) => envelope(keys, 'TRANSACTION.SUCCESS', '支付成功', 'transaction', transactionOf(o, 'SUCCESS')),
+    pay: (o: SandboxOrder) => envelope(keys, 'TRANSACTION.SUCCESS', '支付成功', 'transaction', transactionOf(o, 'SUCCESS'), clock.now()),
     refund: (o: SandboxOrder, r: SandboxRefund) => envelope(keys, 'REFUND.SUCCESS', '退款成功', 'refund', refundResourceOf(o, r), r.success_at ?? r.created_at),
   };
 }
 
 /** Signs each sending; a probe carries `WECHATPAY/SIGNTEST/` and random bytes instead of a signature. */
-export function v3NotificationSigner(keys: SandboxV3Keys, faults: SandboxFaults): V3NotificationSigner {
+export function v3NotificationSigner(keys: SandboxV3Keys, faults: SandboxFaults, clock: Clock): V3NotificationSigner {
   return {
     headers(body: string, probe: boolean) {
       const signing = signingUnder(keys, faults.current, keys.switching.notifications);
-      if (!probe) return platformSignature(signing, body);
-      const timestamp = String(unixSeconds());
+      if (!probe) return platformSignature(signing, body, clock.now());
+      const timestamp = String(unixSeconds(clock.now()));
       const nonce = newNonce();
       // A probe's tail is not a signature of anything: what a service that checks nothing would take.
       const tail = rsaSign(responseMessage(timestamp, nonce, `${body}probe`), keys.privateKey);

@@ -176,7 +176,7 @@ export class SandboxV3Payments {
     );
     if (!out) return null;
     const r = await this.store.refundByNumber(REALM, mchid, b.out_refund_no);
-    return { status: 200, body: refundOf(o, r!) };
+    return { status: 200, body: refundOf(o, r!, this.store.clock.now()) };
   }
 
   async refundQuery(mchid: string, outRefundNo: string, q: Record<string, unknown>): Promise<V3Result> {
@@ -184,6 +184,6 @@ export class SandboxV3Payments {
     const r = await this.store.refundByNumber(REALM, mchid, outRefundNo);
     const o = r ? await this.store.orderByPrepayId(r.prepay_id) : undefined;
     if (!r || !o || o.sub_mch_id !== q.sub_mchid) throw new V3Fail(404, 'RESOURCE_NOT_EXISTS', 'no such refund');
-    return { status: 200, body: refundOf(o, r) };
+    return { status: 200, body: refundOf(o, r, this.store.clock.now()) };
   }
 }

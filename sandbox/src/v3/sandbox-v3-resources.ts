@@ -45,7 +45,7 @@ export function transactionOf(o: SandboxOrder, state: string = o.state): Record<
 export function refundOf(
   o: SandboxOrder,
   r: Pick<SandboxRefund, 'refund_id' | 'out_refund_no' | 'refund_fee' | 'state' | 'created_at' | 'success_at'>,
-  now = Date.now(),
+  now: number,
 ) {
   const done = r.success_at === null || r.success_at <= now;
   return {

@@ -34,21 +34,21 @@ export function sandboxV3Routes(v3: SandboxV3, rules: RequestRules): Router {
     if (!(e instanceof V3Fail)) throw e;
     // A day without a bill is the platform's answer, not a fault: its request line is not logged as one.
     if (ANSWER_CODES.has(e.code)) res.locals.expectedAnswer = true;
-    sendSigned(res, signing(req), e.status, { code: e.code, message: e.message });
+    sendSigned(res, signing(req), e.status, { code: e.code, message: e.message }, v3.clock.now());
   };
 
   /** Verified, read by the service's body rules, handled, answered signed. */
   const signed = (handle: Handler) => async (req: Request, res: Response) => {
     try {
       const body = text(req);
-      const mchid = checkAuthorization(req, body, v3.keys);
+      const mchid = checkAuthorization(req, body, v3.keys, v3.clock.now());
       if (body) {
         const read = readJsonObject(rules, req.body);
         if ('refused' in read) throw new V3Fail(400, 'PARAM_ERROR', read.refused);
       }
       const out = await handle(mchid, body, req);
       if (out === null) return;
-      sendSigned(res, signing(req), out.status, out.body);
+      sendSigned(res, signing(req), out.status, out.body, v3.clock.now());
     } catch (e) {
       refuse(req, res, e);
     }
@@ -115,12 +115,12 @@ export function sandboxV3Routes(v3: SandboxV3, rules: RequestRules): Router {
   // A merchant who never had certificates (`v3Certificates: "none"`) gets the platform's 404.
   r.get('/certificates', async (req, res) => {
     try {
-      checkAuthorization(req, '', v3.keys);
+      checkAuthorization(req, '', v3.keys, v3.clock.now());
       const f = v3.faults.current;
       if (f.v3Certificates === 'none') throw new V3Fail(404, 'RESOURCE_NOT_EXISTS', '无可用的平台证书，请在商户平台-API安全申请使用微信支付公钥');
       const data = certificatesOf(v3.keys, rotated()).map((c) => encryptCertificateEntry(c.pem, v3.keys.apiV3Key, newNonce().slice(0, 12)));
       const named = f.v3CertificatesSigner === 'requested' && req.get('wechatpay-serial') === v3.keys.publicKeyId;
-      sendSigned(res, signingOf(v3.keys, named ? 'public-key' : 'certificate', rotated()), 200, { data });
+      sendSigned(res, signingOf(v3.keys, named ? 'public-key' : 'certificate', rotated()), 200, { data }, v3.clock.now());
     } catch (e) {
       refuse(req, res, e);
     }
@@ -133,7 +133,7 @@ export function sandboxV3Routes(v3: SandboxV3, rules: RequestRules): Router {
   // The file itself: the request is signed, the answer is not (its hash was in the signed answer).
   r.get('/billdownload/file', async (req, res) => {
     try {
-      const mchid = checkAuthorization(req, '', v3.keys);
+      const mchid = checkAuthorization(req, '', v3.keys, v3.clock.now());
       const file = await v3.bills.download(mchid, req.query.token);
       res.set('request-id', requestId(res)).type(file.contentType).send(file.body);
     } catch (e) {

@@ -1,4 +1,5 @@
 /** The sandbox's API v3 platform (docs/sandbox.md), built beside the v2 one on the same store, faults and notifier. */
+import type { Clock } from '@kit/shared/clock';
 import type { Config } from '@kit/server/config';
 import type { SandboxBills } from '../sandbox-bills';
 import type { SandboxFaults } from '../sandbox-faults';
@@ -11,6 +12,8 @@ import { SandboxV3ProfitSharing } from './sandbox-v3-profit-sharing';
 
 export interface SandboxV3 {
   keys: SandboxV3Keys;
+  /** The service's clock: the times the platform signs and checks. */
+  clock: Clock;
   faults: SandboxFaults;
   payments: SandboxV3Payments;
   sharing: SandboxV3ProfitSharing;
@@ -27,9 +30,11 @@ export function createSandboxV3(
   parts: { keys: SandboxV3Keys; store: SandboxStore; platform: SandboxPlatform; faults: SandboxFaults; bills: SandboxBills },
 ): SandboxV3 {
   const { keys } = parts;
+  const clock = parts.store.clock;
   const payments = new SandboxV3Payments(parts.platform, parts.store, config);
   return {
     keys,
+    clock,
     faults: parts.faults,
     payments,
     sharing: new SandboxV3ProfitSharing(payments, parts.store, keys),

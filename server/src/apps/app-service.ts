@@ -2,6 +2,7 @@
  * Apps and their secrets (docs/operations.md, keys). Secrets are stored sealed under the master key and kept
  * decrypted in memory for a short while so that signature checks stay off the database.
  */
+import type { Clock } from '@kit/shared/clock';
 import { KitError } from '@kit/shared';
 import { randomAlnum, randomToken } from '../security/ids';
 import { open, seal } from '../security/secret-box';
@@ -22,6 +23,7 @@ export class AppService {
     private readonly store: AppStore,
     private readonly masterKey: Buffer,
     private readonly replay: ReplayGuard,
+    private readonly clock: Clock,
   ) {}
 
   async create(name?: string): Promise<AppCredentials> {
@@ -32,7 +34,7 @@ export class AppService {
       secret_enc: seal(this.masterKey, appSecret, appId),
       name: name ?? null,
       disabled: 0,
-      created_at: Date.now(),
+      created_at: this.clock.now(),
     });
     return { appId, appSecret };
   }
@@ -40,12 +42,12 @@ export class AppService {
   /** The secret from the cache without waiting: undefined when it has to be read. */
   cachedSecret(appId: string): string | null | undefined {
     const hit = this.cache.get(appId);
-    return hit && hit.until > Date.now() ? hit.secret : undefined;
+    return hit && hit.until > this.clock.now() ? hit.secret : undefined;
   }
 
   /** The secret of an enabled app, or null. Cached briefly (disabling takes effect within 30 s). */
   async secretOf(appId: string): Promise<string | null> {
-    const now = Date.now();
+    const now = this.clock.now();
     const hit = this.cache.get(appId);
     if (hit && hit.until > now) return hit.secret;
     const row = await this.store.find(appId);
@@ -79,7 +81,7 @@ export class AppService {
     return this.replay.forget(appId, sig);
   }
 
-  purgeSignatures(now = Date.now()): Promise<unknown> {
+  purgeSignatures(now = this.clock.now()): Promise<unknown> {
     return this.replay.purge(now);
   }
 }

@@ -4,6 +4,7 @@
  * JSON to the effective `notifyCallbackUrl`, and recorded. Success is a 2xx answer whose body is
  * `OK` (surrounding whitespace ignored); anything else is retried on the schedule, then given up.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import { signCallbackUrl } from '@kit/shared';
 import type { AppService } from '../apps/app-service';
@@ -23,6 +24,8 @@ export interface CallbackDeliveryOptions {
   concurrency?: number;
   /** Where callbacks may go (CALLBACK_ALLOW_PRIVATE); checked again at every connection. */
   outbound?: OutboundPolicy;
+  /** The service's clock: attempts' times, the notification's `notifyTime`, an attempt's time limit. */
+  clock: Clock;
 }
 
 /** Bytes of the receiver's answer kept with each attempt. */
@@ -56,7 +59,7 @@ export class CallbackDelivery implements JobHandler {
   async run(job: JobRow, signal: AbortSignal, retry: Retry): Promise<JobSettlement> {
     const e = JSON.parse(job.payload) as CallbackEventInput;
     const attempt = job.attempts + 1;
-    const started = Date.now();
+    const started = this.opts.clock.now();
     const params = await this.merchants.effectivePaymentParams(e.subMerchantId, e.channel).catch(() => ({}));
     const target = (params as { notifyCallbackUrl?: string }).notifyCallbackUrl;
     if (!target) {
@@ -76,10 +79,10 @@ export class CallbackDelivery implements JobHandler {
     }
     // `job.next_at` is the end of this claim: the attempt and its record must fit inside it, or a
     // worker elsewhere could take the job over while this one is still delivering it.
-    const deadline = Math.min(this.opts.timeoutMs, job.next_at - Date.now() - settleMargin(this.opts.timeoutMs));
+    const deadline = Math.min(this.opts.timeoutMs, job.next_at - this.opts.clock.now() - settleMargin(this.opts.timeoutMs));
     const sent = await this.send(e, target, started, signal, Math.max(1, deadline));
     if (signal.aborted) return { state: 'pending', nextAt: started }; // not recorded: the lease brings it back
-    const finished = Date.now();
+    const finished = this.opts.clock.now();
     // Recorded with the job's settlement, in the same statement on PostgreSQL (issue 34).
     const alongside = this.store.attempt({
       job_id: job.id,
@@ -125,6 +128,7 @@ export class CallbackDelivery implements JobHandler {
       const res = await post(url, body, {
         headers: { 'content-type': 'application/json', 'user-agent': 'merchant-kit-callback/1' },
         timeoutMs,
+        clock: this.opts.clock,
         signal,
         maxBytes: 4096,
         outbound: this.opts.outbound,

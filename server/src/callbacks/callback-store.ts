@@ -148,12 +148,12 @@ export class CallbackStore {
   }
 
   /** Starts a fresh series of attempts for a callback that is not pending (`JobStore.rearmEnded`). */
-  rearm(id: number, now = Date.now()): Promise<boolean> {
+  rearm(id: number, now = this.jobs.clock.now()): Promise<boolean> {
     return this.jobs.rearmEnded(CALLBACK_QUEUE, id, now);
   }
 
   /** Rearms every given-up callback of those sub-merchants created in the window, in one statement; how many. */
-  async rearmGivenUp(subMerchantIds: string[], since: number, until: number, now = Date.now()): Promise<number> {
+  async rearmGivenUp(subMerchantIds: string[], since: number, until: number, now = this.jobs.clock.now()): Promise<number> {
     if (!subMerchantIds.length) return 0;
     return this.jobs.rearmGivenUp(
       CALLBACK_QUEUE,

@@ -1,4 +1,5 @@
 /** Builds the chain feature's services (called from `services.ts`). */
+import type { Clock } from '@kit/shared/clock';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
 import { DeductionCodes } from './deduction-code';
@@ -25,18 +26,18 @@ export interface ChainServices {
   stores: { ledger: LedgerStore; points: PointsStore; anchors: AnchorStore };
 }
 
-export function createChainServices(config: Config, handle: DbHandle, masterKey: Buffer, secrets: SecretSource): ChainServices {
+export function createChainServices(config: Config, handle: DbHandle, masterKey: Buffer, secrets: SecretSource, clock: Clock): ChainServices {
   const nodeKey = loadNodeKey({ envKey: config.CHAIN_NODE_KEY, dataDir: config.DATA_DIR });
   const codes = new DeductionCodes(masterKey);
   const ledgerStore = new LedgerStore(handle.db, handle.dialect);
   const pointsStore = new PointsStore(handle.db);
   const anchorStore = new AnchorStore(ledgerStore);
-  const ledger = new LedgerService(ledgerStore, pointsStore, secrets, codes, nodeKey, new AnchorProofs(anchorStore, config.CHAIN_ANCHOR_CONTRACT));
+  const ledger = new LedgerService(ledgerStore, pointsStore, secrets, codes, nodeKey, clock, new AnchorProofs(anchorStore, config.CHAIN_ANCHOR_CONTRACT));
   return {
     ledger,
     donations: new DonationService(ledger),
-    points: new PointsService(pointsStore, codes),
-    sealer: new Sealer(ledgerStore, pointsStore, nodeKey, codes),
+    points: new PointsService(pointsStore, codes, clock),
+    sealer: new Sealer(ledgerStore, pointsStore, nodeKey, codes, clock),
     nodeKey,
     codes,
     verify: (extraKeys = []) => verifyLedger(ledgerStore, pointsStore, { trustedKeys: [nodeKey.publicKeyHex, ...extraKeys], codes }),

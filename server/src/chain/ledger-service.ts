@@ -4,6 +4,7 @@
  * then writes the whole call in one transaction before answering `pending`; a call with one bad
  * item changes nothing.
  */
+import type { Clock } from '@kit/shared/clock';
 import {
   CHAIN_VERSION,
   KitError,
@@ -62,6 +63,7 @@ export class LedgerService {
     private readonly secrets: SecretSource,
     private readonly codes: CodeReader,
     private readonly nodeKey: NodeKey,
+    private readonly clock: Clock,
     private readonly anchors?: AnchorProofs,
   ) {
     this.batcher = new WriteBatcher(store.db);
@@ -70,7 +72,7 @@ export class LedgerService {
   /** 4.14: validates and queues a call's items; throws KitError (changing nothing) if any is refused. */
   async accept(appId: string, items: unknown[], opts: { where?: (index: number) => string } = {}): Promise<void> {
     if (items.length > MAX_UPLOAD_ITEMS) throw new KitError('too_many_items', `at most ${MAX_UPLOAD_ITEMS} items per upload, got ${items.length}`);
-    const now = Date.now();
+    const now = this.clock.now();
     const prepared: Prepared[] = [];
     const inCall = new Map<string, Prepared>();
     let donationKeys: ReturnType<typeof deriveDonationKeys> | undefined;

@@ -2,6 +2,7 @@
  * Trusted points reads (4.12) and deduction codes (4.13). Balances change only through sealed
  * ledger items (points.issue / points.transfer / chainPay), never here.
  */
+import type { Clock } from '@kit/shared/clock';
 import {
   AmountError,
   CHAIN_VERSION,
@@ -21,6 +22,7 @@ export class PointsService {
   constructor(
     private readonly store: PointsStore,
     private readonly codes: DeductionCodes,
+    private readonly clock: Clock,
   ) {}
 
   /** Readable by the issuing app and by the user's app only. */
@@ -38,7 +40,7 @@ export class PointsService {
   }
 
   /** Mints a deduction code; only the user's own app may ask for one. */
-  async deductionCode(signer: string, q: DeductionCodeQuery, now = Date.now()): Promise<DeductionCodeResponse> {
+  async deductionCode(signer: string, q: DeductionCodeQuery, now = this.clock.now()): Promise<DeductionCodeResponse> {
     if (signer !== q.userAppId) throw new KitError('not_user_app', `only the user's app ${q.userAppId} may create a deduction code for its user`);
     let maxUnits: number;
     try {

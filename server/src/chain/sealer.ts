@@ -6,6 +6,7 @@
  * On PostgreSQL a transaction-scoped advisory lock keeps to one sealer across instances.
  */
 import type { Logger } from 'pino';
+import type { Clock } from '@kit/shared/clock';
 import { GENESIS_PREV_HASH, blockHash, merkleRoot, type BlockHeader } from '@kit/shared';
 import { startLoop, type Loop } from '../jobs/loop';
 import type { Executor, LedgerStore } from './ledger-store';
@@ -36,13 +37,14 @@ export class Sealer {
     private readonly points: PointsStore,
     private readonly key: NodeKey,
     private readonly codes: CodeReader,
+    private readonly clock: Clock,
     private readonly maxItems = MAX_BLOCK_ITEMS,
   ) {}
 
-  private analyzed = { at: 0, rows: 0, since: 0 };
+  private analyzed = { at: -Infinity, rows: 0, since: 0 };
 
   /** Seals what is queued into one block (or nothing, when another instance holds the lock). */
-  async sealOnce(now = () => Date.now()): Promise<SealResult> {
+  async sealOnce(now = () => this.clock.now()): Promise<SealResult> {
     const result = await this.sealBlock(now);
     await this.keepStatistics(result.confirmed);
     return result;
@@ -56,9 +58,9 @@ export class Sealer {
    */
   private async keepStatistics(sealed: number): Promise<void> {
     this.analyzed.since += sealed;
-    const due = this.analyzed.since >= Math.max(5_000, this.analyzed.rows / 5) && Date.now() - this.analyzed.at >= 5_000;
+    const due = this.analyzed.since >= Math.max(5_000, this.analyzed.rows / 5) && performance.now() - this.analyzed.at >= 5_000;
     if (!due) return;
-    this.analyzed = { at: Date.now(), rows: this.analyzed.rows + this.analyzed.since, since: 0 };
+    this.analyzed = { at: performance.now(), rows: this.analyzed.rows + this.analyzed.since, since: 0 };
     await this.ledger.analyze();
   }
 
@@ -140,17 +142,18 @@ export class Sealer {
   }
 }
 
-export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, observe?: SealObserver): Loop {
+export function startSealer(sealer: Sealer, intervalMs: number, log: Logger, clock: Clock, observe?: SealObserver): Loop {
   return startLoop(
     'chain-sealer',
     intervalMs,
     async () => {
-      const started = Date.now();
+      const started = performance.now();
       const r = await sealer.sealOnce();
-      if (r.block !== undefined || r.failed) observe?.(Date.now() - started, r.acceptedAt ?? [], r.failed);
+      if (r.block !== undefined || r.failed) observe?.(performance.now() - started, r.acceptedAt ?? [], r.failed);
       if (r.block !== undefined || r.failed) log.debug({ block: r.block, confirmed: r.confirmed, failed: r.failed }, 'chain block sealed');
-      return r.more;
+      return r.more ? 'more' : r.block !== undefined || r.failed ? 'worked' : undefined;
     },
     log,
+    clock,
   );
 }

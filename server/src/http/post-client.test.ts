@@ -1,14 +1,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TestClock } from '@kit/shared/test-clock';
 import { post } from './post-client';
 
 describe('post', () => {
   let server: http.Server;
   let url: string;
+  // Each call to /hang that reached the server.
+  const hanging: Array<() => void> = [];
+  const arrived = () => new Promise<void>((r) => hanging.push(r));
   beforeAll(async () => {
     // Answers `/ok` at once and leaves every other call hanging.
     server = http.createServer((req, res) => {
       req.resume();
+      if (req.url === '/hang') hanging.shift()?.();
       if (req.url === '/ok') req.on('end', () => res.end('OK'));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -19,7 +24,8 @@ describe('post', () => {
     await new Promise((r) => server.close(r));
   });
 
-  const opts = { headers: {}, timeoutMs: 5_000, maxBytes: 64 };
+  const clock = new TestClock({ frozen: true });
+  const opts = { headers: {}, timeoutMs: 5_000, maxBytes: 64, clock };
 
   it('answers the status and the head of the body', async () => {
     await expect(post(`${url}/ok`, '{}', opts)).resolves.toEqual({ status: 200, head: 'OK' });
@@ -41,12 +47,22 @@ describe('post', () => {
 
   it('rejects a call aborted while it waits for the answer', async () => {
     const ctl = new AbortController();
+    const reached = arrived();
     const call = post(`${url}/hang`, '{}', { ...opts, signal: ctl.signal });
-    setTimeout(() => ctl.abort(), 20);
+    await reached;
+    ctl.abort();
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
   });
 
-  it('rejects a call that outlives its deadline', async () => {
-    await expect(post(`${url}/hang`, '{}', { ...opts, timeoutMs: 50 })).rejects.toMatchObject({ name: 'TimeoutError' });
+  it('rejects a call that outlives its deadline on its clock, and not before', async () => {
+    const reached = arrived();
+    let ended = false;
+    const call = post(`${url}/hang`, '{}', opts).finally(() => (ended = true));
+    await reached;
+    clock.advance(4_999);
+    await new Promise((r) => setImmediate(r));
+    expect(ended).toBe(false);
+    clock.advance(1);
+    await expect(call).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 });

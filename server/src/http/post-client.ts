@@ -5,6 +5,7 @@
  * request objects per call): callback delivery CPU per callback, see docs/performance.md.
  * Redirects are not followed (an answer is an answer).
  */
+import type { Clock } from '@kit/shared/clock';
 import http from 'node:http';
 import https from 'node:https';
 import type { OutboundPolicy } from '../security/outbound-url';
@@ -26,8 +27,9 @@ const agents = {
 
 export interface PostOptions {
   headers: Record<string, string>;
-  /** The whole exchange (connect, send, answer head) must end within this. */
+  /** The whole exchange (connect, send, answer head) must end within this, on `clock`. */
   timeoutMs: number;
+  clock: Clock;
   /** Aborting it (shutdown) ends the exchange with an error. */
   signal?: AbortSignal;
   maxBytes: number;
@@ -57,7 +59,7 @@ export function post(url: string, body: string, opts: PostOptions): Promise<Post
     const finish = (err: Error | undefined, answer?: PostAnswer) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      opts.clock.clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       if (err) reject(err);
       else resolve(answer!);
@@ -82,7 +84,7 @@ export function post(url: string, body: string, opts: PostOptions): Promise<Post
     // Listening first: an abort already signalled destroys the request at once, and an 'error'
     // event with no listener would throw out of the process.
     req.on('error', (e) => finish(e));
-    const timer = setTimeout(() => {
+    const timer = opts.clock.setTimeout(() => {
       const e = new PostTimeoutError(`no answer within ${opts.timeoutMs} ms`);
       finish(e);
       req.destroy(e);

@@ -1,3 +1,4 @@
+import { systemClock } from '@kit/shared/clock';
 import http from 'node:http';
 import v8 from 'node:v8';
 import type { AddressInfo } from 'node:net';
@@ -72,7 +73,7 @@ describe('createHttpServer', () => {
   });
 
   it('ends a held wait as soon as its caller hangs up', async () => {
-    const events = new OrderEvents();
+    const events = new OrderEvents(systemClock);
     const app = express();
     let released!: () => void;
     const ended = new Promise<void>((r) => (released = r));

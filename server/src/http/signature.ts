@@ -2,6 +2,7 @@
  * Signature check (docs/signing.md) for signed routes: raw query and raw body bytes, constant-time
  * comparison (in shared/signing), ±tolerance on `_t`, and replay refusal for state-changing calls.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { KitError, parseQueryString, signatureFields, verify, type ErrorId } from '@kit/shared';
 import type { AppService } from '../apps/app-service';
@@ -11,6 +12,8 @@ export interface SignatureOptions {
   /** Prefix of the service's base URL on this server; signed paths are relative to it. */
   basePath: string;
   toleranceMs: number;
+  /** The service's clock, which `_t` must be close to. */
+  clock: Clock;
   /**
    * The route records the signature in the replay guard itself, in the transaction of the change
    * it makes (`res.locals.replay`): one commit instead of two (order creation on PostgreSQL).
@@ -36,6 +39,7 @@ export function requireSignature(opts: SignatureOptions): RequestHandler {
   const check = (req: Request, res: Response, next: NextFunction, pairs: Array<[string, string]>, secret: string | null) => {
     const result = verify({ method: req.method, path: signedPath(req.originalUrl, opts.basePath), query: pairs, body: req.rawBody }, () => secret, {
       toleranceMs: opts.toleranceMs,
+      now: opts.clock.now(),
     });
     if (!result.ok) return next(refuse(result.reason, result.detail));
     res.locals.appId = result.appId;

@@ -1,7 +1,10 @@
+import { TestClock } from '@kit/shared/test-clock';
 import { KitError } from '@kit/shared';
 import type { JobRow, JobSettlement } from './job-store';
 import { FollowUp, type FollowUpRules } from './follow-up';
 import { Retry, type RetryPolicy } from './retry';
+
+const clock = new TestClock({ frozen: true });
 
 const policy: RetryPolicy = { schedule: [10, 20, 30], firstWaitBeforeFirstRun: true, whenOver: { done: 'unpaid' }, unreachable: 'repeat-last' };
 const job = { id: 1, attempts: 4, key: 'k' } as JobRow;
@@ -33,7 +36,7 @@ describe('the follow-up frame', () => {
       { channelTimeoutMs: 1 },
       { reconciliation: (k, o) => counted.push(`${k}:${o}`) },
     );
-    expect(await f.run(job, new AbortController().signal, new Retry(policy, job))).toEqual({ state: 'done', result: 'paid' });
+    expect(await f.run(job, new AbortController().signal, new Retry(policy, job, clock))).toEqual({ state: 'done', result: 'paid' });
     expect(counted).toEqual(['payment_query:paid']);
   });
 
@@ -46,7 +49,7 @@ describe('the follow-up frame', () => {
       { channelTimeoutMs: 1 },
       { reconciliation: (k, o) => counted.push(`${k}:${o}`) },
     );
-    const s = await f.run(job, new AbortController().signal, new Retry(policy, job));
+    const s = await f.run(job, new AbortController().signal, new Retry(policy, job, clock));
     expect(s).toMatchObject({ state: 'pending', error: 'timed out' });
     expect(counted).toEqual(['payment_query:failed']);
   });
@@ -58,6 +61,6 @@ describe('the follow-up frame', () => {
       }),
       { channelTimeoutMs: 1 },
     );
-    await expect(f.run(job, new AbortController().signal, new Retry(policy, job))).rejects.toThrow('boom');
+    await expect(f.run(job, new AbortController().signal, new Retry(policy, job, clock))).rejects.toThrow('boom');
   });
 });

@@ -5,6 +5,7 @@
  * codes of orders that can no longer be paid).
  */
 import type { Logger } from 'pino';
+import type { Clock } from '@kit/shared/clock';
 import type { AppService } from '../apps/app-service';
 import type { LoginThrottle } from '../security/login-throttle';
 import type { JobStore } from './job-store';
@@ -22,6 +23,7 @@ export function startHousekeeping(
   jobs: JobStore,
   kinds: readonly JobKind[],
   log: Logger,
+  clock: Clock,
   more: ReadonlyArray<() => Promise<unknown>> = [],
 ): Loop {
   return startLoop(
@@ -35,11 +37,12 @@ export function startHousekeeping(
       for (const purge of more) await purge();
     },
     log,
+    clock,
   );
 }
 
 /** Deletes the ended jobs of every queue that has a retention, past it; how many, by queue (only queues with any). */
-export async function purgeEndedJobs(jobs: JobStore, kinds: readonly JobKind[], now = Date.now()): Promise<Record<string, number> | undefined> {
+export async function purgeEndedJobs(jobs: JobStore, kinds: readonly JobKind[], now = jobs.clock.now()): Promise<Record<string, number> | undefined> {
   let out: Record<string, number> | undefined;
   for (const { handler, retentionMs } of kinds) {
     if (retentionMs === null) continue;

@@ -4,6 +4,7 @@
  * worker that dies gives its jobs back when the lease ends; on PostgreSQL `FOR UPDATE SKIP LOCKED`
  * keeps instances off each other's rows.
  */
+import type { Clock } from '@kit/shared/clock';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, Executor } from '../db/schema';
 import type { Dialect } from '../db/dialect';
@@ -73,6 +74,7 @@ export class JobStore {
   constructor(
     readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    readonly clock: Clock,
   ) {
     this.enqueueOnceRow = preparedOn(
       db,
@@ -101,7 +103,7 @@ export class JobStore {
    * already in the queue, `once` keeps the existing job (false is returned) and `rearm` makes it
    * pending again, due at `at`, with its run count reset (and `payload`, when given, as its payload).
    */
-  async enqueue(on: Executor, job: NewJob, mode: 'once' | 'rearm' = 'once', now = Date.now()): Promise<boolean> {
+  async enqueue(on: Executor, job: NewJob, mode: 'once' | 'rearm' = 'once', now = this.clock.now()): Promise<boolean> {
     const row = {
       queue: job.queue,
       key: job.key ?? null,
@@ -164,7 +166,7 @@ export class JobStore {
   }
 
   /** Records the end of a claimed run; ignored (false) when the claim was lost meanwhile. */
-  async settle(id: number, token: string, attempts: number, s: JobSettlement, now = Date.now()): Promise<boolean> {
+  async settle(id: number, token: string, attempts: number, s: JobSettlement, now = this.clock.now()): Promise<boolean> {
     if (s.alongside && this.dialect === 'postgres') {
       // One round trip: the handler's row in a data-modifying WITH of the settling update (issue 34);
       // the usual end (done) as a prepared statement, which PostgreSQL parses and plans once.
@@ -234,7 +236,7 @@ export class JobStore {
    * Ends a job without running it, on the caller's executor: the work it would do has been done
    * another way (a notification recorded the payment its query was waiting for).
    */
-  async finish(on: Executor, queue: QueueName, key: string, result: string, now = Date.now()): Promise<boolean> {
+  async finish(on: Executor, queue: QueueName, key: string, result: string, now = this.clock.now()): Promise<boolean> {
     return Number((await this.finishRow(on, queue, key, result, now)).numAffectedRows) === 1;
   }
 
@@ -280,7 +282,7 @@ export class JobStore {
    * of rearms racing each other exactly one changes the row; the worker's lease token is gone once
    * it settled, so no earlier run can overwrite the new series.
    */
-  async rearmEnded(queue: QueueName, id: number, now = Date.now()): Promise<boolean> {
+  async rearmEnded(queue: QueueName, id: number, now = this.clock.now()): Promise<boolean> {
     const res = await this.db
       .updateTable('jobs')
       .set(freshSeries(now))
@@ -292,7 +294,7 @@ export class JobStore {
   }
 
   /** Like `rearmEnded`, for the job of a key, due at `at`: a pending one (or one being run) is left alone. */
-  async rearmEndedKey(queue: QueueName, key: string, at: number, now = Date.now()): Promise<boolean> {
+  async rearmEndedKey(queue: QueueName, key: string, at: number, now = this.clock.now()): Promise<boolean> {
     const res = await this.db
       .updateTable('jobs')
       .set({ ...freshSeries(now), next_at: at })
@@ -307,7 +309,7 @@ export class JobStore {
    * Rearms, in one statement, every given-up job of a queue created in `[since, until)` whose `ref`
    * is among `refs` (a subquery of the caller's feature); how many.
    */
-  async rearmGivenUp(queue: QueueName, since: number, until: number, refs: RefSubquery, now = Date.now()): Promise<number> {
+  async rearmGivenUp(queue: QueueName, since: number, until: number, refs: RefSubquery, now = this.clock.now()): Promise<number> {
     const res = await this.db
       .updateTable('jobs')
       .set(freshSeries(now))

@@ -6,10 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
+import type { Clock } from '@kit/shared/clock';
 import type { Jobs } from './jobs';
 import type { JobRow, JobSettlement } from './job-store';
 import type { QueueName } from './job-tables';
-import { startLoop, type Loop } from './loop';
+import { startLoop, type Loop, type TickResult } from './loop';
 import { CRASHED_RUN_RETRY_MS, Retry } from './retry';
 import type { RetryPolicy } from './retry';
 
@@ -42,7 +43,7 @@ export interface JobKind {
   retentionMs: number | null;
 }
 
-export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger): Loop {
+export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger, clock: Clock): Loop {
   const { handler, retry, pollMs } = kind;
   const running = new Set<Promise<void>>();
   const stopping = new AbortController();
@@ -55,14 +56,14 @@ export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger): Loop {
   const runOne = async (job: JobRow, token: string) => {
     let outcome: JobSettlement;
     try {
-      outcome = await handler.run(job, stopping.signal, new Retry(retry, job));
+      outcome = await handler.run(job, stopping.signal, new Retry(retry, job, clock));
     } catch (err) {
       if (stopping.signal.aborted) return;
       log.error({ err, queue: handler.queue, job: job.id }, 'job run failed');
-      outcome = { state: 'pending', nextAt: Date.now() + CRASHED_RUN_RETRY_MS, error: (err as Error).message ?? String(err) };
+      outcome = { state: 'pending', nextAt: clock.now() + CRASHED_RUN_RETRY_MS, error: (err as Error).message ?? String(err) };
     }
     if (stopping.signal.aborted) return;
-    await jobs.store.settle(job.id, token, job.attempts + 1, outcome);
+    await jobs.store.settle(job.id, token, job.attempts + 1, outcome, clock.now());
   };
 
   // Whether due jobs may be left unclaimed: a claim came back full, the worker was at capacity, or
@@ -70,13 +71,13 @@ export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger): Loop {
   // finished run (and every commit's wake) cost a claim query that mostly found the jobs of one
   // group commit (0.4 claims per payment notification).
   let backlog = true;
-  const tick = async (): Promise<boolean> => {
+  const tick = async (): Promise<TickResult> => {
     const room = Math.min(CLAIM_BATCH, handler.concurrency - running.size);
     if (room <= 0) {
       backlog = true;
-      return false;
+      return;
     }
-    const now = Date.now();
+    const now = clock.now();
     const token = randomBytes(8).toString('hex');
     backlog = false;
     const claimed = await jobs.store.claim(handler.queue, now, room, now + handler.leaseMs, token);
@@ -90,11 +91,12 @@ export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger): Loop {
       running.add(p);
     }
     if (claimed.length === room) backlog = true;
-    return claimed.length === room;
+    return claimed.length === room ? 'more' : claimed.length ? 'worked' : undefined;
   };
 
   // A wake (jobs committed) claims after `handler.batchMs`, so that the jobs of the commits in that
   // window are claimed together; without it, at once.
+  // The window is the process's own coalescing of commits, not the business's time: the machine's timer.
   let batchTimer: NodeJS.Timeout | undefined;
   const woken = () => {
     backlog = true;
@@ -102,16 +104,27 @@ export function startJobWorker(jobs: Jobs, kind: JobKind, log: Logger): Loop {
   };
   const wake = () => {
     if (!handler.batchMs) return woken();
+    // eslint-disable-next-line no-restricted-syntax -- the 5 ms window coalesces commits of this process, not the business's time
     batchTimer ??= setTimeout(() => {
       batchTimer = undefined;
       woken();
     }, handler.batchMs);
   };
 
-  loop = startLoop(handler.queue, pollMs, tick, log);
+  loop = startLoop(handler.queue, pollMs, tick, log, clock);
   const unregister = jobs.onWake(handler.queue, wake);
   return {
     poke: woken,
+    // Until a claim finds nothing due and the runs it started have ended (a run's end may make more due).
+    async settle() {
+      let worked = false;
+      for (;;) {
+        const claimed = await loop!.settle();
+        await Promise.all([...running]);
+        if (!claimed && !running.size) return worked;
+        worked = true;
+      }
+    },
     async stop() {
       unregister();
       clearTimeout(batchTimer);

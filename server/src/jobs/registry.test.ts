@@ -1,7 +1,10 @@
+import { TestClock } from '@kit/shared/test-clock';
 import { loadConfig } from '../config';
 import { checkRegistry, kitJobs, type KitJobHandlers } from './registry';
 import { Retry } from './retry';
 import type { JobHandler } from './job-worker';
+
+const clock = new TestClock({ frozen: true });
 
 const handler = (queue: string) => ({ queue }) as unknown as JobHandler;
 const handlers: KitJobHandlers = {
@@ -21,7 +24,7 @@ const env = {
 const config = loadConfig(env);
 const policyOf = (queue: string) => kitJobs(config, handlers).find((k) => k.handler.queue === queue)!.retry;
 /** The wait after run n (1-based) of a job of `queue`. */
-const waitAfterRun = (queue: string, n: number) => new Retry(policyOf(queue), { attempts: n - 1 }).nextWait();
+const waitAfterRun = (queue: string, n: number) => new Retry(policyOf(queue), { attempts: n - 1 }, clock).nextWait();
 
 describe('the job registry', () => {
   test('registers each queue once', () => {

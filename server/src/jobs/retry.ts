@@ -3,6 +3,7 @@
  * handler's run uses to end "again later" by it. Handlers decide *whether* to run again (their
  * rules); the policy decides *when*, and what happens once its schedule is over.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { JobRow, JobSettlement } from './job-store';
 
 export interface RetryPolicy {
@@ -42,6 +43,7 @@ export class Retry {
   constructor(
     readonly policy: RetryPolicy,
     private readonly job: Pick<JobRow, 'attempts'>,
+    private readonly clock: Pick<Clock, 'now'>,
   ) {}
 
   /** The wait before the next run, or undefined when the schedule is over. */
@@ -60,7 +62,7 @@ export class Retry {
   }
 
   private settle(wait: number | undefined, error: string | undefined): JobSettlement {
-    if (wait !== undefined) return { state: 'pending', nextAt: Date.now() + wait, error };
+    if (wait !== undefined) return { state: 'pending', nextAt: this.clock.now() + wait, error };
     const over = this.policy.whenOver;
     if (over === 'give-up') return { state: 'failed', result: 'gave_up', error: error ?? 'retry schedule over' };
     return { state: 'done', result: over === 'repeat-last' ? 'schedule over' : over.done };

@@ -56,7 +56,7 @@ export async function runKit(
   }
   // The sandbox's gateways hang off the running service's own URL (`self-url.ts`).
   const selfUrl = new ListeningUrl(service?.url ?? config.PUBLIC_URL).read;
-  const ctx = { config, service, ...(await openServices(config, createLogger(config.LOG_LEVEL), selfUrl)) };
+  const ctx = { config, service, ...(await openServices(config, createLogger(config.LOG_LEVEL), { selfUrl })) };
   try {
     return await command.run(ctx, rest, out, say);
   } catch (e) {

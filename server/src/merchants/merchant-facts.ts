@@ -4,6 +4,7 @@
  * only the disabled flags do, so an entry lives 2 s: disabling a merchant takes effect on other
  * instances within that time (at once on this one). What it saves: docs/performance.md, "What the speed tricks buy".
  */
+import type { Clock } from '@kit/shared/clock';
 import type { MerchantStore } from './merchant-store';
 
 type Facts = NonNullable<Awaited<ReturnType<MerchantStore['findWithParent']>>>;
@@ -13,11 +14,12 @@ export class MerchantFacts {
 
   constructor(
     private readonly store: MerchantStore,
+    private readonly clock: Clock,
     private readonly ttlMs = 2_000,
   ) {}
 
   async get(id: string): Promise<Facts | undefined> {
-    const now = Date.now();
+    const now = this.clock.now();
     const hit = this.cache.get(id);
     if (hit && hit.until > now) return hit.facts;
     const facts = await this.store.findWithParent(id);

@@ -2,6 +2,7 @@
  * Effective payment parameters read at the same moment share one read (a rush's callbacks of one
  * shop), and never one begun before a change made here.
  */
+import { systemClock } from '@kit/shared/clock';
 import { MerchantService } from './merchant-service';
 import type { MerchantStore } from './merchant-store';
 import type { AppService } from '../apps/app-service';
@@ -31,7 +32,7 @@ function fakeStore() {
 
 function service(store: MerchantStore): MerchantService {
   const outbound = { checkUrl: async () => undefined } as unknown as OutboundPolicy;
-  return new MerchantService(store, {} as AppService, {} as MerchantFacts, {} as LoginThrottle, outbound);
+  return new MerchantService(store, {} as AppService, {} as MerchantFacts, {} as LoginThrottle, outbound, systemClock);
 }
 
 describe('effective payment parameters', () => {

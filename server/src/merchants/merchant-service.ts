@@ -3,6 +3,7 @@
  * tokens are stored as SHA-256 hashes; parameters are stored per merchant and channel and merged
  * field by field with the parent's at read time.
  */
+import type { Clock } from '@kit/shared/clock';
 import {
   KitError,
   channelParamsPatchSchemas,
@@ -43,6 +44,7 @@ export class MerchantService {
     private readonly facts: MerchantFacts,
     private readonly throttle: LoginThrottle,
     private readonly outbound: OutboundPolicy,
+    private readonly clock: Clock,
   ) {}
 
   /** 4.17. The signer must own (or have created) the parent when creating a sub-merchant. */
@@ -70,7 +72,7 @@ export class MerchantService {
       created_by_app_id: signerAppId,
       parent_merchant_id: parentId,
       profit_sharing_contracted: 0,
-      created_at: Date.now(),
+      created_at: this.clock.now(),
     });
     return { id };
   }
@@ -93,7 +95,7 @@ export class MerchantService {
       throw new KitError('merchant_disabled', `the parent merchant "${m.parent_merchant_id}" of this sub-merchant is disabled, so it cannot log in`);
     }
     const token = randomToken();
-    await this.store.insertLoginToken(sha256Hex(token), m.id, Date.now());
+    await this.store.insertLoginToken(sha256Hex(token), m.id, this.clock.now());
     return {
       version: PAY_VERSION,
       status: 'success',

@@ -1,3 +1,4 @@
+import type { Clock } from '@kit/shared/clock';
 import type { Kysely } from 'kysely';
 import type { Database, MerchantsTable } from '../db/schema';
 import { prepared } from '../db/prepared';
@@ -8,7 +9,10 @@ export class MerchantStore {
   private readonly findRow;
   private readonly effectiveParamsRows;
 
-  constructor(private readonly db: Kysely<Database>) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {
     this.withParentRow = prepared(db, (id: string) => this.withParentQuery(id), 1);
     this.findRow = prepared(db, (id: string) => db.selectFrom('merchants').selectAll().where('id', '=', id), 1);
     this.effectiveParamsRows = prepared(
@@ -104,7 +108,7 @@ export class MerchantStore {
   ): Promise<Record<string, unknown>> {
     await this.db
       .insertInto('payment_params')
-      .values({ merchant_id: merchantId, channel, params_json: '{}', updated_at: Date.now() })
+      .values({ merchant_id: merchantId, channel, params_json: '{}', updated_at: this.clock.now() })
       .onConflict((oc) => oc.columns(['merchant_id', 'channel']).doNothing())
       .execute();
     for (;;) {
@@ -117,7 +121,7 @@ export class MerchantStore {
       const next = merge(JSON.parse(row.params_json) as Record<string, unknown>);
       const res = await this.db
         .updateTable('payment_params')
-        .set({ params_json: JSON.stringify(next), updated_at: Date.now() })
+        .set({ params_json: JSON.stringify(next), updated_at: this.clock.now() })
         .where('merchant_id', '=', merchantId)
         .where('channel', '=', channel)
         .where('params_json', '=', row.params_json)

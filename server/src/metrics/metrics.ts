@@ -7,6 +7,7 @@
  * once per `COUNT_MAX_AGE_MS` and never for longer than `COUNT_TIMEOUT_MS`: a scraper cannot turn
  * into a query load, and a slow database answers with the last value instead of a hung scrape.
  */
+import type { Clock } from '@kit/shared/clock';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestMetrics } from './request-metrics';
 import type { StatementCount } from '../db/statement-count';
@@ -199,8 +200,9 @@ export class Metrics {
   /** Whether the database answers (1) or not (0): the `/health` probe, read when scraped like the counts. */
   private readonly databaseUp: CachedCount;
 
-  /** `countMaxAgeMs`: how long a database count is reused (COUNT_MAX_AGE_MS). */
-  constructor(opts: { countMaxAgeMs?: number } = {}) {
+  /** `clock`: the service's (ages of what it recorded); `countMaxAgeMs`: how long a database count is reused (COUNT_MAX_AGE_MS). */
+  constructor(opts: { clock: Clock; countMaxAgeMs?: number }) {
+    const { clock } = opts;
     this.outbox = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     this.chainQueue = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
     this.databaseUp = new CachedCount(opts.countMaxAgeMs ?? COUNT_MAX_AGE_MS);
@@ -271,7 +273,7 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         const t = unanchoredSince();
-        this.set(t === undefined ? 0 : Math.max(0, Date.now() - t) / 1000);
+        this.set(t === undefined ? 0 : Math.max(0, clock.now() - t) / 1000);
       },
     });
     new Gauge({
@@ -369,7 +371,7 @@ export class Metrics {
   }
 
   /** A block was written: how long it took, and when each of its items had been accepted (Unix ms). */
-  chainSealed(durationMs: number, acceptedAt: readonly number[], failed: number, sealedAt = Date.now()): void {
+  chainSealed(durationMs: number, acceptedAt: readonly number[], failed: number, sealedAt: number): void {
     this.sealDuration.observe(durationMs / 1000);
     for (const t of acceptedAt) this.itemWait.observe(Math.max(0, sealedAt - t) / 1000);
     if (acceptedAt.length) this.sealedItems.inc({ result: 'confirmed' }, acceptedAt.length);

@@ -9,6 +9,7 @@
  * never within 30 s of the last one (the platform refuses them; a normal refresh then gets the
  * platform's current token).
  */
+import type { Clock } from '@kit/shared/clock';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { KitError } from '@kit/shared';
@@ -39,7 +40,8 @@ export interface AccessTokenOptions {
   appId: string;
   /** One call to the platform at most; the lease lasts a little longer. */
   timeoutMs: number;
-  now?: () => number;
+  /** The service's clock: the token's lifetime and the lease. */
+  clock: Clock;
 }
 
 export class MpAccessToken {
@@ -57,7 +59,7 @@ export class MpAccessToken {
   ) {}
 
   private now(): number {
-    return (this.opts.now ?? Date.now)();
+    return this.opts.clock.now();
   }
 
   /** A token to call the platform with. */
@@ -86,6 +88,8 @@ export class MpAccessToken {
       // Someone else refreshes: a token that still works is used meanwhile, else wait for theirs.
       if (held && held.token !== bad && held.expiresAt - this.now() > LAST_USE_MS) return held.token;
       if (this.now() >= deadline) throw new KitError('mp_code_unavailable', 'another instance is refreshing the access token and has not finished');
+      // A look again at the other instance's progress, on the machine's timer (the deadline above is the clock's).
+      // eslint-disable-next-line no-restricted-syntax -- a look again at another instance's progress; its deadline is the clock's
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }

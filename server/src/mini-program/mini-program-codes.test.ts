@@ -1,4 +1,5 @@
 /** The kit refuses to ask for a code whose scene the platform would refuse (docs/screens.md, "If the prepay id grows"). */
+import { systemClock } from '@kit/shared/clock';
 import { KitError } from '@kit/shared';
 import { MiniProgramCodes } from './mini-program-codes';
 import type { MpCodeStore } from './mp-code-store';
@@ -10,7 +11,7 @@ const untouched = new Proxy({} as MpCodeStore, {
 });
 
 it('refuses an id that makes a scene of more than 32 characters, saying what still works', async () => {
-  const codes = new MiniProgramCodes(untouched, null, null, { page: 'pages/pay/index', envVersion: 'release', notConfigured: null });
+  const codes = new MiniProgramCodes(untouched, null, null, { page: 'pages/pay/index', envVersion: 'release', notConfigured: null, clock: systemClock });
   const refused = await codes.draw('x'.repeat(17)).catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(KitError);
   expect(refused).toMatchObject({ error: 'mp_scene_invalid', httpStatus: 500 });
@@ -18,6 +19,11 @@ it('refuses an id that makes a scene of more than 32 characters, saying what sti
 });
 
 it('says what to set when the mini-program is not configured', async () => {
-  const codes = new MiniProgramCodes(untouched, null, null, { page: 'pages/pay/index', envVersion: 'release', notConfigured: 'set MP_APPID and MP_SECRET' });
+  const codes = new MiniProgramCodes(untouched, null, null, {
+    page: 'pages/pay/index',
+    envVersion: 'release',
+    notConfigured: 'set MP_APPID and MP_SECRET',
+    clock: systemClock,
+  });
   await expect(codes.draw('Ab3dE6gH9jK1')).rejects.toMatchObject({ error: 'mp_not_configured', message: 'set MP_APPID and MP_SECRET' });
 });

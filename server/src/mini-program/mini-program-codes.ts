@@ -3,6 +3,7 @@
  * it for the scene `sm.pay?prepayid=<id>` (`getwxacodeunlimit`), and it is kept per order so that a
  * redraw of the POS display does not call the platform again.
  */
+import type { Clock } from '@kit/shared/clock';
 import { buildScene, KitError, sceneProblem } from '@kit/shared';
 import { INVALID_TOKEN_ERRCODES, type MpAccessToken } from './access-token';
 import { MpPlatformError, MpPlatformUnreachable, type MpPlatform, type UnlimitedCodeRequest } from './mp-platform';
@@ -16,7 +17,8 @@ export interface MiniProgramCodeOptions {
   envVersion: 'release' | 'trial' | 'develop';
   /** Why no code can be drawn at all (the app id or secret are not set); null when it can. */
   notConfigured: string | null;
-  now?: () => number;
+  /** The service's clock: when a code was drawn. */
+  clock: Clock;
 }
 
 export interface MiniProgramCode {
@@ -62,7 +64,7 @@ export class MiniProgramCodes {
       width: CODE_WIDTH,
     };
     const code = await this.fromPlatform(request);
-    await this.store.insert({ prepay_id: prepayId, scene, content_type: code.contentType, image: code.image, created_at: (this.opts.now ?? Date.now)() });
+    await this.store.insert({ prepay_id: prepayId, scene, content_type: code.contentType, image: code.image, created_at: this.opts.clock.now() });
     // Two redraws at once: both drew, the first stored wins and both show it.
     return (await this.stored(prepayId)) ?? code;
   }

@@ -4,6 +4,7 @@
  * body decides, never the status; an answer of 5xx, no answer or an unreadable one is "unreachable".
  * URLs carry the access token: no message quotes one.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Metrics } from '../metrics/metrics';
 
 /** Which call of the platform's API. */
@@ -47,6 +48,7 @@ export interface MpPlatformOptions {
   appId: string;
   secret: string;
   timeoutMs: number;
+  clock: Clock;
   fetch?: typeof fetch;
 }
 
@@ -85,7 +87,7 @@ export class MpPlatform {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        signal: this.opts.clock.timeout(this.opts.timeoutMs),
       });
       bytes = Buffer.from(await res.arrayBuffer());
     } catch (e) {

@@ -1,4 +1,5 @@
 /** The mini-program's server side built from the configuration: the platform, the access token and the codes. */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
@@ -36,22 +37,23 @@ export function createMiniProgram(
   selfUrl: SelfUrl,
   metrics: Metrics,
   log: Logger,
+  clock: Clock,
   plugin?: DevPlugin,
 ): MiniProgramServices {
-  const codeOpts = { page: config.MP_CODE_PAGE, envVersion: config.MP_CODE_ENV_VERSION };
+  const codeOpts = { page: config.MP_CODE_PAGE, envVersion: config.MP_CODE_ENV_VERSION, clock };
   const store = new MpCodeStore(handle.db);
   if (!config.MP_APPID || !config.MP_SECRET) {
     return { codes: new MiniProgramCodes(store, null, null, { ...codeOpts, notConfigured: 'set MP_APPID and MP_SECRET to show the mini-program code' }) };
   }
   const platform = new MpPlatform(
-    { baseUrl: () => mpApiUrl(config, selfUrl, plugin), appId: config.MP_APPID, secret: config.MP_SECRET, timeoutMs: CALL_TIMEOUT_MS },
+    { baseUrl: () => mpApiUrl(config, selfUrl, plugin), appId: config.MP_APPID, secret: config.MP_SECRET, timeoutMs: CALL_TIMEOUT_MS, clock },
     metrics,
   );
   const token = new MpAccessToken(
     new MpTokenStore(handle.db),
     platform,
     masterKey,
-    { appId: config.MP_APPID, timeoutMs: CALL_TIMEOUT_MS },
+    { appId: config.MP_APPID, timeoutMs: CALL_TIMEOUT_MS, clock },
     metrics,
     log.child({ part: 'mini-program' }),
   );

@@ -31,6 +31,8 @@ export interface RouteDoc {
   section?: string;
   summary: string;
   description?: string;
+  /** Its summary and description in Chinese, when the route carries them itself (a way: its declaration's words). */
+  zh?: { summary: string; description?: string };
   auth: Auth;
   params?: z.AnyZodObject;
   query?: z.AnyZodObject;

@@ -144,7 +144,7 @@ export function buildOpenApiDocument(opts: DocumentOptions) {
     const bodies = doc.body ? (Array.isArray(doc.body) ? (doc.body as readonly Body[]) : [bodyOf(doc.body as ZodTypeAny | Body)]) : [];
     const operationId = operationIdOf(doc);
     // In Chinese, an operation's own text when it has one; otherwise its English, whole.
-    const prose = zh && ZH_OPERATIONS[operationId];
+    const prose = zh && (doc.zh ?? ZH_OPERATIONS[operationId]);
     const section = doc.section ? (prose ? zhSection(doc.section) : `Specification section ${doc.section}. `) : '';
     const summary = prose ? prose.summary : doc.summary;
     const description = prose ? (prose.description ?? '') : (doc.description ?? '');

@@ -59,29 +59,6 @@ export const ZH_OPERATIONS: Record<string, OperationProse> = {
       '带 `waitForFinish=1` 时，应答会挂起，直到订单离开 `active` 或到达挂起时限（WAIT_FOR_FINISH_HOLD，最多 55 秒）。客户端循环：带 waitForFinish=1 调用；`status` 为 `finish` 时停止；' +
       '其他 `active` 应答、网络错误或非 200 应答时立即再次调用。未知、格式错误或其他应用的 id 应答 HTTP 200，`status: "fail"`、`error: "not_found"`（既非 active 也非 finish：循环停止并告知付款人）。',
   },
-  postSubmerchantPaySocialPayNative: { summary: '扫码支付参数（将 `args.code_url` 画成二维码）' },
-  postSubmerchantPayAlipayNative: {
-    summary: '支付宝扫码支付参数（将 `args.qr_code` 画成二维码）',
-    description: '以子商户的支付宝参数（`appAuthToken`）向支付宝预下单；支付宝拒绝时，`msg` 带其 `sub_code` 与 `sub_msg`。',
-  },
-  postSubmerchantPayAlipayMini: {
-    summary: '支付宝小程序支付参数（`my.tradePay` 的 `args.tradeNO`）',
-    description:
-      '以付款人在支付宝小程序中的 open id（`buyerOpenId`）向支付宝创建交易（`alipay.trade.create`）；支付宝拒绝时，`msg` 带其 `sub_code` 与 `sub_msg`。',
-  },
-  postSubmerchantPayAlipayApp: {
-    summary: '支付宝 App 支付参数（`args.orderStr`，原样交给支付宝 App SDK）',
-    description: '本服务签名的 `alipay.trade.app.pay` 订单串，不调用支付宝；付款人打开时支付宝才创建交易。',
-  },
-  postSubmerchantPayAlipayWap: {
-    summary: '支付宝手机网站支付地址（`args.url`）',
-    description: '本服务签名的 `alipay.trade.wap.pay` 地址，在支付宝内的浏览器中打开；带 `returnUrl` 时，付款后（或离开支付页时）回到该地址。',
-  },
-  postSubmerchantPaySocialPay: {
-    summary: '付款人 open id 的小程序支付参数',
-    description: '由取得 open id 的商户后端调用；将 `args` 原样传给小程序的支付调用。',
-  },
-  postSubmerchantPaySocialPayApp: { summary: 'App 支付参数' },
   postSubmerchantPayRefund: {
     summary: '全额退款一笔已支付订单',
     description:

@@ -1,3 +1,4 @@
+import { TestClock } from '@kit/shared/test-clock';
 import { OrderEvents } from './order-events';
 import { CallerGone } from '../http/caller-gone';
 
@@ -11,7 +12,11 @@ async function settled(waits: Record<string, Promise<void>>): Promise<string[]> 
 
 describe('OrderEvents', () => {
   let events: OrderEvents;
-  beforeEach(() => (events = new OrderEvents()));
+  let clock: TestClock;
+  beforeEach(() => {
+    clock = new TestClock({ frozen: true });
+    events = new OrderEvents(clock);
+  });
   afterEach(() => events.close());
 
   it('wakes every waiter of the published order and no other', async () => {
@@ -27,7 +32,9 @@ describe('OrderEvents', () => {
   it('ends a wait when its time passes, the earliest deadline first whatever the order they came in', async () => {
     const long = events.wait('L', 60_000);
     const short = events.wait('S', 30);
-    await short.ready;
+    clock.advance(29);
+    expect(await settled({ long: long.ready, short: short.ready })).toEqual([]);
+    clock.advance(1);
     expect(await settled({ long: long.ready, short: short.ready })).toEqual(['short']);
     expect(events.waiting).toBe(1);
   });
@@ -76,13 +83,19 @@ describe('OrderEvents', () => {
   it('keeps counting and timing right after thousands of waits were woken (the queue is swept)', async () => {
     const held = events.wait('H', 500);
     // Some waits end by time first, so the queue's head has moved when it is swept.
-    await Promise.all(Array.from({ length: 5 }, (_, i) => events.wait(`T${i}`, 10).ready));
+    const timed = Array.from({ length: 5 }, (_, i) => events.wait(`T${i}`, 10).ready);
+    clock.advance(10);
+    await Promise.all(timed);
     const woken = Array.from({ length: 3000 }, (_, i) => events.wait(`P${i}`, 60_000));
     for (let i = 0; i < 3000; i++) events.publish({ prepayId: `P${i}`, status: 'finish' });
     await Promise.all(woken.map((w) => w.ready));
     expect(events.waiting).toBe(1);
-    await events.wait('S', 20).ready;
-    // The wait that was held through the sweep still ends by its own time.
+    const short = events.wait('S', 20).ready;
+    clock.advance(20);
+    await short;
+    // The wait that was held through the sweep still ends by its own time, and not before.
+    expect(await settled({ held: held.ready })).toEqual([]);
+    clock.advance(470);
     await held.ready;
     expect(events.waiting).toBe(0);
   });

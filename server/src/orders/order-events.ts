@@ -8,6 +8,8 @@
  * order (the heap it saves per held call: docs/performance.md, "What the speed tricks buy").
  */
 
+import type { Clock, ClockTimer } from '@kit/shared/clock';
+
 export type OrderEvent = { prepayId: string; status: string };
 
 /** What a wait listens to for its caller going away: an AbortSignal, or anything with these three members. */
@@ -37,12 +39,14 @@ export class OrderEvents {
   private queue: Waiter[] = [];
   private head = 0;
   private finishedInQueue = 0;
-  private timer?: NodeJS.Timeout;
+  private timer?: ClockTimer;
   private timerAt = Infinity;
   private live = 0;
   private readonly listeners = new Set<(e: OrderEvent) => void>();
   private readonly relays = new Set<(e: OrderEvent) => void>();
   private closed = false;
+
+  constructor(private readonly clock: Clock) {}
 
   /** Resolves when the order is published, the time passes, the signal aborts or the service closes. */
   wait(prepayId: string, timeoutMs: number, signal?: WaitSignal): { ready: Promise<void>; cancel: () => void } {
@@ -52,7 +56,7 @@ export class OrderEvents {
       resolve();
       return { ready, cancel: noop };
     }
-    const w = new Waiter(prepayId, Date.now() + Math.max(0, timeoutMs), resolve, signal);
+    const w = new Waiter(prepayId, this.clock.now() + Math.max(0, timeoutMs), resolve, signal);
     w.cancel = () => this.finish(w);
     const others = this.waiters.get(prepayId);
     if (others === undefined) this.waiters.set(prepayId, w);
@@ -101,7 +105,7 @@ export class OrderEvents {
   close(): void {
     this.closed = true;
     for (let i = this.head; i < this.queue.length; i++) this.finish(this.queue[i]);
-    clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -137,16 +141,16 @@ export class OrderEvents {
   }
 
   private arm(at: number): void {
-    clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => this.expire(), Math.max(0, at - Date.now()));
+    this.timer = this.clock.setTimeout(() => this.expire(), Math.max(0, at - this.clock.now()));
   }
 
   /** Ends every wait whose time has passed, then waits for the next deadline. */
   private expire(): void {
     this.timer = undefined;
     this.timerAt = Infinity;
-    const now = Date.now();
+    const now = this.clock.now();
     const q = this.queue;
     while (this.head < q.length && (q[this.head].done || q[this.head].deadline <= now)) {
       const w = q[this.head++];

@@ -9,7 +9,7 @@ interface Expiring {
 }
 
 /** Still `active` in the table, but past its time. */
-export const isOverdue = (o: Expiring, now = Date.now()): boolean => o.status === 'active' && o.expire_at <= now;
+export const isOverdue = (o: Expiring, now: number): boolean => o.status === 'active' && o.expire_at <= now;
 
 /** The status a read shows: `cancel` for an overdue order, the stored one otherwise. */
-export const shownStatus = <S extends string>(o: { status: S; expire_at: number }, now = Date.now()): S | 'cancel' => (isOverdue(o, now) ? 'cancel' : o.status);
+export const shownStatus = <S extends string>(o: { status: S; expire_at: number }, now: number): S | 'cancel' => (isOverdue(o, now) ? 'cancel' : o.status);

@@ -14,6 +14,7 @@ import { orderVisibleTo } from './order-visibility';
 import type { MerchantFacts } from '../merchants/merchant-facts';
 import { subMerchantDisabled } from '../merchants/disabled';
 import { isOverdue } from './order-expiry';
+import type { Clock } from '@kit/shared/clock';
 
 /** 12 characters keep `sm.pay?prepayid=<id>&f=2` within the 32-character scene limit. */
 export const PREPAY_ID_LENGTH = 12;
@@ -43,6 +44,7 @@ export class PrepayService {
     /** The payments' channel orders: an order is closed at the channel before it expires. */
     private readonly guard: ExpiryGuard,
     private readonly opts: PrepayOptions,
+    private readonly clock: Clock,
   ) {}
 
   /** 4.1. The signer must own the sub-merchant or its parent; both must be enabled. */
@@ -70,7 +72,7 @@ export class PrepayService {
     }
     const disabled = subMerchantDisabled({ id: sm.id, disabled: sm.disabled, parentId: sm.parent_merchant_id, parentDisabled: sm.parent_disabled });
     if (disabled) throw disabled;
-    const now = Date.now();
+    const now = this.clock.now();
     for (let attempt = 0; ; attempt++) {
       const prepayId = randomAlnum(PREPAY_ID_LENGTH);
       try {
@@ -107,13 +109,13 @@ export class PrepayService {
   async detail(appId: string, prepayId: string, opts: { wait?: boolean; signal?: WaitSignal } = {}): Promise<PrepayDetail> {
     if (!opts.wait) return toDetail(await this.readVisible(appId, prepayId));
     // Subscribe before the first read so that a change between the read and the wait is not missed.
-    const holdUntil = Date.now() + this.opts.holdMs;
+    const holdUntil = this.clock.now() + this.opts.holdMs;
     const waiter = this.events.wait(prepayId, this.opts.holdMs, opts.signal);
     try {
       let row = await this.readVisible(appId, prepayId);
       if (row.status === 'active') {
-        const untilExpiry = row.expire_at - Date.now();
-        if (untilExpiry < holdUntil - Date.now()) setTimeout(waiter.cancel, Math.max(0, untilExpiry + 5)).unref();
+        const untilExpiry = row.expire_at - this.clock.now();
+        if (untilExpiry < holdUntil - this.clock.now()) this.clock.setTimeout(waiter.cancel, Math.max(0, untilExpiry + 5)).unref();
         await waiter.ready;
         row = await this.readVisible(appId, prepayId);
       }
@@ -131,7 +133,7 @@ export class PrepayService {
       throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
     }
     const row = { ...order, display_name: sm.display_name };
-    if (isOverdue(row)) {
+    if (isOverdue(row, this.clock.now())) {
       await this.expire(prepayId);
       const now = await this.store.find(prepayId);
       return { ...row, ...now };
@@ -161,7 +163,7 @@ export class PrepayService {
   }
 
   /** Expiry sweep: every active order past its time, a few at a time. Returns how many were cancelled. */
-  async expireDue(now = Date.now()): Promise<number> {
+  async expireDue(now = this.clock.now()): Promise<number> {
     const due = await this.store.dueForExpiry(now);
     let cancelled = 0;
     for (let i = 0; i < due.length; i += EXPIRY_CONCURRENCY) {

@@ -1,3 +1,4 @@
+import type { Clock } from '@kit/shared/clock';
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { SpentSignature } from '../apps/replay-guard';
 import type { Database, Executor, PrepayOrdersTable } from '../db/schema';
@@ -29,7 +30,10 @@ export class PrepayStore {
   private readonly movePaidRow;
   private readonly insertGuardedRow;
 
-  constructor(readonly db: Kysely<Database>) {
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {
     this.insertRow = prepared(
       db,
       (...v: unknown[]) => db.insertInto('prepay_orders').values(Object.fromEntries(INSERT_COLUMNS.map((c, i) => [c, v[i]])) as never),
@@ -118,7 +122,7 @@ export class PrepayStore {
     from: OrderStatus,
     to: OrderStatus,
     patch: Partial<Pick<PrepayOrdersTable, 'payment_time'>> = {},
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<boolean> {
     const res =
       patch.payment_time === undefined

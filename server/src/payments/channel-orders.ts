@@ -4,6 +4,7 @@
  * when the payer switches flows; expiry closes it before cancelling, and a close that finds it paid
  * records the payment instead.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import { KitError } from '@kit/shared';
 import { isUniqueViolation } from '../db/errors';
@@ -72,6 +73,7 @@ export class ChannelOrders implements ExpiryGuard {
     private readonly jobs: Jobs,
     private readonly opts: ChannelOrderOptions,
     private readonly log: Logger,
+    private readonly clock: Clock,
     private readonly metrics?: Pick<Metrics, 'reconciliation'>,
   ) {}
 
@@ -114,8 +116,10 @@ export class ChannelOrders implements ExpiryGuard {
     // for, not interrupted: its request answers with it, and closing it under its feet only makes
     // both start again. The `creating` row is the order's lock between instances for as long as a
     // call may take; rounds count only what this request itself changed.
-    const waitUntil = Date.now() + 2 * this.opts.channelTimeoutMs + 1_000;
+    const waitUntil = this.clock.now() + 2 * this.opts.channelTimeoutMs + 1_000;
     let rounds = 0;
+    // A short look again at the row, on the machine's timer: the other request's progress, not the business's time.
+    // eslint-disable-next-line no-restricted-syntax -- a look again at another request's progress; its deadline is the clock's
     const wait = () => new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
     while (rounds < MAX_ROUNDS) {
       const existing = await this.store.payableChannelOrder(order.prepay_id);
@@ -127,8 +131,8 @@ export class ChannelOrders implements ExpiryGuard {
         continue;
       }
       if (existing) {
-        const placing = existing.state === 'creating' && Date.now() - existing.updated_at < this.opts.channelTimeoutMs + 1_000;
-        if (placing && Date.now() < waitUntil) {
+        const placing = existing.state === 'creating' && this.clock.now() - existing.updated_at < this.opts.channelTimeoutMs + 1_000;
+        if (placing && this.clock.now() < waitUntil) {
           await wait();
           continue;
         }
@@ -151,7 +155,7 @@ export class ChannelOrders implements ExpiryGuard {
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
         // Another request is placing one: use it, or wait for it.
-        if (Date.now() >= waitUntil) rounds++;
+        if (this.clock.now() >= waitUntil) rounds++;
         continue;
       }
       rounds++;
@@ -199,7 +203,7 @@ export class ChannelOrders implements ExpiryGuard {
   async close(co: PayChannelOrdersTable): Promise<'closed' | 'paid'> {
     const provider = this.providers.get(co.channel);
     const order = await this.store.orderWithMerchants(co.prepay_id);
-    const answer = await provider.closeOrder(co, { expire_at: order?.expire_at ?? Date.now() });
+    const answer = await provider.closeOrder(co, { expire_at: order?.expire_at ?? this.clock.now() });
     if (answer.ok || answer.refusal.meaning === 'closed' || answer.refusal.meaning === 'not_found') {
       await this.closed(co, answer.ok ? answer.payableUntil : undefined);
       return 'closed';
@@ -239,7 +243,7 @@ export class ChannelOrders implements ExpiryGuard {
    * without waiting for the day's bill.
    */
   private async closed(co: PayChannelOrdersTable, payableUntil?: number): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     const watched = payableUntil !== undefined && payableUntil > now;
     await this.store.db.transaction().execute(async (trx) => {
       await this.store.moveChannelOrder(trx, co.out_trade_no, ['open', 'creating', 'failed'], 'closed');
@@ -259,7 +263,7 @@ export class ChannelOrders implements ExpiryGuard {
       this.log.warn({ err: (err as Error).message, outTradeNo: co.out_trade_no }, 'closing a replaced channel order failed; reconciliation retries it');
       await this.jobs.enqueue(
         this.store.db,
-        { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) },
+        { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: this.clock.now() + (this.opts.querySchedule[0] ?? 10_000) },
         'rearm',
       );
     }
@@ -286,7 +290,7 @@ export class ChannelOrders implements ExpiryGuard {
       );
       await this.jobs.enqueue(
         this.store.db,
-        { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: Date.now() + (this.opts.querySchedule[0] ?? 10_000) },
+        { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: this.clock.now() + (this.opts.querySchedule[0] ?? 10_000) },
         'rearm',
       );
       this.jobs.wake('payment.reconcile');
@@ -304,7 +308,7 @@ export class ChannelOrders implements ExpiryGuard {
   }
 
   private newRow(order: OrderForChannel, wish: ChannelOrderWish): PayChannelOrdersTable {
-    const now = Date.now();
+    const now = this.clock.now();
     return {
       out_trade_no: randomAlnum(28),
       prepay_id: order.prepay_id,

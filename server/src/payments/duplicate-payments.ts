@@ -9,6 +9,7 @@
  * the job of queue `payment.duplicate` (`duplicate-refund-follower.ts`). The order stays paid once:
  * no second `finish`, and its own refund (4.6) stays the first payment's.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import type { PaidVia, PayChannelOrdersTable, PayDuplicatePaymentsTable, PayRefundsTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
@@ -31,6 +32,7 @@ export class DuplicatePayments {
     readonly store: DuplicateStore,
     private readonly jobs: Jobs,
     private readonly log: Logger,
+    private readonly clock: Clock,
     private readonly metrics?: Pick<Metrics, 'duplicatePayment'>,
   ) {}
 
@@ -56,7 +58,7 @@ export class DuplicatePayments {
    */
   async closeOthers(paid: PayChannelOrdersTable): Promise<void> {
     const others = await this.store.otherPayable(paid.prepay_id, paid.out_trade_no);
-    const now = Date.now();
+    const now = this.clock.now();
     for (const o of others) await this.jobs.enqueue(this.store.db, { queue: 'payment.reconcile', key: o.out_trade_no, ref: o.prepay_id, at: now }, 'rearm');
     if (others.length) this.jobs.wake('payment.reconcile');
   }
@@ -77,7 +79,7 @@ export class DuplicatePayments {
     const done = await this.store.db.transaction().execute(async (trx) => {
       const mine = await this.store.move(trx, r.out_trade_no, ['requesting', 'accepted', 'failed'], 'success', {
         refund_id: refundId ?? r.refund_id,
-        completed_at: Date.now(),
+        completed_at: this.clock.now(),
         last_error: null,
       });
       if (mine) await this.jobs.finish(trx, DUPLICATE_QUEUE, r.out_trade_no, 'refunded');

@@ -1,4 +1,5 @@
 /** SQL of duplicate payments (`pay_duplicate_payments`, migration 0014): a second payment of an order and its automatic refund. */
+import type { Clock } from '@kit/shared/clock';
 import { sql, type Kysely } from 'kysely';
 import type { Database, Executor, PayDuplicatePaymentsTable, RefundState } from '../db/schema';
 import type { Guard } from '../db/write-chain';
@@ -6,7 +7,10 @@ import type { Guard } from '../db/write-chain';
 type DuplicatePatch = Partial<Pick<PayDuplicatePaymentsTable, 'refund_id' | 'last_error' | 'completed_at'>>;
 
 export class DuplicateStore {
-  constructor(readonly db: Kysely<Database>) {}
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Records the payment of channel order `outTradeNo` as a second payment of its order, its refund
@@ -52,7 +56,7 @@ export class DuplicateStore {
     return this.db.selectFrom('pay_duplicate_payments').selectAll().where('prepay_id', '=', prepayId).orderBy('created_at').execute();
   }
 
-  async move(on: Executor, outTradeNo: string, from: RefundState[], to: RefundState, patch: DuplicatePatch = {}, now = Date.now()): Promise<boolean> {
+  async move(on: Executor, outTradeNo: string, from: RefundState[], to: RefundState, patch: DuplicatePatch = {}, now = this.clock.now()): Promise<boolean> {
     const res = await on
       .updateTable('pay_duplicate_payments')
       .set({ state: to, updated_at: now, ...patch })

@@ -4,6 +4,7 @@
  * mini-program and app arguments are signed here: with the channel key on protocol v2, with the
  * merchant's RSA key (`signType: "RSA"`) on API v3.
  */
+import type { Clock } from '@kit/shared/clock';
 import {
   KitError,
   PAY_VERSION,
@@ -23,6 +24,7 @@ import type { PaymentStore } from './payment-store';
 import type { Providers } from './providers/in-use';
 import { refusalText, type PaymentFlow, type PaymentProvider } from './providers/provider';
 import { isOverdue } from '../orders/order-expiry';
+import { wayOf } from '@kit/shared/wallets';
 
 type OrderRow = NonNullable<Awaited<ReturnType<PaymentStore['orderWithMerchants']>>>;
 
@@ -33,7 +35,30 @@ export class PaymentArgs {
     private readonly merchants: MerchantService,
     private readonly providers: Providers,
     private readonly channelOrders: ChannelOrders,
+    private readonly clock: Clock,
   ) {}
+
+  /**
+   * Any way to pay (design 7.2): the way's declaration says which flow it places and how its
+   * provider is chosen — by the merchant's parameters among the flow's providers (4.3–4.5), or its
+   * wallet's own provider, asked for by name — and what of the input the payer's side needs.
+   */
+  async pay(
+    appId: string,
+    req: { prepayId: string; way: string } & Record<string, unknown>,
+  ): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: unknown }> {
+    const way = wayOf(req.way);
+    if (!way) throw new KitError('invalid_request', `way: there is no way named "${req.way}"`);
+    const payer = way.payer(req as never);
+    // The payer's payment code at the counter (7.4): issue 45 builds its provider calls and follow-up.
+    if (way.chosenBy === 'code') throw new KitError('channel_unavailable', `way ${way.name} is not served yet`);
+    if (way.flow === 'code') throw new Error(`way ${way.name}: a code is chosen by its digits`);
+    if (way.chosenBy === 'wallet') return this.walletVia(appId, req.prepayId, this.providers.ofWay(way.name).channel, way.flow, payer);
+    if (way.flow === 'scan') return this.native(appId, req.prepayId);
+    if (way.flow === 'miniProgram') return this.miniProgram(appId, req.prepayId, payer.openId!);
+    if (way.flow === 'app') return this.app(appId, req.prepayId, payer.enableProfitSharing ?? false);
+    throw new Error(`way ${way.name}: flow ${way.flow} is not chosen by parameters`);
+  }
 
   /** 4.3: scan-code payment; `args` is the channel's answer to the order, with `code_url`. */
   async native(appId: string, prepayId: string): Promise<NativePayResponse> {
@@ -125,7 +150,7 @@ export class PaymentArgs {
   private async payable(appId: string, prepayId: string): Promise<OrderRow> {
     const order = await this.store.orderWithMerchants(prepayId);
     if (!order || !orderVisibleTo(order, appId)) throw new KitError('not_found', `prepay order "${prepayId}" does not exist`);
-    if (isOverdue(order)) {
+    if (isOverdue(order, this.clock.now())) {
       const expired = await this.prepay.expire(prepayId);
       throw new KitError('order_not_active', `prepay order "${prepayId}" ${expired ? 'has expired' : 'is no longer active'}; start a new payment`);
     }

@@ -9,6 +9,7 @@
  * can no longer be paid, and once more then, so that a payment nobody notified is found (a second
  * payment is then refunded: docs/payments.md "Paid once").
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import type { PrepayService } from '../orders/prepay-service';
 import type { ReconciliationOutcome } from '../metrics/metrics';
@@ -40,6 +41,7 @@ export class PaymentFollower implements FollowUpRules {
     private readonly channelOrders: ChannelOrders,
     private readonly opts: ReconcilerOptions,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   outcome(settled: JobSettlement): ReconciliationOutcome {
@@ -59,7 +61,7 @@ export class PaymentFollower implements FollowUpRules {
       // The order ended (expired, cancelled) while this channel order may still be payable.
       return { state: 'done', result: await this.channelOrders.close(co) };
     }
-    if (co.state === 'creating' && Date.now() - co.updated_at < this.opts.channelTimeoutMs) {
+    if (co.state === 'creating' && this.clock.now() - co.updated_at < this.opts.channelTimeoutMs) {
       // A request may still be waiting for the channel's answer to this very order.
       return { state: 'pending', nextAt: co.updated_at + this.opts.channelTimeoutMs + 1_000 };
     }
@@ -94,7 +96,7 @@ export class PaymentFollower implements FollowUpRules {
    * notification's would be (the settlement makes a second payment of a paid order a refund).
    */
   private async watchClosed(co: PayChannelOrdersTable, payableUntil: number, retry: Retry): Promise<JobSettlement> {
-    const now = Date.now();
+    const now = this.clock.now();
     const q = await this.providers.get(co.channel).queryOrder(co);
     if (q.ok && (q.state === 'paid' || q.state === 'refunded')) {
       await this.channelOrders.recordQueriedPayment(co, q);

@@ -1,4 +1,5 @@
 /** SQL of payments: channel orders and refunds, plus the order-with-merchants read the rules need. */
+import type { Clock } from '@kit/shared/clock';
 import { sql, type Kysely } from 'kysely';
 import type { PaymentChannel } from '@kit/shared';
 import type { ChannelOrderState, Database, Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable, RefundState } from '../db/schema';
@@ -21,6 +22,7 @@ export class PaymentStore {
   constructor(
     readonly db: Kysely<Database>,
     dialect: Dialect,
+    readonly clock: Clock,
   ) {
     const row = prepared(db, (outTradeNo: string) => db.selectFrom('pay_channel_orders').selectAll().where('out_trade_no', '=', outTradeNo), 1);
     const one = async (outTradeNo: string) => (await row(outTradeNo))[0];
@@ -143,7 +145,7 @@ export class PaymentStore {
     from: ChannelOrderState[],
     to: ChannelOrderState,
     patch: ChannelOrderPatch = {},
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<boolean> {
     const res = await on
       .updateTable('pay_channel_orders')
@@ -191,7 +193,7 @@ export class PaymentStore {
     return on.insertInto('pay_refunds').values(row).execute();
   }
 
-  async moveRefund(on: Executor, prepayId: string, from: RefundState[], to: RefundState, patch: RefundPatch = {}, now = Date.now()): Promise<boolean> {
+  async moveRefund(on: Executor, prepayId: string, from: RefundState[], to: RefundState, patch: RefundPatch = {}, now = this.clock.now()): Promise<boolean> {
     const res = await on
       .updateTable('pay_refunds')
       .set({ state: to, updated_at: now, ...patch })
@@ -205,7 +207,14 @@ export class PaymentStore {
    * Takes over a refund that is still `state` and unchanged since `seenUpdatedAt` (compare and
    * set): of several instances or requests resuming it, exactly one wins.
    */
-  async takeOverRefund(on: Executor, prepayId: string, state: RefundState, seenUpdatedAt: number, patch: RefundPatch = {}, now = Date.now()): Promise<boolean> {
+  async takeOverRefund(
+    on: Executor,
+    prepayId: string,
+    state: RefundState,
+    seenUpdatedAt: number,
+    patch: RefundPatch = {},
+    now = this.clock.now(),
+  ): Promise<boolean> {
     const res = await on
       .updateTable('pay_refunds')
       .set({ state: 'requesting', updated_at: now, ...patch })

@@ -5,6 +5,7 @@
  * never got it; an accepted refund whose notification does not come is completed from the refund
  * query. Completion goes through the settlement: one `refunded` transition, one callback.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import { isKitError } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
@@ -32,6 +33,7 @@ export class RefundFollower implements FollowUpRules {
     private readonly settlement: Settlement,
     private readonly opts: RefundOptions,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   outcome(settled: JobSettlement): ReconciliationOutcome {
@@ -50,9 +52,9 @@ export class RefundFollower implements FollowUpRules {
     if (refund.state === 'requesting') {
       const settledAt = refund.updated_at + this.opts.channelTimeoutMs + 1_000;
       // A request may still be waiting for the channel's answer.
-      if (Date.now() < settledAt) return { state: 'pending', nextAt: settledAt };
+      if (this.clock.now() < settledAt) return { state: 'pending', nextAt: settledAt };
       if (!(await this.store.takeOverRefund(this.store.db, refund.prepay_id, 'requesting', refund.updated_at)))
-        return { state: 'pending', nextAt: Date.now() + 1_000 };
+        return { state: 'pending', nextAt: this.clock.now() + 1_000 };
     }
     const q = await this.providers.get(co.channel).queryRefund(refund, co);
     if (!q.ok && q.refusal.meaning === 'not_found') return await this.resend(refund, co, later);

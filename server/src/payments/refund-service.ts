@@ -3,6 +3,7 @@
  * arrive at once; it is written together with its follow-up job (`refund.follow`), so that a refund
  * interrupted by a crash or a lost call is carried on by a worker without anyone asking again.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import { KitError, PAY_VERSION, type RefundResponse } from '@kit/shared';
 import { isUniqueViolation } from '../db/errors';
@@ -29,6 +30,7 @@ export class RefundService {
     private readonly jobs: Jobs,
     private readonly opts: RefundOptions,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -56,7 +58,7 @@ export class RefundService {
         // `Retry-After`: when the refund, left `requesting` under its refund number, can be taken
         // over by a new request (the follow-up job sends it again then too), and not before the
         // channel's own wait.
-        const takeover = Math.ceil((refund.updated_at + this.opts.channelTimeoutMs + 1_000 - Date.now()) / 1_000);
+        const takeover = Math.ceil((refund.updated_at + this.opts.channelTimeoutMs + 1_000 - this.clock.now()) / 1_000);
         const channelWait = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 1;
         throw new KitError(
           'channel_unavailable',
@@ -100,7 +102,7 @@ export class RefundService {
     await this.store.db.transaction().execute(async (trx) => {
       await this.store.moveRefund(trx, refund.prepay_id, ['requesting'], 'accepted', { refund_id: answer.refundId, last_error: null });
       // The notification normally completes it; if it never comes, ask the channel.
-      await this.jobs.enqueue(trx, this.followJob(refund.prepay_id, Date.now() + (this.opts.querySchedule[0] ?? 10_000)), 'rearm');
+      await this.jobs.enqueue(trx, this.followJob(refund.prepay_id, this.clock.now() + (this.opts.querySchedule[0] ?? 10_000)), 'rearm');
     });
     return 'accepted';
   }
@@ -110,7 +112,7 @@ export class RefundService {
    * (same refund number); one left `requesting` by an interrupted request, resumed. Otherwise refused.
    */
   private async claim(co: PayChannelOrdersTable, merchantId: string, appId: string): Promise<PayRefundsTable> {
-    const now = Date.now();
+    const now = this.clock.now();
     const row: PayRefundsTable = {
       prepay_id: co.prepay_id,
       out_refund_no: `R${randomAlnum(27)}`,

@@ -6,6 +6,7 @@
  * the loser of a race changes nothing, so one payment gives one
  * transition and one callback.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { CallbackStatus, PaymentChannel } from '@kit/shared';
 import type { Executor, PaidVia, PayChannelOrdersTable, PayRefundsTable } from '../db/schema';
 import type { OrderTransitions } from '../orders/order-transitions';
@@ -39,6 +40,7 @@ export class Settlement {
     private readonly callbacks: CallbackService,
     private readonly jobs: Jobs,
     private readonly duplicates: DuplicatePayments,
+    private readonly clock: Clock,
   ) {
     const steps: ChainStep<PaymentArgs>[] = [
       { name: 'paid', build: (g, outTradeNo, tx, paidAt, via, now) => this.store.markPaidQuery(g, outTradeNo, tx, paidAt, via, now).returning('out_trade_no') },
@@ -71,7 +73,7 @@ export class Settlement {
   async recordPayment(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<boolean> {
     // The channel's clock is not ours: a payment is never recorded before the order it pays (4.2).
     const paidAt = Math.max(facts.paidAt, co.created_at);
-    const wrote = await this.payment(co.out_trade_no, facts.transactionId, paidAt, via, Date.now(), co.prepay_id, co.channel as PaymentChannel);
+    const wrote = await this.payment(co.out_trade_no, facts.transactionId, paidAt, via, this.clock.now(), co.prepay_id, co.channel as PaymentChannel);
     if (!wrote.paid) return false;
     if (!wrote.moved) {
       // The order was already paid through another of its channel orders: an order is paid once,
@@ -93,7 +95,7 @@ export class Settlement {
     const refunded = await this.store.db.transaction().execute(async (trx) => {
       const mine = await this.store.moveRefund(trx, refund.prepay_id, ['requesting', 'accepted', 'failed'], 'success', {
         refund_id: refundId ?? refund.refund_id,
-        completed_at: Date.now(),
+        completed_at: this.clock.now(),
         last_error: null,
       });
       if (!mine) return false;

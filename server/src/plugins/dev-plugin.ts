@@ -4,6 +4,7 @@
  * SANDBOX_ENABLED, and only then. Production code asks these hooks and never names the sandbox:
  * without a plug-in every hook is absent and the service is the production one.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Router } from 'express';
 import type { KitError, Lang, PaymentChannel } from '@kit/shared';
 import type { Config } from '../config';
@@ -50,6 +51,8 @@ export interface DevPluginDeps {
   secretOf(appId: string): Promise<string | undefined | null>;
   /** The service's rules for what a request carries: the plug-in's routes read bodies and URLs by them too. */
   requestRules: RequestRules;
+  /** The service's clock (design 7.1): a plug-in's delays and decisions read it too. */
+  clock: Clock;
 }
 
 /** The service's rules for request bodies and URLs (`http/body.ts`), one for every route of the service. */

@@ -104,7 +104,7 @@ export class PsChannel {
 
   /** The channel accepted a `requesting` request: a split is followed for its results, a finish is done. */
   private async accepted(r: PsRequestsTable, channelOrderId: string | null): Promise<'processing' | 'finished'> {
-    const now = Date.now();
+    const now = this.store.clock.now();
     const to = r.kind === 'split' ? 'processing' : 'finished';
     await this.store.db.transaction().execute(async (trx) => {
       if (!(await this.store.moveRequest(trx, r.id, ['requesting'], to, { channel_order_id: channelOrderId, last_error: null }, now))) return;
@@ -152,7 +152,7 @@ export class PsChannel {
     });
     const done = q.finished && after.every((s) => s.result !== 'pending');
     const newlyClosed = after.filter((s, i) => s.result === 'closed' && before[i].result !== 'closed').reduce((a, s) => a + s.amountCents, 0);
-    const now = Date.now();
+    const now = this.store.clock.now();
     await this.store.db.transaction().execute(async (trx) => {
       const moved = await this.store.moveRequest(trx, r.id, ['processing'], done ? 'finished' : 'processing', { receivers_json: JSON.stringify(after) }, now);
       // What a closed share held is not shared: the order may share it again.
@@ -165,7 +165,7 @@ export class PsChannel {
 
   /** A refusal: the request fails, its share goes back, and a finish it carried is undone. */
   private async refused(r: PsRequestsTable, why: string): Promise<void> {
-    const now = Date.now();
+    const now = this.store.clock.now();
     const shares = (JSON.parse(r.receivers_json) as PsShare[]).map((s) => ({ ...s, result: 'closed' as const, failReason: why }));
     await this.store.db.transaction().execute(async (trx) => {
       if (!(await this.store.moveRequest(trx, r.id, ['requesting'], 'failed', { last_error: why, receivers_json: JSON.stringify(shares) }, now))) return;

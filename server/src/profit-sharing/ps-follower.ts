@@ -47,11 +47,11 @@ export class ProfitSharingFollower implements FollowUpRules {
       // Requests of an order reach the channel in the order they were accepted: wait for the turn
       // of this one (the one before it makes it due when it gets there).
       const before = await this.store.earlierRequesting(r);
-      if (before) return { state: 'pending', nextAt: Math.max(Date.now() + 1_000, before.updated_at + this.opts.channelTimeoutMs + 2_000) };
+      if (before) return { state: 'pending', nextAt: Math.max(this.store.clock.now() + 1_000, before.updated_at + this.opts.channelTimeoutMs + 2_000) };
       const settledAt = r.updated_at + this.opts.channelTimeoutMs + 1_000;
       // A request may still be waiting for the channel's answer.
-      if (Date.now() < settledAt) return { state: 'pending', nextAt: settledAt };
-      if (!(await this.store.takeOverRequest(r.id, r.updated_at))) return { state: 'pending', nextAt: Date.now() + 1_000 };
+      if (this.store.clock.now() < settledAt) return { state: 'pending', nextAt: settledAt };
+      if (!(await this.store.takeOverRequest(r.id, r.updated_at))) return { state: 'pending', nextAt: this.store.clock.now() + 1_000 };
       const refund = await this.payments.refund(r.prepay_id);
       if (refund && refund.state !== 'failed') {
         // A refund overtook it (a crash or a lost call kept it from the channel): the channel
@@ -70,7 +70,7 @@ export class ProfitSharingFollower implements FollowUpRules {
       // Accepted, yet unknown to the channel: make it `requesting` again, dated so that the next
       // run sends it at once under the same number.
       await this.store.moveRequest(this.store.db, r.id, ['processing'], 'requesting', {}, 0);
-      return { state: 'pending', nextAt: Date.now() };
+      return { state: 'pending', nextAt: this.store.clock.now() };
     }
     return later();
   }

@@ -55,7 +55,7 @@ export class ProfitSharingService {
   /** Adds a receiver for the orders of a merchant and its sub-merchants (idempotent). */
   async addReceiver(appId: string, body: AddReceiver): Promise<PaySuccess> {
     await this.sharingMerchant(appId, body.merchantId);
-    const now = Date.now();
+    const now = this.store.clock.now();
     const row = {
       merchant_id: body.merchantId,
       type: body.type,
@@ -94,7 +94,7 @@ export class ProfitSharingService {
         await this.channel.removeAtChannel(merchant, body);
       }
     }
-    await this.store.removeReceiver(body.merchantId, body.type, body.account, Date.now());
+    await this.store.removeReceiver(body.merchantId, body.type, body.account, this.store.clock.now());
     return { version: PAY_VERSION, status: 'success' };
   }
 
@@ -277,7 +277,7 @@ export class ProfitSharingService {
         // through the follow-up job (dated so that it is sent as soon as its turn comes).
         await this.store.takeOverRequest(row.id, row.updated_at, 0);
         // The earlier one may have got there meanwhile, before this one was marked to go at once.
-        if (!(await this.store.earlierRequesting(row))) await this.jobs.enqueue(this.store.db, this.channel.followJob(row, Date.now()), 'rearm');
+        if (!(await this.store.earlierRequesting(row))) await this.jobs.enqueue(this.store.db, this.channel.followJob(row, this.store.clock.now()), 'rearm');
         return { version: PAY_VERSION, status: 'success', data: { outOrderNo: row.out_order_no, state: 'processing' } };
       }
       state = await this.channel.send(row, co);
@@ -375,7 +375,7 @@ export class ProfitSharingService {
     kind: PsRequestsTable['kind'],
     rest: Pick<PsRequestsTable, 'receivers_json' | 'amount_cents' | 'finish'> & { description?: string },
   ): PsRequestsTable {
-    const now = Date.now();
+    const now = this.store.clock.now();
     return {
       id: `PS${randomAlnum(26)}`,
       prepay_id: order.prepay_id,

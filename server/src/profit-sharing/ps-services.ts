@@ -1,4 +1,5 @@
 /** Builds profit sharing (4.8) on top of the payment parts: its service and its follow-up job handler. */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { DbHandle } from '../db/connect';
@@ -17,11 +18,11 @@ import { PsStore } from './ps-store';
 export function createProfitSharing(
   config: Config,
   handle: DbHandle,
-  deps: { jobs: Jobs; merchants: MerchantService; orders: PrepayService; providers: Providers; metrics?: Metrics },
+  deps: { jobs: Jobs; merchants: MerchantService; orders: PrepayService; providers: Providers; clock: Clock; metrics?: Metrics },
   log: Logger,
 ) {
-  const store = new PsStore(handle.db);
-  const payments = new PaymentStore(handle.db, handle.dialect);
+  const store = new PsStore(handle.db, deps.clock);
+  const payments = new PaymentStore(handle.db, handle.dialect, deps.clock);
   const channel = new PsChannel(
     store,
     deps.orders,

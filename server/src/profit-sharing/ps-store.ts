@@ -1,11 +1,15 @@
 /** SQL of profit sharing: receivers, the sharing state of each order, and every split or finish. */
+import type { Clock } from '@kit/shared/clock';
 import { sql, type Kysely } from 'kysely';
 import type { ReceiverType } from '@kit/shared';
 import type { Database, Executor } from '../db/schema';
 import type { PsOrderState, PsOrdersTable, PsReceiversTable, PsRequestState, PsRequestsTable } from './ps-tables';
 
 export class PsStore {
-  constructor(readonly db: Kysely<Database>) {}
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly clock: Clock,
+  ) {}
 
   // ---- receivers ------------------------------------------------------------------------------
 
@@ -56,7 +60,7 @@ export class PsStore {
   async noteChannelReceiver(channelMchId: string, type: ReceiverType, account: string): Promise<void> {
     await this.db
       .insertInto('ps_channel_receivers')
-      .values({ channel_mch_id: channelMchId, type, account, added_at: Date.now() })
+      .values({ channel_mch_id: channelMchId, type, account, added_at: this.clock.now() })
       .onConflict((oc) => oc.columns(['channel_mch_id', 'type', 'account']).doNothing())
       .execute();
   }
@@ -202,7 +206,7 @@ export class PsStore {
     from: PsRequestState[],
     to: PsRequestState,
     patch: Partial<Pick<PsRequestsTable, 'receivers_json' | 'channel_order_id' | 'last_error'>> = {},
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<boolean> {
     const res = await on
       .updateTable('ps_requests')
@@ -214,7 +218,7 @@ export class PsStore {
   }
 
   /** Takes over a request still `requesting` and unchanged since `seenUpdatedAt` (compare and set). */
-  async takeOverRequest(id: string, seenUpdatedAt: number, now = Date.now()): Promise<boolean> {
+  async takeOverRequest(id: string, seenUpdatedAt: number, now = this.clock.now()): Promise<boolean> {
     const res = await this.db
       .updateTable('ps_requests')
       .set({ updated_at: now })

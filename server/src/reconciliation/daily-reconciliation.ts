@@ -43,7 +43,7 @@ export class DailyReconciliation implements JobHandler {
    * Adds the due days' jobs (no-ops when they exist): the previous day once `RECONCILE_AT` has
    * passed, and the day before it in case this service was down at its time yesterday.
    */
-  async enqueueDue(now = Date.now()): Promise<number> {
+  async enqueueDue(now = this.jobs.store.clock.now()): Promise<number> {
     if (this.opts.at === 'off') return 0;
     const today = chinaDate(now);
     const clock = new Date(now + CST_OFFSET_MS).toISOString().slice(11, 16);
@@ -68,7 +68,7 @@ export class DailyReconciliation implements JobHandler {
    * it up after the first wait of `RECONCILE_RETRY_SCHEDULE` and keeps trying like any due day, so a
    * failed day does not stay failed. The time it is due; null when its job is pending already.
    */
-  async retryLater(date: string, channel: PaymentChannel, now = Date.now()): Promise<number | null> {
+  async retryLater(date: string, channel: PaymentChannel, now = this.jobs.store.clock.now()): Promise<number | null> {
     const at = now + (this.opts.retrySchedule[0] ?? 300_000);
     const key = `${date}/${channel}`;
     if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key, ref: date, payload: { date, channel }, at })) return at;

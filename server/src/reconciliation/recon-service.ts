@@ -73,6 +73,11 @@ export class BillNotReady extends KitError {
 const FEE_UNITS_PER_CENT = 10 ** (FEE_SCALE - 2);
 
 export class ReconciliationService {
+  /** The service's clock (the days a run may reconcile, its times). */
+  get clock() {
+    return this.store.clock;
+  }
+
   constructor(
     private readonly store: ReconStore,
     private readonly providers: Providers,
@@ -235,7 +240,7 @@ export class ReconciliationService {
 
   /** Keeps the bill's lines and what was found, and decides the previous day's carried lines, in one transaction. */
   private async record(provider: BillingProvider, date: string, channel: string, lines: readonly BillLine[], found: Found[]): Promise<void> {
-    const now = Date.now();
+    const now = this.store.clock.now();
     const counted: Array<[DifferenceKind, Resolution]> = [];
     await this.store.db.transaction().execute(async (trx) => {
       // Holds the day's report row: a second run of the same day (the kit command while the daily job

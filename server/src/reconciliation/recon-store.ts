@@ -1,4 +1,5 @@
 /** SQL of reconciliation: reports, the bill lines they read, differences; and the kit's side of a day. */
+import type { Clock } from '@kit/shared/clock';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, Executor } from '../db/schema';
 import type { ReconBillLinesTable, ReconDifferencesTable, ReconReportsTable, Resolution } from './recon-tables';
@@ -7,7 +8,10 @@ export type ReportRow = Selectable<ReconReportsTable>;
 export type DifferenceRow = Selectable<ReconDifferencesTable>;
 
 export class ReconStore {
-  constructor(readonly db: Kysely<Database>) {}
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly clock: Clock,
+  ) {}
 
   report(day: string, channel: string, on: Executor = this.db) {
     return on.selectFrom('recon_reports').selectAll().where('day', '=', day).where('channel', '=', channel).executeTakeFirst();
@@ -21,7 +25,7 @@ export class ReconStore {
   }
 
   /** Starts a run of a day (a report row `running`, or back to `running`); a `done` report stays done until the run ends. */
-  async startRun(day: string, channel: string, now = Date.now()): Promise<void> {
+  async startRun(day: string, channel: string, now = this.clock.now()): Promise<void> {
     await this.db
       .insertInto('recon_reports')
       .values({ day, channel, state: 'running', totals_json: null, had_bill: 0, error: null, runs: 1, created_at: now, updated_at: now, done_at: null })
@@ -30,7 +34,7 @@ export class ReconStore {
   }
 
   /** A run that could not have or read the bill: a report that was never done says why; a done one stays as it was. */
-  async failRun(day: string, channel: string, error: string, now = Date.now()): Promise<void> {
+  async failRun(day: string, channel: string, error: string, now = this.clock.now()): Promise<void> {
     await this.db
       .updateTable('recon_reports')
       .set({ state: 'failed', error, updated_at: now })
@@ -40,7 +44,7 @@ export class ReconStore {
       .execute();
   }
 
-  async finishRun(on: Executor, day: string, channel: string, totalsJson: string, hadBill: boolean, now = Date.now()): Promise<void> {
+  async finishRun(on: Executor, day: string, channel: string, totalsJson: string, hadBill: boolean, now = this.clock.now()): Promise<void> {
     await on
       .updateTable('recon_reports')
       .set({ state: 'done', totals_json: totalsJson, had_bill: hadBill ? 1 : 0, error: null, updated_at: now, done_at: now })
@@ -50,7 +54,7 @@ export class ReconStore {
   }
 
   /** Writes the report row (on PostgreSQL this holds it until the transaction ends). */
-  async touch(on: Executor, day: string, channel: string, now = Date.now()): Promise<void> {
+  async touch(on: Executor, day: string, channel: string, now = this.clock.now()): Promise<void> {
     await on.updateTable('recon_reports').set({ updated_at: now }).where('day', '=', day).where('channel', '=', channel).execute();
   }
 
@@ -87,7 +91,7 @@ export class ReconStore {
     key: Pick<DifferenceRow, 'day' | 'channel' | 'kind' | 'out_trade_no' | 'out_refund_no'>,
     from: Resolution,
     to: Resolution,
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<boolean> {
     const res = await on
       .updateTable('recon_differences')

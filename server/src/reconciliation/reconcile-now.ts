@@ -28,7 +28,7 @@ export class ReconcileNow {
   ) {}
 
   /** Runs `date` (a China date, today at the latest) for each channel with a bill, one after the other. */
-  run(date: string, by: string, now = Date.now()): Promise<ChannelRun[]> {
+  run(date: string, by: string, now = this.service.clock.now()): Promise<ChannelRun[]> {
     if (!isChinaDate(date)) throw new KitError('invalid_request', `date must be a China date written YYYY-MM-DD, got "${date}"`);
     if (date > chinaDate(now)) throw new KitError('invalid_request', `${date} has not begun yet in China time: there is no bill to reconcile`);
     const channels = this.service.channelsWithBills();

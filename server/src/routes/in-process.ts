@@ -5,6 +5,8 @@
  * caller app (`runRoute`), so the services' ownership checks and every other rule apply to the
  * routers as to anyone. Without a signature, a socket or this service's own URL.
  */
+import type { PayAnswer, PayRequest, WayName } from '@kit/shared';
+import { pay } from './payments';
 import { KitError } from '@kit/shared';
 import type { ZodTypeAny } from 'zod';
 import { toKitError } from '../http/errors';
@@ -40,5 +42,10 @@ export class InProcessApi {
       const kit = toKitError(e);
       throw kit.error === 'internal' ? e : kit;
     }
+  }
+
+  /** `POST /submerchant-pay/pay` for one way (design 7.2): its answer typed by the way. */
+  async pay<N extends WayName>(as: ActingApp, req: PayRequest & { way: N }): Promise<PayAnswer<N>> {
+    return (await this.call(pay, as, { body: req })) as PayAnswer<N>;
   }
 }

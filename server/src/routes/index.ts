@@ -5,7 +5,7 @@
  */
 import type { AnyRoute } from './route';
 import { createPrepay, prepayDetail } from './submerchant-pay';
-import { alipayApp, alipayMini, alipayNative, alipayWap, refundOrder, socialPay, socialPayApp, socialPayNative } from './payments';
+import { pay, refundOrder, WAY_ROUTES } from './payments';
 import { createMerchant, merchantLogin, setPaymentParams } from './merchant';
 import { addReceiver, finishSharing, removeReceiver, sharingAmounts, split, splitDetail } from './profit-sharing';
 import { listCallbacks, recoverCallbacks, resendCallback } from './callbacks';
@@ -17,13 +17,8 @@ import { lookup, proof, upload } from './chain';
 export const API_ROUTES: readonly AnyRoute[] = [
   createPrepay,
   prepayDetail,
-  socialPayNative,
-  socialPay,
-  socialPayApp,
-  alipayNative,
-  alipayMini,
-  alipayApp,
-  alipayWap,
+  pay,
+  ...WAY_ROUTES,
   refundOrder,
   merchantLogin,
   createMerchant,

@@ -7,6 +7,7 @@
  * address's count is left to expire, or an attacker could clear it with an account of his own
  * between guesses.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import { KitError } from '@kit/shared';
 import type { Metrics } from '../metrics/metrics';
@@ -36,10 +37,11 @@ export class LoginThrottle {
     private readonly opts: LoginThrottleOptions,
     private readonly log: Logger,
     private readonly metrics: Pick<Metrics, 'loginOutcome'>,
+    private readonly clock: Clock,
   ) {}
 
   /** Runs `login` unless a key is locked out; counts its failure or clears the account's count on success. */
-  async guard<T>(who: LoginAttempt, login: () => Promise<T>, now = Date.now): Promise<T> {
+  async guard<T>(who: LoginAttempt, login: () => Promise<T>, now = () => this.clock.now()): Promise<T> {
     const keys = keysOf(who);
     const until = keys.length ? await this.store.blockedUntil(keys) : 0;
     if (until > now()) {
@@ -75,7 +77,7 @@ export class LoginThrottle {
     }
   }
 
-  purge(now = Date.now()): Promise<void> {
+  purge(now = this.clock.now()): Promise<void> {
     return this.store.purge(now, WINDOW_MS);
   }
 }

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { describeEachBackend } from '../support/backends';
 import { startAlipayPlatform, type AlipayPlatform } from '../support/alipay-platform';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payApi, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payApi, startReceiver, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const TOKEN = '202611BBf4e3a1d2c5b04a9e8c7d6f5e4d3c2X01';
 
@@ -95,7 +96,7 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
       transaction_id: paid.tradeNo,
       paid_via: 'notification',
     });
-    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 10_000, 'finish callback');
+    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 'finish callback');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     const delivered = () =>
       receiver.received.filter((r) => r.url.startsWith('/cb?') && r.body.includes(`"prepayId":"${prepayId}"`)).map((r) => JSON.parse(r.body).status);
@@ -104,7 +105,7 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
     // 4.6: the refund goes to Alipay with out_request_no; its query confirms it; then `refunded`.
     const token = (await f.client.login(f.subId, f.pw)).loginToken;
     expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
     const refunds = callsOf('alipay.trade.refund', outTradeNo);
     expect(refunds.length).toBeGreaterThanOrEqual(1);
     const outRequestNo = refunds[0].biz.out_request_no as string;
@@ -113,9 +114,9 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
     expect(refunds.every((c) => c.biz.out_request_no === outRequestNo && c.biz.refund_amount === '12.34')).toBe(true);
     expect(callsOf('alipay.trade.fastpay.refund.query', outTradeNo).some((c) => c.biz.out_request_no === outRequestNo)).toBe(true);
     expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_cents: 1234 });
-    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
-    await waitFor(() => delivered().length === 2, 10_000, 'refunded delivered');
+    await waitFor(() => delivered().length === 2, 'refunded delivered');
     expect(delivered()).toEqual(['finish', 'refunded']);
     // No request of the kit's was refused along the way (signature, app id, timestamp, charset, version…).
     expect(platform.refused.slice(refusedBefore)).toEqual([]);
@@ -134,12 +135,12 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
       expect(busy).toMatchObject({ httpStatus: 503, body: { error: 'channel_unavailable' } });
       expect(busy.body.msg).toContain('ACQ.SYSTEM_ERROR');
       // The follow-up asks, hears no refund_status, and sends the refund again.
-      await waitFor(() => callsOf('alipay.trade.refund', outTradeNo).length >= 2, 15_000, 'the refund sent again');
+      await waitFor(() => callsOf('alipay.trade.refund', outTradeNo).length >= 2, 'the refund sent again');
       expect(callsOf('alipay.trade.fastpay.refund.query', outTradeNo).length).toBeGreaterThanOrEqual(1);
     } finally {
       platform.takeRefunds(true);
     }
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
     const refunds = callsOf('alipay.trade.refund', outTradeNo);
     expect(new Set(refunds.map((c) => `${c.biz.out_request_no as string} ${c.biz.refund_amount as string}`))).toEqual(
       new Set([`${(await kit.runtime.services.payments.state(prepayId)).refund!.out_refund_no} 4.32`]),
@@ -209,7 +210,7 @@ describeEachBackend('Alipay certificate mode against an independent platform', (
     expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
     const token = (await f.client.login(f.subId, f.pw)).loginToken;
     expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
     expect(platform.refused).toEqual([]);
     expect(platform.calls.map((c) => c.method)).toEqual(
       expect.arrayContaining(['alipay.trade.precreate', 'alipay.trade.refund', 'alipay.trade.fastpay.refund.query']),

@@ -6,17 +6,6 @@ import { ANCHOR_LEAF_RULE } from '../../src/chain/anchor/anchorer';
 import { ANVIL_CHAIN_ID } from '../support/anvil';
 import { runKit } from '../../src/kit/main';
 
-/** Polls `check` until it returns a value (not undefined) or the time runs out. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Runs a `kit` command in this process with `env`: its exit code and its first output line read as JSON. */
 export async function kitJson(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; result: any }> {
   const lines: string[] = [];

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { KitApiError, verifyCallback, type CallbackItem } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { SOCIAL_PARAMS, newOrder, payByCode, payFixture, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { SOCIAL_PARAMS, newOrder, payByCode, payFixture, startReceiver, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const SCHEDULE = Array(12).fill('20ms').join(',');
 
@@ -32,7 +33,7 @@ describeEachBackend('callback operations', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
-      const given = await waitFor(async () => ((await one(f, prepayId))?.state === 'given_up' ? one(f, prepayId) : null), 15_000, 'given up');
+      const given = await waitFor(async () => ((await one(f, prepayId))?.state === 'given_up' ? one(f, prepayId) : null), 'given up');
       expect(given).toMatchObject({
         prepayId,
         event: 'finish',
@@ -59,7 +60,7 @@ describeEachBackend('callback operations', (backend) => {
       up = true;
       const before = receiver.received.length;
       expect((await f.client.resendCallback(given.id)).data).toEqual({ id: given.id, state: 'pending', resent: true });
-      const done = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered');
+      const done = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered');
       expect(done.attempts).toHaveLength(14);
       expect(done.attempts[13]).toMatchObject({ httpStatus: 200, error: null, answer: 'OK' });
       await new Promise((r) => setTimeout(r, 200));
@@ -77,10 +78,10 @@ describeEachBackend('callback operations', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
-      const delivered = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered');
+      const delivered = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered');
       expect((await f.client.resendCallback(delivered.id)).data.resent).toBe(true);
-      await waitFor(() => receiver.received.length === 2, 10_000, 'the second delivery');
-      const again = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered again');
+      await waitFor(() => receiver.received.length === 2, 'the second delivery');
+      const again = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered again');
       expect(again.attempts.map((a) => a.httpStatus)).toEqual([200, 200]);
       const [a, b] = receiver.received.map((r) => new URL(r.url, 'http://x').searchParams.get('_t'));
       expect(a).not.toBe(b);
@@ -108,20 +109,16 @@ describeEachBackend('callback operations', (backend) => {
         await payByCode(kit, f, id);
       }
       // Payments are notified asynchronously: the window's edge goes after the four callbacks exist.
-      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId })).data.items.length === 4, 15_000, 'four callbacks');
+      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId })).data.items.length === 4, 'four callbacks');
       const middle = Date.now();
       await new Promise((r) => setTimeout(r, 20));
       const other = (await f.client.createPrepay({ subMerchantId: sm2, totalAmount: '2.00' })).prepayId;
       failing = other;
       await payByCode(kit, f, other);
-      await waitFor(
-        async () => {
-          const items = (await f.client.callbacks({ merchantId: f.parentId })).data.items;
-          return items.length === 5 && items.every((i) => i.state !== 'pending');
-        },
-        15_000,
-        'all five settled',
-      );
+      await waitFor(async () => {
+        const items = (await f.client.callbacks({ merchantId: f.parentId })).data.items;
+        return items.length === 5 && items.every((i) => i.state !== 'pending');
+      }, 'all five settled');
 
       const all = await f.client.callbacks({ merchantId: f.parentId });
       expect(all.data.items.map((i) => i.prepayId)).toEqual([other, ...[...ids].reverse()]);
@@ -156,23 +153,23 @@ describeEachBackend('callback operations', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const early = await newOrder(f);
       await payByCode(kit, f, early);
-      await waitFor(async () => (await one(f, early))?.state === 'given_up', 15_000, 'the early one given up');
+      await waitFor(async () => (await one(f, early))?.state === 'given_up', 'the early one given up');
       const since = new Date().toISOString();
       const late = [await newOrder(f), await newOrder(f)];
       for (const id of late) await payByCode(kit, f, id);
-      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId, state: 'given_up' })).data.items.length === 3, 15_000, 'three given up');
+      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId, state: 'given_up' })).data.items.length === 3, 'three given up');
       const until = new Date(Date.now() + 1000).toISOString();
 
       up = true;
       expect((await f.client.recoverCallbacks({ merchantId: f.parentId, since, until })).data).toEqual({ resent: 2 });
-      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId, state: 'delivered' })).data.items.length === 2, 10_000, 'two delivered');
+      await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId, state: 'delivered' })).data.items.length === 2, 'two delivered');
       expect((await one(f, early)).state).toBe('given_up');
       const okBodies = receiver.received.slice(-2).map((r) => JSON.parse(r.body).prepayId);
       expect(okBodies.sort()).toEqual([...late].sort());
       // Nothing left to recover in that window; the sub-merchant's own id reaches the same callbacks.
       expect((await f.client.recoverCallbacks({ merchantId: f.subId, since, until })).data).toEqual({ resent: 0 });
       expect((await f.client.recoverCallbacks({ merchantId: f.subId, since: new Date(0).toISOString(), until })).data).toEqual({ resent: 1 });
-      await waitFor(async () => (await one(f, early)).state === 'delivered', 10_000, 'the early one delivered');
+      await waitFor(async () => (await one(f, early)).state === 'delivered', 'the early one delivered');
     } finally {
       await receiver.close();
     }
@@ -184,7 +181,7 @@ describeEachBackend('callback operations', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
-      const item = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 10_000, 'delivered');
+      const item = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered');
 
       const stranger = await kit.newApp();
       const mine = await createMerchants(stranger.client, stranger.appId);
@@ -239,22 +236,22 @@ describeEachBackend('callback operations', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: url });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
-      await waitFor(() => held.length === 1, 10_000, 'the first attempt in flight');
+      await waitFor(() => held.length === 1, 'the first attempt in flight');
       const item = await one(f, prepayId);
       expect(item.state).toBe('pending');
       const during = await Promise.all(Array.from({ length: 6 }, () => f.client.resendCallback(item.id)));
       expect(during.map((a) => a.data.resent)).toEqual(Array(6).fill(false));
       held.shift()!();
-      await waitFor(async () => (await one(f, prepayId)).state === 'delivered', 10_000, 'delivered');
+      await waitFor(async () => (await one(f, prepayId)).state === 'delivered', 'delivered');
 
       // Resends racing each other on a delivered callback: exactly one starts a new series.
       const after = await Promise.all(Array.from({ length: 6 }, () => f.client.resendCallback(item.id)));
       expect(after.filter((a) => a.data.resent)).toHaveLength(1);
-      await waitFor(() => held.length === 1, 10_000, 'the resent attempt in flight');
+      await waitFor(() => held.length === 1, 'the resent attempt in flight');
       // And resends racing the worker's run of that series add nothing either.
       expect((await Promise.all(Array.from({ length: 3 }, () => f.client.resendCallback(item.id)))).every((a) => !a.data.resent)).toBe(true);
       held.shift()!();
-      await waitFor(async () => (await one(f, prepayId)).state === 'delivered', 10_000, 'delivered again');
+      await waitFor(async () => (await one(f, prepayId)).state === 'delivered', 'delivered again');
       await new Promise((r) => setTimeout(r, 300));
       expect(bodies).toHaveLength(2);
       expect(held).toHaveLength(0);

@@ -7,7 +7,8 @@
 import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit } from '../support/kit';
-import { newOrder, payByCode, payFixture, startReceiver, waitFor } from '../support/payments';
+import { newOrder, payByCode, payFixture, startReceiver } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const INSIDE = [
   'http://127.0.0.1/cb',
@@ -75,14 +76,10 @@ describeEachBackend('callback URLs inside the operator network', (backend) => {
         const g = { ...f, client };
         const prepayId = await newOrder(g);
         await payByCode(kit, g, prepayId);
-        const [row] = await waitFor(
-          async () => {
-            const h = await kit.runtime.services.callbacks.history(prepayId);
-            return h[0]?.attemptLog.length ? h : undefined;
-          },
-          10_000,
-          'the first attempt',
-        );
+        const [row] = await waitFor(async () => {
+          const h = await kit.runtime.services.callbacks.history(prepayId);
+          return h[0]?.attemptLog.length ? h : undefined;
+        }, 'the first attempt');
         expect(row.attemptLog[0]).toMatchObject({ http_status: null, error: expect.stringMatching(/(127\.0\.0\.1|::1).*operator's network/) });
       }
       expect(receiver.received).toEqual([]);

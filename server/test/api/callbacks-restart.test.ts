@@ -12,7 +12,8 @@ import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
 import { TEST_ENV, createMerchants } from '../support/kit';
-import { SOCIAL_PARAMS, sandboxPost, startReceiver, waitFor } from '../support/payments';
+import { SOCIAL_PARAMS, sandboxPost, startReceiver } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -62,7 +63,7 @@ describeEachBackend('callbacks survive a killed service', (backend) => {
     const url = `http://127.0.0.1:${port}`;
     let child = startChild(env);
     try {
-      await waitFor(() => healthy(url), 30_000, 'the service to start');
+      await waitFor(() => healthy(url), 'the service to start');
 
       // An app, made the way an operator would (the kit command opens the same database).
       const cfg = loadConfig(env);
@@ -77,7 +78,7 @@ describeEachBackend('callbacks survive a killed service', (backend) => {
       const { args } = await client.socialPayNative(prepayId);
       expect((await sandboxPost(url, '/pay', { codeUrl: args.code_url })).status).toBe(200);
       expect((await client.waitForPayment(prepayId)).status).toBe('finish');
-      await waitFor(() => receiver.received.length >= 1, 10_000, 'the first callback attempt');
+      await waitFor(() => receiver.received.length >= 1, 'the first callback attempt');
 
       child.kill('SIGKILL');
       await exited(child);
@@ -85,8 +86,8 @@ describeEachBackend('callbacks survive a killed service', (backend) => {
       const before = receiver.received.length;
 
       child = startChild(env);
-      await waitFor(() => healthy(url), 30_000, 'the service to restart');
-      const delivered = await waitFor(() => receiver.received.slice(before)[0], 30_000, 'the callback after the restart');
+      await waitFor(() => healthy(url), 'the service to restart');
+      const delivered = await waitFor(() => receiver.received.slice(before)[0], 'the callback after the restart');
       const event = verifyCallback({ url: delivered.url, rawBody: delivered.body }, creds.appSecret, { appId: creds.appId });
       expect(event).toMatchObject({ prepayId, status: 'finish', subMerchantId: m.subId, merchantId: m.parentId });
       expect((await client.prepayDetail(prepayId)).status).toBe('finish');

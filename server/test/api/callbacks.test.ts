@@ -3,7 +3,8 @@ import { verifyCallback } from '@kit/shared';
 import { startRuntime } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
 import { TEST_ENV, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payByCode, payFixture, startReceiver, waitFor } from '../support/payments';
+import { newOrder, payByCode, payFixture, startReceiver } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('payment-result callbacks', (backend) => {
   let kit: TestKit;
@@ -21,7 +22,7 @@ describeEachBackend('payment-result callbacks', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/hooks/kit?shop=42` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
-      const first = await waitFor(() => receiver.received[0], 10_000, 'the finish callback');
+      const first = await waitFor(() => receiver.received[0], 'the finish callback');
       const event = verifyCallback({ method: 'POST', url: first.url, rawBody: first.body }, f.appSecret, { appId: f.appId });
       expect(event).toMatchObject({ prepayId, status: 'finish', subMerchantId: f.subId, merchantId: f.parentId });
       expect(Math.abs(Date.parse(event.notifyTime) - Date.now())).toBeLessThan(60_000);
@@ -30,9 +31,9 @@ describeEachBackend('payment-result callbacks', (backend) => {
 
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect((await f.client.refund(prepayId, token)).status).toBe('success');
-      const second = await waitFor(() => receiver.received[1], 10_000, 'the refunded callback');
+      const second = await waitFor(() => receiver.received[1], 'the refunded callback');
       expect(verifyCallback({ url: second.url, rawBody: second.body }, f.appSecret).status).toBe('refunded');
-      await waitFor(async () => (await history(prepayId)).every((c) => c.state === 'delivered'), 5_000, 'both delivered');
+      await waitFor(async () => (await history(prepayId)).every((c) => c.state === 'delivered'), 'both delivered');
       const rows = await history(prepayId);
       expect(rows.map((r) => [r.status, r.attempts, r.attemptLog[0].http_status, r.attemptLog[0].response_head])).toEqual([
         ['finish', 1, 200, 'OK'],
@@ -52,7 +53,7 @@ describeEachBackend('payment-result callbacks', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
-      await waitFor(async () => (await history(prepayId))[0]?.state === 'delivered', 10_000, 'delivery');
+      await waitFor(async () => (await history(prepayId))[0]?.state === 'delivered', 'delivery');
       const [row] = await history(prepayId);
       expect(row.attempts).toBe(3);
       expect(row.attemptLog.map((a) => [a.attempt, a.http_status, a.response_head])).toEqual([
@@ -77,7 +78,7 @@ describeEachBackend('payment-result callbacks', (backend) => {
     await payByCode(kit, f, prepayId);
     const schedule = kit.runtime.config.CALLBACK_RETRY_SCHEDULE;
     expect(schedule.length).toBeGreaterThanOrEqual(12);
-    await waitFor(async () => (await history(prepayId))[0]?.state === 'failed', 20_000, 'giving up');
+    await waitFor(async () => (await history(prepayId))[0]?.state === 'failed', 'giving up');
     const [row] = await history(prepayId);
     expect(row.attempts).toBe(schedule.length + 1);
     expect(row.attemptLog).toHaveLength(schedule.length + 1);
@@ -93,7 +94,7 @@ describeEachBackend('payment-result callbacks', (backend) => {
     const f = await payFixture(kit);
     const prepayId = await newOrder(f);
     await payByCode(kit, f, prepayId);
-    await waitFor(async () => (await history(prepayId))[0]?.state === 'undeliverable', 10_000, 'undeliverable');
+    await waitFor(async () => (await history(prepayId))[0]?.state === 'undeliverable', 'undeliverable');
     await new Promise((r) => setTimeout(r, 500));
     const [row] = await history(prepayId);
     expect(row.attempts).toBe(1);
@@ -118,7 +119,7 @@ describeEachBackend('payment-result callbacks', (backend) => {
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(await newOrder(f, '1.00'));
       await Promise.all(ids.map((id) => payByCode(kit, f, id)));
-      await waitFor(() => receiver.received.length >= 20, 15_000, '20 callbacks');
+      await waitFor(() => receiver.received.length >= 20, '20 callbacks');
       await new Promise((r) => setTimeout(r, 300));
       const got = receiver.received.map((r) => JSON.parse(r.body).prepayId).sort();
       expect(got).toEqual([...ids].sort());

@@ -12,7 +12,8 @@ import { startServiceProcess, type ServiceProcess } from '../support/process';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_KEY, startAnvil, type Anvil } from '../support/anvil';
 import { i2c, settle, upload } from './chain-helpers';
-import { anchoredEvents, metricValue, kitJson, until } from './anchor-helpers';
+import { anchoredEvents, metricValue, kitJson } from './anchor-helpers';
+import { waitFor } from '../support/wait';
 
 const SENDER = computeAddress(ANVIL_KEY);
 
@@ -60,21 +61,22 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
     await anvil.rpc('evm_setAutomine', [false]);
     service = await startServiceProcess(env);
     await uploadBlock(new KitClient({ baseUrl: service.url, ...creds }), 'first');
-    const first = await until('the first anchor transaction to be sent', pendingAnchor);
+    const first = await waitFor(pendingAnchor, 'the first anchor transaction to be sent');
     await service.kill();
 
     // Second life: the transaction was written down before it was sent; it waits for it and sends nothing behind it.
     service = await startServiceProcess(env);
     const client = new KitClient({ baseUrl: service.url, ...creds });
     const metric = async (name: string) => metricValue(await (await fetch(`${service!.url}/metrics`)).text(), name);
-    await until('a round of the second life', async () => ((await metric('kit_chain_anchor_lag_blocks')) === 1 ? true : undefined));
+    await waitFor(async () => ((await metric('kit_chain_anchor_lag_blocks')) === 1 ? true : undefined), 'a round of the second life');
     expect(await pendingTxs()).toBe(1);
     expect(service.output()).toContain('waiting for the anchor transaction sent before');
 
     // The node loses it (restarted, mempool dropped): sent again byte for byte, its nonce being free.
     await anvil.rpc('anvil_dropTransaction', [first.hash]);
-    await until('the transaction sent again', async () =>
-      (await metric('kit_chain_anchor_resent_total{nonce="same"}')) === 1 && (await pendingTxs()) === 1 ? true : undefined,
+    await waitFor(
+      async () => ((await metric('kit_chain_anchor_resent_total{nonce="same"}')) === 1 && (await pendingTxs()) === 1 ? true : undefined),
+      'the transaction sent again',
     );
     expect(await pendingAnchor()).toEqual(first);
     expect(service.output()).toContain('the EVM node no longer knows the anchor transaction: sending it again with the same nonce');
@@ -83,10 +85,10 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
 
     await uploadBlock(client, 'second');
     const latest = 2;
-    await until('every block anchored', async () => {
+    await waitFor(async () => {
       const events = await anchoredEvents(anvil.url, deployed.result.contract);
       return events.length && events[events.length - 1].toBlock === latest ? true : undefined;
-    });
+    }, 'every block anchored');
     const events = await anchoredEvents(anvil.url, deployed.result.contract);
     // The first life's transaction anchored block 1, then the rest: consecutive, none twice.
     expect(events[0]).toMatchObject({ fromBlock: 1, toBlock: 1, txHash: first.hash });
@@ -97,10 +99,10 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
     }
     // Every transaction of the key (after the deployment) anchored a range: none was sent twice or refused.
     expect(Number(BigInt(await anvil.rpc<string>('eth_getTransactionCount', [SENDER, 'latest'])))).toBe(1 + events.length);
-    const proof = await until('an anchored proof of the first block', async () => {
+    const proof = await waitFor(async () => {
       const p = await client.proof((await settle(client, [i2c('record', 'first-0')]))[0].id);
       return p.status === 'success' && p.anchor ? p : undefined;
-    });
+    }, 'an anchored proof of the first block');
     expect(proof.anchor).toMatchObject({ fromBlock: 1, toBlock: 1, txHash: first.hash });
     expect(await service.stop()).toBe(0);
     service = undefined;
@@ -120,7 +122,7 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
     try {
       const app = await first.newApp();
       await uploadBlock(app.client, 'stop');
-      await until('the anchor transaction to be sent', async () => ((await pendingTxs()) === 1 ? true : undefined));
+      await waitFor(async () => ((await pendingTxs()) === 1 ? true : undefined), 'the anchor transaction to be sent');
       const started = Date.now();
       await first.close();
       first = undefined;
@@ -138,13 +140,13 @@ describeEachBackend('anchoring survives a crash in the middle of an anchor', (ba
         const client = new KitClient({ baseUrl: second.url, appId: app.appId, appSecret: app.appSecret });
         const [{ id }] = await settle(client, [i2c('record', 'stop-0')]);
         const lagBlocks = async () => metricValue(await (await fetch(`${second.url}/metrics`)).text(), 'kit_chain_anchor_lag_blocks');
-        await until('a round that saw the anchor', async () => ((await lagBlocks()) === 1 ? true : undefined));
+        await waitFor(async () => ((await lagBlocks()) === 1 ? true : undefined), 'a round that saw the anchor');
         expect(await client.proof(id)).not.toHaveProperty('anchor');
         await anvil.rpc('evm_mine');
-        const proof = await until('the anchor recorded from the chain', async () => {
+        const proof = await waitFor(async () => {
           const p = await client.proof(id);
           return p.status === 'success' && p.anchor ? p : undefined;
-        });
+        }, 'the anchor recorded from the chain');
         const [event] = await anchoredEvents(anvil.url, deployed.result.contract);
         expect(proof.anchor).toMatchObject({ fromBlock: 1, toBlock: 1, txHash: event.txHash });
       } finally {

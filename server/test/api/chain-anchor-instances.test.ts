@@ -9,7 +9,8 @@ import { backends } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_KEY, startAnvil, type Anvil } from '../support/anvil';
 import { i2c, settle, upload } from './chain-helpers';
-import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson, until } from './anchor-helpers';
+import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson } from './anchor-helpers';
+import { waitFor } from '../support/wait';
 
 const pg = backends().find((b) => b.name === 'postgres');
 const describePg = pg ? describe : describe.skip;
@@ -54,10 +55,10 @@ describePg('two instances, one anchorer', () => {
   };
   const allAnchored = async (kit: TestKit) => {
     const latest = await latestBlock(kit);
-    await until('every block anchored', async () => {
+    await waitFor(async () => {
       const events = await anchoredEvents(anvil.url, contract);
       return events.length && events[events.length - 1].toBlock === latest ? true : undefined;
-    });
+    }, 'every block anchored');
     return latest;
   };
 
@@ -67,16 +68,17 @@ describePg('two instances, one anchorer', () => {
     await uploadBlocks([app.client, viaB], 'both', 6);
     const latest = await allAnchored(a!);
     // (The counter moves once the anchor is recorded, a moment after the event is on the chain.)
-    const [byA, byB] = await until('both counters', async () => {
+    const [byA, byB] = await waitFor(async () => {
       const counts = [await anchoredBy(a!), await anchoredBy(b!)];
       return counts[0] + counts[1] === latest ? counts : undefined;
-    });
+    }, 'both counters');
     // One of them anchored every block; the other none.
     expect([byA, byB].sort((x, y) => x - y)).toEqual([0, latest]);
     const [anchorer, standby] = byA ? [a!, b!] : [b!, a!];
     // The standby instance still reports how far anchoring got (from the database).
-    await until('the standby metrics', async () =>
-      metricValue(await (await fetch(`${standby.url}/metrics`)).text(), 'kit_chain_anchor_last_block') === latest ? true : undefined,
+    await waitFor(
+      async () => (metricValue(await (await fetch(`${standby.url}/metrics`)).text(), 'kit_chain_anchor_last_block') === latest ? true : undefined),
+      'the standby metrics',
     );
 
     await anchorer.close();
@@ -85,7 +87,7 @@ describePg('two instances, one anchorer', () => {
     const client = new KitClient({ baseUrl: standby.url, appId: app.appId, appSecret: app.appSecret });
     await uploadBlocks([client], 'after', 2);
     const end = await allAnchored(standby);
-    await until('the new anchorer to count its blocks', async () => ((await anchoredBy(standby)) === end - latest ? true : undefined));
+    await waitFor(async () => ((await anchoredBy(standby)) === end - latest ? true : undefined), 'the new anchorer to count its blocks');
 
     const events = await anchoredEvents(anvil.url, contract);
     await expectContiguousAnchors(events, hashes(standby), end);

@@ -19,7 +19,8 @@ import { openDatabase, type DbHandle } from '../../src/db/connect';
 import { KIT_MIGRATIONS } from '../../src/db/migrations';
 import { AnchorChain } from '../../src/chain/anchor/anchor-evm';
 import { i2c, settle, upload } from './chain-helpers';
-import { kitJson, until } from './anchor-helpers';
+import { kitJson } from './anchor-helpers';
+import { waitFor } from '../support/wait';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -125,10 +126,10 @@ describeEachBackend('anchors recorded before the RFC 6962 leaf', (backend) => {
     const proofs: AnchoredProof[] = [];
     for (const id of ids) {
       proofs.push(
-        await until(`the anchor of ${id}`, async () => {
+        await waitFor(async () => {
           const p = await client.proof(id);
           return p.status === 'success' && p.anchor ? (p as AnchoredProof) : undefined;
-        }),
+        }, `the anchor of ${id}`),
       );
     }
     expect(proofs.map((p) => [p.anchor!.fromBlock, p.anchor!.toBlock, p.anchor!.leafRule])).toEqual([

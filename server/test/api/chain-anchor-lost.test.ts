@@ -14,7 +14,8 @@ import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_KEY, startAnvil, startRelay, type Anvil } from '../support/anvil';
 import { i2c, settle, upload } from './chain-helpers';
-import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson, until } from './anchor-helpers';
+import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson } from './anchor-helpers';
+import { waitFor } from '../support/wait';
 
 const SENDER = computeAddress(ANVIL_KEY);
 
@@ -77,17 +78,17 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
     return answers[0].id as string;
   };
   const anchoredProof = (id: string) =>
-    until(`the anchor of ${id}`, async () => {
+    waitFor(async () => {
       const p = await app.client.proof(id);
       return p.status === 'success' && p.anchor ? (p as AnchoredProof) : undefined;
-    });
+    }, `the anchor of ${id}`);
   /** Everything sealed so far anchored, and the node mining again by itself. */
   const settled = async () => {
     const latest = await latestBlock();
-    await until('every block anchored', async () => {
+    await waitFor(async () => {
       const events = await anchoredEvents(anvil.url, contract);
       return (events.at(-1)?.toBlock ?? 0) === latest ? true : undefined;
-    });
+    }, 'every block anchored');
   };
 
   /**
@@ -108,12 +109,12 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
   test('dropped while its nonce is free: sent again as it is (same nonce, same hash) and anchored once', async () => {
     await anvil.rpc('evm_setAutomine', [false]);
     const id = await uploadBlock();
-    const lost = await until('the anchor transaction to wait in the mempool', pendingAnchor);
+    const lost = await waitFor(pendingAnchor, 'the anchor transaction to wait in the mempool');
     expect(await minedNonce()).toBe(lost.nonce);
     await anvil.rpc('anvil_dropTransaction', [lost.hash]);
     expect(await pendingTxs()).toBe(0);
 
-    await until('the anchorer to send it again', async () => ((await resent('same')) >= 1 && (await pendingTxs()) === 1 ? true : undefined));
+    await waitFor(async () => ((await resent('same')) >= 1 && (await pendingTxs()) === 1 ? true : undefined), 'the anchorer to send it again');
     expect(await pendingAnchor()).toEqual(lost);
     const events = await minedAndSettled(id, lost.hash);
     expect(await resent('new')).toBe(0);
@@ -124,7 +125,7 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
   test('dropped and its nonce taken by another transaction: the range is anchored anew with a new nonce', async () => {
     await anvil.rpc('evm_setAutomine', [false]);
     const id = await uploadBlock();
-    const lost = await until('the anchor transaction to wait in the mempool', pendingAnchor);
+    const lost = await waitFor(pendingAnchor, 'the anchor transaction to wait in the mempool');
     // While the kit cannot reach the node: the transaction is dropped, and the operator's own
     // transfer from the same account takes its nonce.
     relay.up = false;
@@ -134,7 +135,7 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
     expect(await minedNonce()).toBe(lost.nonce + 1);
     relay.up = true;
 
-    await until('the range sent anew', async () => ((await resent('new')) >= 1 && (await pendingTxs()) === 1 ? true : undefined));
+    await waitFor(async () => ((await resent('new')) >= 1 && (await pendingTxs()) === 1 ? true : undefined), 'the range sent anew');
     const again = (await pendingAnchor())!;
     expect(again.nonce).toBe(lost.nonce + 1);
     const events = await minedAndSettled(id, again.hash);
@@ -150,10 +151,10 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
   };
   /** The pending anchor replaced by one of the same nonce, both fees at least the node's 10 % higher; then mined once mining resumes. */
   const replacedAndAnchored = async (id: string, waiting: { hash: string; nonce: number }, offered: { maxFee: bigint; tip: bigint }) => {
-    const replacement = await until('the replacement', async () => {
+    const replacement = await waitFor(async () => {
       const p = await pendingAnchor();
       return p && p.hash !== waiting.hash && (await repriced()) >= 1 ? p : undefined;
-    });
+    }, 'the replacement');
     expect(replacement.nonce).toBe(waiting.nonce);
     expect(await pendingTxs()).toBe(1);
     const raised = await feesOf(replacement.hash);
@@ -171,7 +172,7 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
   test('kept unmined below the fees the node asks: replaced after an interval with the same nonce at higher fees, and anchored once mining resumes', async () => {
     await anvil.rpc('evm_setAutomine', [false]);
     const id = await uploadBlock();
-    const waiting = await until('the anchor transaction to wait in the mempool', pendingAnchor);
+    const waiting = await waitFor(pendingAnchor, 'the anchor transaction to wait in the mempool');
     const offered = await feesOf(waiting.hash);
     const before = { repriced: await repriced(), same: await resent('same') };
     // The chain's fees rise above what it offers; no block is mined, the node keeps it.
@@ -185,7 +186,7 @@ describeEachBackend('an anchor transaction the EVM node loses', (backend) => {
   test('dropped by the node because the fees rose above its own: not sent again as it is (the node would refuse it) but re-priced', async () => {
     await anvil.rpc('evm_setAutomine', [false]);
     const id = await uploadBlock();
-    const waiting = await until('the anchor transaction to wait in the mempool', pendingAnchor);
+    const waiting = await waitFor(pendingAnchor, 'the anchor transaction to wait in the mempool');
     const offered = await feesOf(waiting.hash);
     // While the kit cannot reach the node: the fees rise and a block is mined without it; anvil drops it.
     relay.up = false;

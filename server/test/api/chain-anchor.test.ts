@@ -16,7 +16,8 @@ import { startTestKit, type TestKit } from '../support/kit';
 import { ANVIL_CHAIN_ID, ANVIL_KEY, startAnvil, startRelay, type Anvil } from '../support/anvil';
 import { ANCHOR_ABI } from '../../src/chain/anchor/anchor-evm';
 import { i2c, independentAnchorRoot, settle, upload } from './chain-helpers';
-import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson, until } from './anchor-helpers';
+import { anchoredEvents, expectContiguousAnchors, metricValue, kitJson } from './anchor-helpers';
+import { waitFor } from '../support/wait';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -65,10 +66,10 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
     return ids;
   };
   const anchoredProof = (id: string) =>
-    until(`the anchor of ${id}`, async () => {
+    waitFor(async () => {
       const p = await app.client.proof(id);
       return p.status === 'success' && p.anchor ? (p as AnchoredProof) : undefined;
-    });
+    }, `the anchor of ${id}`);
 
   beforeAll(async () => {
     anvil = await startAnvil();
@@ -120,12 +121,12 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     const latest = await latestBlock();
-    await until('every block anchored', async () => ((await held()) === latest ? true : undefined));
+    await waitFor(async () => ((await held()) === latest ? true : undefined), 'every block anchored');
     await expectContiguousAnchors(await anchoredEvents(anvil.url, deployed.contract), blockHashes, latest);
-    const text = await until('the metrics to catch up', async () => {
+    const text = await waitFor(async () => {
       const t = await metrics();
       return metricValue(t, 'kit_chain_anchor_last_block') === latest ? t : undefined;
-    });
+    }, 'the metrics to catch up');
     expect(metricValue(text, 'kit_chain_anchor_lag_blocks')).toBe(0);
     expect(metricValue(text, 'kit_chain_anchor_lag_seconds')).toBe(0);
     expect(metricValue(text, 'kit_chain_anchored_blocks_total')).toBe(latest);
@@ -167,7 +168,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
 
   test('with the RPC down anchors wait, and once it is back every block is anchored, none twice, none skipped', async () => {
     const before = await latestBlock();
-    await until('everything anchored', async () => ((await held()) === before ? true : undefined));
+    await waitFor(async () => ((await held()) === before ? true : undefined), 'everything anchored');
     const rpcFailures = async () => metricValue(await metrics(), 'kit_chain_anchor_failures_total{reason="rpc"}') ?? 0;
     const failuresBefore = await rpcFailures();
     relay.up = false;
@@ -175,10 +176,10 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
     try {
       ids = await uploadBlocks(3);
       // Rounds fail, and the one after the last of the three blocks reports all three as waiting.
-      const text = await until('anchoring rounds to fail with the three blocks waiting', async () => {
+      const text = await waitFor(async () => {
         const t = await metrics();
         return (await rpcFailures()) >= failuresBefore + 2 && metricValue(t, 'kit_chain_anchor_lag_blocks') === 3 ? t : undefined;
-      });
+      }, 'anchoring rounds to fail with the three blocks waiting');
       expect(metricValue(text, 'kit_chain_anchor_lag_seconds')).toBeGreaterThan(0);
       expect(await held()).toBe(before);
       expect((await app.client.proof(ids[0])) as AnchoredProof).not.toHaveProperty('anchor');
@@ -186,7 +187,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
       relay.up = true;
     }
     const latest = await latestBlock();
-    await until('the blocks sealed during the outage to be anchored', async () => ((await held()) === latest ? true : undefined));
+    await waitFor(async () => ((await held()) === latest ? true : undefined), 'the blocks sealed during the outage to be anchored');
     const events = await anchoredEvents(anvil.url, deployed.contract);
     for (const id of ids) {
       const proof = await anchoredProof(id);
@@ -204,7 +205,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
 
   test("a one-block range's root is the RFC 6962 leaf of its block hash, as docs/chain.md says, and a verifier written from the docs accepts it", async () => {
     const before = await latestBlock();
-    await until('everything anchored', async () => ((await held()) === before ? true : undefined));
+    await waitFor(async () => ((await held()) === before ? true : undefined), 'everything anchored');
     // The only block sealed since: anchored alone.
     const [id] = await uploadBlocks(1);
     const proof = await anchoredProof(id);
@@ -233,7 +234,7 @@ describeEachBackend('anchoring ledger blocks on an EVM chain', (backend) => {
     const number = honest.block.number;
     const latest = await latestBlock();
     expect(number).toBe(latest);
-    await until('the last block anchored', async () => ((await held()) === latest ? true : undefined));
+    await waitFor(async () => ((await held()) === latest ? true : undefined), 'the last block anchored');
 
     // Whoever holds the node key rewrites the last block (here its time) and signs it again:
     // the ledger stays self-consistent, so only the anchors can tell.

@@ -8,7 +8,8 @@ import { startTestKit, type TestKit } from '../support/kit';
 import { describeEachBackend } from '../support/backends';
 import { chinaDate } from '../../src/reconciliation/china-day';
 import { PageClient } from '../support/page-client';
-import { newOrder, payByCode, payFixture, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payByCode, payFixture, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 /** A tiny browser of the console: keeps its cookie, sends JSON. */
 class Desk extends PageClient {
@@ -50,7 +51,7 @@ describeEachBackend('console router', (backend) => {
     const mine = await newOrder(f, '5.00');
     const theirs = (await f.client.createPrepay({ subMerchantId: sibling, totalAmount: '7.00' })).prepayId;
     await payByCode(kit, f, mine);
-    await waitFor(async () => (await f.client.callbacks({ prepayId: mine })).data.items[0]?.state === 'given_up', 15_000, 'given up');
+    await waitFor(async () => (await f.client.callbacks({ prepayId: mine })).data.items[0]?.state === 'given_up', 'given up');
 
     const parent = new Desk(kit.url);
     const wrong = await parent.call('POST', '/login', { userId: f.parentId, pw: 'nope' });
@@ -82,7 +83,7 @@ describeEachBackend('console router', (backend) => {
     expect(cbs.map((c: { prepayId: string }) => c.prepayId)).toEqual([mine]);
     up = true;
     expect((await parent.call('POST', `/callbacks/${cbs[0].id}/resend`)).body.resent).toBe(true);
-    await waitFor(async () => (await f.client.callbacks({ prepayId: mine })).data.items[0]?.state === 'delivered', 10_000, 'delivered');
+    await waitFor(async () => (await f.client.callbacks({ prepayId: mine })).data.items[0]?.state === 'delivered', 'delivered');
     // The console follows a resend by the order's callbacks.
     const followed = (await parent.call('GET', `/callbacks?prepayId=${mine}`)).body.callbacks;
     expect(followed.map((c: { id: string; state: string }) => [c.id, c.state])).toEqual([[cbs[0].id, 'delivered']]);

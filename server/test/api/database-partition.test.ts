@@ -14,7 +14,7 @@ import pg from 'pg';
 import { backends } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
 import { startTcpProxy } from '../support/tcp-proxy';
-import { waitFor } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const backend = backends().find((b) => b.name === 'postgres');
 const describePg = backend ? describe : describe.skip;
@@ -140,7 +140,7 @@ describePg('a network partition from PostgreSQL, with a statement bound of 1 s',
     } finally {
       k.proxy.blackhole(false);
     }
-    await waitFor(async () => (await k.create()).httpStatus === 200, 10_000, 'calls to succeed after the heal');
+    await waitFor(async () => (await k.create()).httpStatus === 200, 'calls to succeed after the heal');
   });
 });
 
@@ -151,18 +151,18 @@ describePg('a network partition from PostgreSQL, with a statement bound of 6 s',
   it('after the heal, /health and calls answer at once: no connection the cut left silent is kept, nor waited for', async () => {
     const max = k.pool.options.max;
     // Every connection of the pool open, so that the calls below take them all.
-    await waitFor(async () => (await Promise.all(Array.from({ length: max }, () => k.create())), k.pool.totalCount === max), 10_000, 'a full pool');
+    await waitFor(async () => (await Promise.all(Array.from({ length: max }, () => k.create())), k.pool.totalCount === max), 'a full pool');
     k.proxy.blackhole(true);
     try {
       // Sent into the cut on every connection: each runs out of time; no connection of them is kept.
       for (const a of await Promise.all(Array.from({ length: max }, () => k.create()))) expectUnavailable(a);
       // The pool's own question went unanswered too. The connections it has opened since are silenced by the cut.
-      await waitFor(() => k.pool.away, 10_000, 'the pool to find the database away');
+      await waitFor(() => k.pool.away, 'the pool to find the database away');
     } finally {
       k.proxy.blackhole(false);
     }
     // Within half a bound of the heal: before any connection opened into the cut would run out of time.
-    await waitFor(async () => (await fetch(`${k.kit.url}/health`)).status === 200, BOUND_MS / 2, '/health to answer 200');
+    await waitFor(async () => (await fetch(`${k.kit.url}/health`)).status === 200, '/health to answer 200', BOUND_MS / 2);
     const after = await Promise.all(Array.from({ length: max }, () => k.create()));
     expect(after.map((a) => a.httpStatus)).toEqual(after.map(() => 200));
   });
@@ -175,16 +175,16 @@ describePg('a network partition from PostgreSQL, with another instance', () => {
   it('after the heal, it hears the other instance again at once: it listens on a new session', async () => {
     const other = await otherInstance(k.kit, 100);
     try {
-      await waitFor(async () => (await otherInstances(k.kit)) === 1, 10_000, 'the other instance heard');
+      await waitFor(async () => (await otherInstances(k.kit)) === 1, 'the other instance heard');
       k.proxy.blackhole(true);
       try {
         // Three hello intervals without a word: the other is forgotten; the pool finds the database away.
-        await waitFor(() => k.kit.runtime.bridge!.othersHeard === 0 && k.pool.away, 15_000, 'the cut to be noticed');
+        await waitFor(() => k.kit.runtime.bridge!.othersHeard === 0 && k.pool.away, 'the cut to be noticed');
       } finally {
         k.proxy.blackhole(false);
       }
       // Before a statement sent into the cut would even have run out of time.
-      await waitFor(async () => (await otherInstances(k.kit)) === 1, BOUND_MS, 'the other instance heard again');
+      await waitFor(async () => (await otherInstances(k.kit)) === 1, 'the other instance heard again', BOUND_MS);
     } finally {
       await other.close();
     }

@@ -10,7 +10,7 @@ import { encodeQuery, signRequest } from '@kit/shared';
 import { backends } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
-import { waitFor } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 async function fixture(kit: TestKit) {
   const app = await kit.newApp();
@@ -125,8 +125,8 @@ const pg = backends().find((b) => b.name === 'postgres');
     expect(await databaseUp()).toBe(0);
 
     await proxy.start();
-    await waitFor(async () => (await fetch(`${kit.url}/health`)).status === 200, 15_000, 'health back to 200');
-    await waitFor(async () => (await databaseUp()) === 1, 15_000, 'kit_database_up back to 1');
+    await waitFor(async () => (await fetch(`${kit.url}/health`)).status === 200, 'health back to 200');
+    await waitFor(async () => (await databaseUp()) === 1, 'kit_database_up back to 1');
     expect((await f.create()).httpStatus).toBe(200);
   }, 30_000);
 
@@ -141,7 +141,7 @@ const pg = backends().find((b) => b.name === 'postgres');
     proxy.hang(false);
     await proxy.stop();
     await proxy.start();
-    await waitFor(async () => (await f.create()).httpStatus === 200, 15_000, 'writes back');
+    await waitFor(async () => (await f.create()).httpStatus === 200, 'writes back');
   }, 30_000);
 });
 
@@ -202,7 +202,6 @@ const pg = backends().find((b) => b.name === 'postgres');
     const inFlight = signedCreate();
     await waitFor(
       async () => (await admin.query("select 1 from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'", [name])).rowCount! > 0,
-      10_000,
       'the call waiting on the lock',
     );
     await admin.query(`alter database "${name}" allow_connections false`);
@@ -225,7 +224,7 @@ const pg = backends().find((b) => b.name === 'postgres');
     expect(health.body).toMatchObject({ status: 'unavailable' });
 
     await admin.query(`alter database "${name}" allow_connections true`);
-    await waitFor(async () => (await fetch(`${kit!.url}/health`)).status === 200, 15_000, 'health back to 200');
+    await waitFor(async () => (await fetch(`${kit!.url}/health`)).status === 200, 'health back to 200');
     expect((await signedCreate()).status).toBe(200);
     expect((await f.create()).httpStatus).toBe(200);
   }, 30_000);

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { encodeQuery, signRequest } from '@kit/shared';
 import { backends, describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payByCode, payFixture, startReceiver, waitFor } from '../support/payments';
+import { newOrder, payByCode, payFixture, startReceiver } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('hardening', (backend) => {
   let kit: TestKit;
@@ -45,7 +46,7 @@ describeEachBackend('hardening', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
-      await waitFor(() => receiver.received[0], 10_000, 'the first attempt');
+      await waitFor(() => receiver.received[0], 'the first attempt');
       const job = await kit.runtime.db.db
         .selectFrom('jobs')
         .selectAll()
@@ -55,14 +56,10 @@ describeEachBackend('hardening', (backend) => {
       // Claimed at most a moment before the receiver saw the attempt; the lease ends within 3 s of the claim.
       expect(job.next_at - receiver.received[0].at).toBeLessThanOrEqual(3_000);
       // The attempt still ends (timed out) and is recorded inside its lease.
-      const [row] = await waitFor(
-        async () => {
-          const h = await kit.runtime.services.callbacks.history(prepayId);
-          return h[0]?.attemptLog.length ? h : undefined;
-        },
-        10_000,
-        'the recorded attempt',
-      );
+      const [row] = await waitFor(async () => {
+        const h = await kit.runtime.services.callbacks.history(prepayId);
+        return h[0]?.attemptLog.length ? h : undefined;
+      }, 'the recorded attempt');
       expect(row.attemptLog[0].error).toMatch(/no answer within/);
     } finally {
       await receiver.close();

@@ -42,7 +42,7 @@ describeEachBackend('front-end routers in-process', (backend) => {
     const config = loadConfig({ ...TEST_ENV, ...backend.env(), SANDBOX_ENABLED: '0' });
     const log = createLogger('silent');
     // The services are told no URL of their own, and nothing starts but this HTTP server.
-    ({ db, services } = await openServices(config, log, () => undefined));
+    ({ db, services } = await openServices(config, log, { selfUrl: () => undefined }));
     server = createHttpServer(createApp(config, services, log, { shuttingDown: false }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

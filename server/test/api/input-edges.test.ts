@@ -6,7 +6,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import { encodeQuery, signRequest } from '@kit/shared';
-import { authorization } from '../../src/payments/providers/social-v3/sign';
+import { authorization, unixSeconds } from '../../src/payments/providers/social-v3/sign';
 import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, sandboxTables, startTestKit, type TestKit } from '../support/kit';
@@ -110,7 +110,7 @@ describeEachBackend('input edges', (backend) => {
     for (const { method, path } of routes) {
       // API v3 calls are signed by the service provider's key (the sandbox checks it before reading the body).
       const v3: Record<string, string> = path.startsWith('/sandbox/v3/')
-        ? { authorization: authorization(merchant, method, path.slice('/sandbox'.length), body) }
+        ? { authorization: authorization(merchant, method, path.slice('/sandbox'.length), body, unixSeconds(kit.clock.now())) }
         : {};
       const res = await fetch(`${kit.url}${path}`, { method, headers: { 'content-type': 'application/json', ...v3 }, body });
       const text = await res.text();

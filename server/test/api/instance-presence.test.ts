@@ -7,7 +7,8 @@
 import pg from 'pg';
 import { backends } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payByCode, payFixture, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payByCode, payFixture, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const backend = backends().find((b) => b.name === 'postgres');
 const describePg = backend ? describe : describe.skip;
@@ -62,48 +63,48 @@ describePg('order events go where another instance listens', () => {
   const paid = async () => {
     const prepayId = await newOrder(f);
     await payByCode(kit, f, prepayId);
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'finish', 10_000, 'the payment');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'finish', 'the payment');
     return prepayId;
   };
   /** The other side's hellos keep the kit hearing it. */
   const keepSaying = (id: string) => setInterval(() => void other.say(id), 200);
 
   it('a lone instance says hello and sends no events: its payments commit without a NOTIFY', async () => {
-    await waitFor(() => !kit.runtime.bridge!.sending, 5_000, 'the first second of listening to pass');
+    await waitFor(() => !kit.runtime.bridge!.sending, 'the first second of listening to pass');
     expect(await otherInstances(kit)).toBe(0);
     const prepayId = await paid();
     kit.runtime.services.prepay.announce(prepayId, 'finish');
     // The kit's next hello comes after anything it would have sent for the payment.
     const hellos = other.hellos().length;
-    await waitFor(() => other.hellos().length > hellos, 5_000, "the kit's next hello");
+    await waitFor(() => other.hellos().length > hellos, "the kit's next hello");
     expect(other.events()).toEqual([]);
   });
 
   it("sends a payment's event once another instance says hello, and stops when it falls silent", async () => {
     const saying = keepSaying('peer1');
     try {
-      await waitFor(() => kit.runtime.bridge!.othersHeard === 1, 5_000, 'the kit to hear the other instance');
+      await waitFor(() => kit.runtime.bridge!.othersHeard === 1, 'the kit to hear the other instance');
       expect(await otherInstances(kit)).toBe(1);
       const prepayId = await paid();
-      await waitFor(() => other.events().some((p) => p.split(' ').slice(1).join(' ') === `${prepayId} finish`), 5_000, "the payment's event");
+      await waitFor(() => other.events().some((p) => p.split(' ').slice(1).join(' ') === `${prepayId} finish`), "the payment's event");
     } finally {
       clearInterval(saying);
     }
     // Three intervals without a word: no longer counted, and nothing more is sent.
-    await waitFor(() => !kit.runtime.bridge!.sending, 5_000, 'the other instance to be forgotten');
+    await waitFor(() => !kit.runtime.bridge!.sending, 'the other instance to be forgotten');
     const before = other.events().length;
     await paid();
     const hellos = other.hellos().length;
-    await waitFor(() => other.hellos().length > hellos, 5_000, "the kit's next hello");
+    await waitFor(() => other.hellos().length > hellos, "the kit's next hello");
     expect(other.events()).toHaveLength(before);
   });
 
   it('listens again when its session is cut, says hello, and is alone again once it hears no one', async () => {
-    await waitFor(() => !kit.runtime.bridge!.sending, 5_000, 'a lone instance');
+    await waitFor(() => !kit.runtime.bridge!.sending, 'a lone instance');
     const hellos = other.hellos().length;
     await other.cutKitListener();
-    await waitFor(() => other.hellos().length > hellos, 10_000, "the kit's hello after reconnecting");
-    await waitFor(() => !kit.runtime.bridge!.sending, 10_000, 'the kit to be alone again');
+    await waitFor(() => other.hellos().length > hellos, "the kit's hello after reconnecting");
+    await waitFor(() => !kit.runtime.bridge!.sending, 'the kit to be alone again');
   });
 
   it("wakes a call held here with another instance's event", async () => {
@@ -111,7 +112,7 @@ describePg('order events go where another instance listens', () => {
     try {
       const prepayId = await newOrder(f);
       const held = f.client.prepayDetail(prepayId, { wait: true });
-      await waitFor(() => kit.runtime.services.events.waiting === 1, 10_000, 'the held call');
+      await waitFor(() => kit.runtime.services.events.waiting === 1, 'the held call');
       // The other instance settled it: the database says finish, its event says so here.
       await kit.runtime.services.prepay.transition(kit.runtime.db.db, prepayId, 'active', 'finish', { payment_time: Date.now() });
       await other.say(`peer2 ${prepayId} finish`);
@@ -139,13 +140,13 @@ describePg('a new instance learns of the others at once', () => {
 
   it("answers a newcomer's hello at once, and only the first", async () => {
     await other.say('newcomer');
-    await waitFor(() => other.hellos().length === 1, 5_000, "the kit's answer");
+    await waitFor(() => other.hellos().length === 1, "the kit's answer");
     expect(kit.runtime.bridge!.othersHeard).toBe(1);
     await other.say('newcomer');
     await other.say('newcomer');
     // A second newcomer is answered too, and after it the count says so; the first got one answer.
     await other.say('newcomer2');
-    await waitFor(() => other.hellos().length === 2, 5_000, 'the answer to the second newcomer');
+    await waitFor(() => other.hellos().length === 2, 'the answer to the second newcomer');
     expect(kit.runtime.bridge!.othersHeard).toBe(2);
     expect(other.hellos()).toHaveLength(2);
   });

@@ -11,15 +11,7 @@ import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { runKitCommand, startServiceProcess, type ServiceProcess } from '../support/process';
 import { addDays, chinaDate } from '../../src/reconciliation/china-day';
-
-async function until<T>(what: string, read: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  for (const end = Date.now() + ms; ;) {
-    const v = await read();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { waitFor } from '../support/wait';
 
 describeEachBackend('the settings file and the running service', (backend) => {
   // A service process and several `kit` commands one after another: minutes on a busy machine.
@@ -45,7 +37,7 @@ describeEachBackend('the settings file and the running service', (backend) => {
     // A fresh start reconciles the two previous days at once (RECONCILE_AT passed): days without a bill, for each
     // channel with one (the social platform's, and Alipay's that the sandbox plays).
     service = await startServiceProcess({ ...settings, RECONCILE_AT: '00:00' });
-    await until('the daily run', () => ((service!.output().match(/day reconciled/g) ?? []).length >= 4 ? true : undefined));
+    await waitFor(() => ((service!.output().match(/day reconciled/g) ?? []).length >= 4 ? true : undefined), 'the daily run');
     const tradeBillLines = service
       .output()
       .split('\n')
@@ -106,10 +98,10 @@ describeEachBackend('the settings file and the running service', (backend) => {
     // The service, started again (no daily schedule this time), takes the failed day up on its own.
     service = await startServiceProcess(settings);
     const again = new KitClient({ baseUrl: service.url, ...app });
-    const done = await until('the failed day retried', async () => {
+    const done = await waitFor(async () => {
       const r = (await again.reconciliations()).data.reports.find((x) => x.date === day);
       return r?.state === 'done' ? r : undefined;
-    });
+    }, 'the failed day retried');
     expect(done).toMatchObject({ date: day, channel: 'SocialNative', state: 'done' });
   }, 180_000);
 });

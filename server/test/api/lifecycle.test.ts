@@ -4,8 +4,9 @@ import path from 'node:path';
 import { KitClient } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants } from '../support/kit';
-import { SOCIAL_PARAMS, sandboxPost, startReceiver, waitFor } from '../support/payments';
+import { SOCIAL_PARAMS, sandboxPost, startReceiver } from '../support/payments';
 import { runKitCommand, startServiceProcess } from '../support/process';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('service process and kit command', (backend) => {
   it('kit app create prints one JSON line that works against a running service, and SIGTERM releases held calls', async () => {
@@ -91,7 +92,7 @@ describeEachBackend('service process and kit command', (backend) => {
       const { prepayId } = await client.createPrepay({ subMerchantId: m.subId, totalAmount: '1.00' });
       const { args } = await client.socialPayNative(prepayId);
       await sandboxPost(svc.url, '/pay', { codeUrl: args.code_url });
-      await waitFor(() => receiver.received.length >= 2, 10_000, 'the retried callback');
+      await waitFor(() => receiver.received.length >= 2, 'the retried callback');
       const line = svc
         .output()
         .split('\n')

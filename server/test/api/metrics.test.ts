@@ -1,4 +1,5 @@
 /** `GET /metrics`: Prometheus text with request, held-call, chain, callback and reconciliation metrics; a bearer token when METRICS_TOKEN is set. */
+import { systemClock } from '@kit/shared/clock';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
 import { i2c, settle } from './chain-helpers';
@@ -134,7 +135,7 @@ describeEachBackend('metrics', (backend) => {
 
 describe('metrics read from the database', () => {
   it('are read at most once per cache period however often the endpoint is scraped', async () => {
-    const metrics = new Metrics();
+    const metrics = new Metrics({ clock: systemClock });
     let reads = 0;
     metrics.countOutboxWith(async () => ++reads && 7);
     for (let i = 0; i < 5; i++) expect(sample(await metrics.text(), 'kit_callback_outbox_depth')).toBe(7);
@@ -142,7 +143,7 @@ describe('metrics read from the database', () => {
   });
 
   it('keep the last value when a read fails', async () => {
-    const metrics = new Metrics({ countMaxAgeMs: 0 });
+    const metrics = new Metrics({ clock: systemClock, countMaxAgeMs: 0 });
     let depth: number | Error = 3;
     metrics.countChainQueueWith(async () => {
       if (depth instanceof Error) throw depth;

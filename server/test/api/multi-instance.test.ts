@@ -2,7 +2,8 @@
 import { signRequest, encodeQuery } from '@kit/shared';
 import { backends } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payByCode, payFixture, waitFor } from '../support/payments';
+import { newOrder, payByCode, payFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const pg = backends().find((b) => b.name === 'postgres');
 const describePg = pg ? describe : describe.skip;
@@ -32,7 +33,7 @@ describePg('two instances sharing PostgreSQL', () => {
     const onB = new (app.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret });
     const waiting = b.runtime.services.events.waiting;
     const held = onB.prepayDetail(prepayId, { wait: true });
-    await waitFor(() => b.runtime.services.events.waiting === waiting + 1, 10_000, 'the call held on b');
+    await waitFor(() => b.runtime.services.events.waiting === waiting + 1, 'the call held on b');
     const started = Date.now();
     const { prepay } = a.runtime.services;
     await prepay.transition(a.runtime.db.db, prepayId, 'active', 'finish', { payment_time: Date.now() });
@@ -51,7 +52,7 @@ describePg('two instances sharing PostgreSQL', () => {
     const onB = new (app.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret });
     const waiting = b.runtime.services.events.waiting;
     const held = ids.map((id) => onB.prepayDetail(id, { wait: true }));
-    await waitFor(() => b.runtime.services.events.waiting === waiting + ids.length, 35_000, 'every call held on b');
+    await waitFor(() => b.runtime.services.events.waiting === waiting + ids.length, 'every call held on b');
     const { prepay } = a.runtime.services;
     for (const id of ids) await prepay.transition(a.runtime.db.db, id, 'active', 'finish', { payment_time: Date.now() });
     const started = Date.now();
@@ -68,7 +69,7 @@ describePg('two instances sharing PostgreSQL', () => {
     const onB = new (f.client.constructor as typeof import('@kit/shared').KitClient)({ baseUrl: b.url, appId: f.appId, appSecret: f.appSecret });
     const waiting = b.runtime.services.events.waiting;
     const held = onB.prepayDetail(prepayId, { wait: true });
-    await waitFor(() => b.runtime.services.events.waiting === waiting + 1, 10_000, 'the call held on b');
+    await waitFor(() => b.runtime.services.events.waiting === waiting + 1, 'the call held on b');
     // Paid in a's sandbox, whose notification goes to a: a settles it, b only hears of it.
     const started = Date.now();
     await payByCode(a, f, prepayId);

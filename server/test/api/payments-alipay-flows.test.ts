@@ -13,7 +13,8 @@ import { devAlipayMaterial, type DevAlipayMaterial } from '@kit/sandbox';
 import { alipayTime } from '../../src/payments/providers/alipay/time';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const pem = (k: KeyObject, type: 'pkcs8' | 'spki') => (k.export({ format: 'pem', type }) as string).trim();
 const paramsOf = (query: string): Record<string, string> => Object.fromEntries(new URLSearchParams(query));
@@ -65,7 +66,7 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
   const callbacksOf = (prepayId: string) => kit.runtime.services.callbacks.history(prepayId);
   const finishedOnce = async (prepayId: string) => {
     expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
-    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 10_000, 'finish callback');
+    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 'finish callback');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
   };
   const orderExpiry = async (prepayId: string) => (await kit.runtime.services.prepay.find(prepayId))!.expire_at;

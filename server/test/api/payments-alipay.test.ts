@@ -9,9 +9,10 @@ import { devAlipayMaterial } from '@kit/sandbox';
 import { signNotification } from '../../src/payments/providers/alipay/sign';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { jobByKey, newOrder, payApi, recordingClient, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { jobByKey, newOrder, payApi, recordingClient, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
 import { createMerchants } from '../support/kit';
 import { sandboxOf } from '@kit/sandbox';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('Alipay scan-code payments', (backend) => {
   let kit: TestKit;
@@ -48,7 +49,7 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     const { prepayId, tradeNo } = await paidOrder();
     const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.channelOrders[0]).toMatchObject({ channel: 'Alipay', state: 'paid', transaction_id: tradeNo, paid_via: 'notification' });
-    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 10_000, 'finish callback');
+    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 'finish callback');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     // The same code again is the same order: nothing more to pay.
     expect((await payApi.native(f.client, prepayId)).body.status).not.toBe('success');
@@ -131,8 +132,8 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
       expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({ transaction_id: tradeNo, paid_via: 'query' });
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect((await f.client.refund(prepayId, token)).status).toBe('success');
-      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
-      await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
+      await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
       expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
     } finally {
       await faults({});
@@ -149,14 +150,14 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     const { prepayId } = await paidOrder('5.55');
     const before = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
     // The first sending and its duplicate, both acknowledged.
-    await waitFor(async () => (await noticesOf(prepayId)).filter((n) => n.acknowledged).length === 2, 10_000, 'the duplicate acknowledged');
+    await waitFor(async () => (await noticesOf(prepayId)).filter((n) => n.acknowledged).length === 2, 'the duplicate acknowledged');
     const pay = await noticesOf(prepayId);
     expect(pay.map((n) => [n.attempt, n.acknowledged])).toEqual([
       [1, true],
       [2, true],
     ]);
     expect(pay[1].form).toEqual(pay[0].form);
-    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.state === 'delivered'), 10_000, 'finish callback');
+    await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.state === 'delivered'), 'finish callback');
     await new Promise((r) => setTimeout(r, 500));
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toEqual(before);
@@ -164,8 +165,8 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     // The refund's notification is duplicated too: still one refunded callback.
     const token = (await f.client.login(f.subId, f.pw)).loginToken;
     expect((await f.client.refund(prepayId, token)).status).toBe('success');
-    await waitFor(async () => (await noticesOf(prepayId)).filter((n) => n.form.out_biz_no && n.acknowledged).length === 2, 10_000, 'the refund duplicate');
-    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    await waitFor(async () => (await noticesOf(prepayId)).filter((n) => n.form.out_biz_no && n.acknowledged).length === 2, 'the refund duplicate');
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
     await new Promise((r) => setTimeout(r, 500));
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
   });
@@ -190,8 +191,8 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     } finally {
       await faults({});
     }
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded once released');
-    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded once released');
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
     await new Promise((r) => setTimeout(r, 500));
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
     const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
@@ -213,18 +214,18 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
       expect(busy).toMatchObject({ httpStatus: 503, body: { status: 'fail', error: 'channel_unavailable' } });
       expect(busy.body.msg).toContain('ACQ.SYSTEM_ERROR');
       // The follow-up has asked Alipay and sent the refund again (refused the same way while the fault lasts): still requested, not waited on as accepted.
-      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', prepayId))?.attempts ?? 0) >= 3, 15_000, 'the follow-up at work');
+      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', prepayId))?.attempts ?? 0) >= 3, 'the follow-up at work');
       expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'requesting' });
       expect(alipayAt()!.refunds).toEqual([]);
     } finally {
       await faults({});
     }
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded once Alipay takes it');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded once Alipay takes it');
     const refund = (await kit.runtime.services.payments.state(prepayId)).refund!;
     expect(refund).toMatchObject({ state: 'success', refund_cents: 818 });
     // Taken once, under the number it was first sent with.
     expect(alipayAt()!.refunds).toEqual([{ outRequestNo: refund.out_refund_no, cents: 818 }]);
-    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
   });
 
@@ -264,15 +265,15 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
       expect(refused).toMatchObject({ httpStatus: 502, body: { status: 'fail', error: 'channel_error' } });
       expect(refused.body.msg).toContain('ACQ.TRADE_STATUS_ERROR');
       // Its follow-up asks (not taken) and sends it again, refused unsigned each time: never failed by it.
-      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', unsignedOne))?.attempts ?? 0) >= 3, 15_000, 'the follow-up at work');
+      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', unsignedOne))?.attempts ?? 0) >= 3, 'the follow-up at work');
       expect(await refundOf(unsignedOne)).toMatchObject({ state: 'requesting' });
       expect((await f.client.prepayDetail(unsignedOne)).status).toBe('finish');
     } finally {
       await faults({});
     }
     // Alipay takes it once it stops refusing: the same refund, completed, one refunded callback.
-    await waitFor(async () => (await f.client.prepayDetail(unsignedOne)).status === 'refunded', 15_000, 'refunded after all');
-    await waitFor(async () => (await callbacksOf(unsignedOne)).length === 2, 10_000, 'two callbacks');
+    await waitFor(async () => (await f.client.prepayDetail(unsignedOne)).status === 'refunded', 'refunded after all');
+    await waitFor(async () => (await callbacksOf(unsignedOne)).length === 2, 'two callbacks');
     expect((await callbacksOf(unsignedOne)).map((c) => c.status)).toEqual(['finish', 'refunded']);
 
     // The same refusal, signed, is what it says: the refund failed.
@@ -291,9 +292,9 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     const { prepayId, tradeNo } = await paidOrder('7.77');
     const token = (await f.client.login(f.subId, f.pw)).loginToken;
     expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
     expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_cents: 777, refund_id: tradeNo });
-    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 10_000, 'two callbacks');
+    await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
   });
 

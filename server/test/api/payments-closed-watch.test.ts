@@ -10,7 +10,8 @@
 import { sandboxOf } from '@kit/sandbox';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { bothWalletsFixture, channelOrderOf, jobByKey, newOrder, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { bothWalletsFixture, channelOrderOf, jobByKey, newOrder, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const ALIPAY_TOKEN = 'appAuthToken_closed_watch_01';
 
@@ -61,7 +62,7 @@ describeEachBackend('a closed channel order its platform may still take a paymen
     }
     expect(sandboxOf(services())!.alipay!.notices.filter((n) => n.form.out_trade_no === alipay.out_trade_no)).toEqual([]);
 
-    await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'success', 20_000, 'the second payment refunded');
+    await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'success', 'the second payment refunded');
     const [dup] = (await services().payments.state(prepayId)).duplicates;
     expect(dup).toMatchObject({ out_trade_no: alipay.out_trade_no, channel: 'Alipay', refund_cents: 606, state: 'success' });
     expect(await byChannel(prepayId, 'Alipay')).toMatchObject({ state: 'paid', paid_via: 'query' });
@@ -69,7 +70,7 @@ describeEachBackend('a closed channel order its platform may still take a paymen
     // The order stays paid once, by the social channel, with its one callback.
     expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
     expect((await services().payments.paidChannels([prepayId])).get(prepayId)).toBe('SocialNative');
-    await waitFor(async () => (await services().callbacks.history(prepayId)).some((c) => c.state === 'delivered'), 10_000, 'finish delivered');
+    await waitFor(async () => (await services().callbacks.history(prepayId)).some((c) => c.state === 'delivered'), 'finish delivered');
     expect((await services().callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish']);
     expect(await followUp(alipay.out_trade_no)).toMatchObject({ state: 'done' });
   });
@@ -83,7 +84,7 @@ describeEachBackend('a closed channel order its platform may still take a paymen
     expect(payableUntil).toBeGreaterThanOrEqual(expireAt);
     expect(payableUntil - expireAt).toBeLessThanOrEqual(120_000);
     // The schedule over, its next question is at that moment: still following, not done.
-    await waitFor(async () => (await followUp(alipay.out_trade_no))?.next_at === payableUntil, 15_000, 'the last question due at the expiry');
+    await waitFor(async () => (await followUp(alipay.out_trade_no))?.next_at === payableUntil, 'the last question due at the expiry');
     expect(await followUp(alipay.out_trade_no)).toMatchObject({ state: 'pending' });
     expect((await followUp(alipay.out_trade_no))!.attempts).toBeGreaterThanOrEqual(4);
     expect((await byChannel(prepayId, 'Alipay')).state).toBe('closed');
@@ -95,9 +96,9 @@ describeEachBackend('a closed channel order its platform may still take a paymen
     expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
     expect(await byChannel(prepayId, 'Alipay')).toMatchObject({ state: 'paid', paid_via: 'notification' });
     const social = await byChannel(prepayId, 'SocialNative');
-    await waitFor(async () => (await byChannel(prepayId, 'SocialNative')).state === 'closed', 10_000, 'the social order closed');
+    await waitFor(async () => (await byChannel(prepayId, 'SocialNative')).state === 'closed', 'the social order closed');
     // Closed at its platform for real: nothing more to ask.
-    await waitFor(async () => (await followUp(social.out_trade_no))?.state === 'done', 10_000, 'its follow-up ended');
+    await waitFor(async () => (await followUp(social.out_trade_no))?.state === 'done', 'its follow-up ended');
     expect(await followUp(social.out_trade_no)).toMatchObject({ state: 'done', result: 'closed' });
     expect(await followUp(alipay.out_trade_no)).toMatchObject({ state: 'done' });
     expect((await services().payments.state(prepayId)).duplicates).toEqual([]);

@@ -16,11 +16,11 @@ import {
   sandboxOpenId,
   sandboxPost,
   startReceiver,
-  waitFor,
   type PayFixture,
   sandboxPrepayId,
 } from '../support/payments';
 import { sandboxOf } from '@kit/sandbox';
+import { waitFor } from '../support/wait';
 
 const CARD_PARAMS = { cardNetworkBizMchId: '898000000000001', terminalId: 'T0000001' };
 
@@ -66,8 +66,7 @@ describeEachBackend(
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
       return prepayId;
     };
-    const refunded = (prepayId: string) =>
-      waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, `order ${prepayId} refunded`);
+    const refunded = (prepayId: string) => waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', `order ${prepayId} refunded`);
     /** Waits a moment longer, then checks nothing more arrived. */
     const settle = () => new Promise((r) => setTimeout(r, 700));
 
@@ -121,7 +120,7 @@ describeEachBackend(
       await payByCode(kit, f, prepayId);
       const detail = await f.client.waitForPayment(prepayId);
       expect(detail).toMatchObject({ status: 'finish', paymentTime: expect.any(String) });
-      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 1, 5_000, 'the finish callback');
+      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 1, 'the finish callback');
       await settle();
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish']);
       const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
@@ -141,7 +140,6 @@ describeEachBackend(
       await sandboxPost(kit.url, '/renotify', { prepayId: await sandboxPrepayId(kit, lateCo) });
       await waitFor(
         async () => (await sandboxOf(kit.runtime.services)!.notifier.notificationsFor(await sandboxPrepayId(kit, lateCo)))[0]?.state === 'acked',
-        5_000,
         'the late notification acknowledged',
       );
       // The first to record the payment says how it was learned of; the late notification changes nothing.
@@ -156,7 +154,7 @@ describeEachBackend(
       const { jobs } = kit.runtime.services;
       await jobs.enqueue(kit.runtime.db.db, { queue: 'payment.reconcile', key: earlyCo.out_trade_no, ref: early }, 'rearm');
       jobs.wake('payment.reconcile');
-      await waitFor(async () => (await jobByKey(kit, 'payment.reconcile', earlyCo.out_trade_no))?.state === 'done', 5_000, 'the query job');
+      await waitFor(async () => (await jobByKey(kit, 'payment.reconcile', earlyCo.out_trade_no))?.state === 'done', 'the query job');
 
       // Both at the same moment: lost notification, then the query and three late copies race.
       await setFaults(kit, { payNotifications: 'drop' });
@@ -169,7 +167,7 @@ describeEachBackend(
       await Promise.all([1, 2, 3].map(() => sandboxPost(kit.url, '/renotify', { prepayId: racedAt })));
       expect((await f.client.waitForPayment(raced)).status).toBe('finish');
 
-      await waitFor(() => [late, early, raced].every((id) => callbacksOf(receiver.received, id).length >= 1), 5_000, 'the callbacks');
+      await waitFor(() => [late, early, raced].every((id) => callbacksOf(receiver.received, id).length >= 1), 'the callbacks');
       await settle();
       for (const id of [late, early, raced]) {
         expect(callbacksOf(receiver.received, id)).toEqual(['finish']);
@@ -182,7 +180,7 @@ describeEachBackend(
       await setFaults(kit, { refundNotifications: 'drop' });
       expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
       await refunded(prepayId);
-      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 5_000, 'the refunded callback');
+      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 'the refunded callback');
       await settle();
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish', 'refunded']);
       expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'success', refund_id: expect.stringMatching(/^50/) });
@@ -202,7 +200,7 @@ describeEachBackend(
       expect(await payApi.refund(f.client, prepayId, token)).toMatchObject({ httpStatus: 409, body: { error: 'refund_in_progress' } });
       await setFaults(kit, {});
       await refunded(prepayId);
-      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 5_000, 'the refunded callback');
+      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 'the refunded callback');
       await settle();
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish', 'refunded']);
       const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
@@ -276,8 +274,8 @@ describeEachBackend(
 
       const cardToken = (await g.client.login(g.subId, g.pw)).loginToken;
       expect(await g.client.refund(prepayId, cardToken)).toEqual({ version: 1, status: 'success' });
-      await waitFor(async () => (await g.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
-      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 5_000, 'both callbacks');
+      await waitFor(async () => (await g.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
+      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 'both callbacks');
       await settle();
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish', 'refunded']);
       expect(receiver.received.filter((r) => r.url.startsWith('/card') && JSON.parse(r.body).prepayId === prepayId)).toHaveLength(2);
@@ -314,7 +312,7 @@ describeEachBackend(
       const detail = await waiting;
       expect(detail).toMatchObject({ status: 'finish', paymentTime: expect.any(String) });
       expect(seen).not.toContain('cancel');
-      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 1, 5_000, 'the finish callback');
+      await waitFor(() => callbacksOf(receiver.received, prepayId).length === 1, 'the finish callback');
       await new Promise((r) => setTimeout(r, 500));
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish']);
       expect((await kit.runtime.services.prepay.find(prepayId))!.status).toBe('finish');

@@ -10,8 +10,9 @@ import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
 import { TEST_ENV, createMerchants } from '../support/kit';
-import { SOCIAL_PARAMS, sandboxPost, startReceiver, waitFor } from '../support/payments';
+import { SOCIAL_PARAMS, sandboxPost, startReceiver } from '../support/payments';
 import { freePort, startServiceProcess, type ServiceProcess } from '../support/process';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('a refund interrupted by a crash', (backend) => {
   jest.setTimeout(90_000);
@@ -49,13 +50,13 @@ describeEachBackend('a refund interrupted by a crash', (backend) => {
       service = await startServiceProcess(env, { port });
 
       // No retry by anyone: the follow-up job resumes the refund (the faults died with the process).
-      await waitFor(async () => (await client.prepayDetail(prepayId)).status === 'refunded', 30_000, 'the order to be refunded');
+      await waitFor(async () => (await client.prepayDetail(prepayId)).status === 'refunded', 'the order to be refunded');
       const statuses = () =>
         receiver.received
           .map((r) => JSON.parse(r.body))
           .filter((b) => b.prepayId === prepayId)
           .map((b) => b.status);
-      await waitFor(() => statuses().length === 2, 10_000, 'the refunded callback');
+      await waitFor(() => statuses().length === 2, 'the refunded callback');
       await new Promise((r) => setTimeout(r, 1_000));
       expect(statuses()).toEqual(['finish', 'refunded']);
     } finally {

@@ -10,8 +10,9 @@ import path from 'node:path';
 import { createCipheriv, createPrivateKey, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
-import { newOrder, payByCode, payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payByCode, payFixture, sandboxPost, type PayFixture } from '../support/payments';
 import { sandboxOf } from '@kit/sandbox';
+import { waitFor } from '../support/wait';
 
 interface Platform {
   key: KeyObject;
@@ -197,14 +198,10 @@ describeEachBackend(
         .executeTakeFirstOrThrow();
       await sandboxPost(kit.url, '/renotify', { prepayId: sandboxOrder.prepay_id });
       const notifier = sandboxOf(kit.runtime.services)!.notifier;
-      await waitFor(
-        async () => {
-          const rows = await notifier.notificationsFor(sandboxOrder.prepay_id);
-          return rows.length === 2 && rows.every((r) => r.state === 'acked') && rows[0].attempts === 3;
-        },
-        10_000,
-        'every copy acknowledged',
-      );
+      await waitFor(async () => {
+        const rows = await notifier.notificationsFor(sandboxOrder.prepay_id);
+        return rows.length === 2 && rows.every((r) => r.state === 'acked') && rows[0].attempts === 3;
+      }, 'every copy acknowledged');
       expect(await f.client.prepayDetail(prepayId)).toEqual(first);
       expect((await kit.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish']);
     });
@@ -221,14 +218,10 @@ describeEachBackend(
           .selectAll()
           .where('out_trade_no', '=', co.out_trade_no)
           .executeTakeFirstOrThrow();
-        const rows = await waitFor(
-          async () => {
-            const r = await sandboxOf(kit.runtime.services)!.notifier.notificationsFor(sandboxOrder.prepay_id);
-            return r.some((n) => n.probe && n.state !== 'pending') ? r : undefined;
-          },
-          10_000,
-          'the probe sent',
-        );
+        const rows = await waitFor(async () => {
+          const r = await sandboxOf(kit.runtime.services)!.notifier.notificationsFor(sandboxOrder.prepay_id);
+          return r.some((n) => n.probe && n.state !== 'pending') ? r : undefined;
+        }, 'the probe sent');
         expect(rows.filter((n) => n.probe).map((n) => n.state)).toEqual(['probe_refused']);
         expect(await kit.runtime.services.callbacks.history(prepayId)).toHaveLength(1);
       } finally {

@@ -8,8 +8,9 @@ import { encryptReqInfo } from '../../src/payments/providers/protocol-v2/refund-
 import { formatChinaTime } from '../../src/payments/providers/china-time';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payByCode, payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payByCode, payFixture, sandboxPost, type PayFixture } from '../support/payments';
 import { sandboxOf } from '@kit/sandbox';
+import { waitFor } from '../support/wait';
 
 describeEachBackend(
   'protocol v2 payment notifications',
@@ -65,14 +66,10 @@ describeEachBackend(
       // The sandbox sends the notification, then two extra copies; and once more on request.
       await sandboxPost(kit.url, '/renotify', { prepayId: channelPrepayId });
       const sandbox = sandboxOf(kit.runtime.services)!.notifier;
-      await waitFor(
-        async () => {
-          const rows = await sandbox.notificationsFor(channelPrepayId);
-          return rows.length === 2 && rows.every((r) => r.state === 'acked') && rows[0].attempts === 3;
-        },
-        10_000,
-        'every copy acknowledged',
-      );
+      await waitFor(async () => {
+        const rows = await sandbox.notificationsFor(channelPrepayId);
+        return rows.length === 2 && rows.every((r) => r.state === 'acked') && rows[0].attempts === 3;
+      }, 'every copy acknowledged');
       const after = await f.client.prepayDetail(prepayId);
       expect(after).toEqual(first);
       const callbacks = await kit.runtime.services.callbacks.history(prepayId);

@@ -12,8 +12,9 @@ import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
 import { TEST_ENV, createMerchants, sandboxTables } from '../support/kit';
-import { SOCIAL_PARAMS, sandboxPost, startReceiver, waitFor } from '../support/payments';
+import { SOCIAL_PARAMS, sandboxPost, startReceiver } from '../support/payments';
 import { freePort, startServiceProcess, type ServiceProcess } from '../support/process';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('a second payment refunded across a crash', (backend) => {
   jest.setTimeout(120_000);
@@ -58,18 +59,14 @@ describeEachBackend('a second payment refunded across a crash', (backend) => {
       expect((await client.waitForPayment(prepayId)).status).toBe('finish');
 
       // The close found the social payment: recorded as a second payment, its refund sent (and held).
-      const dup = await waitFor(() => inspect(async (o) => (await o.services.payments.state(prepayId)).duplicates[0]), 10_000, 'the second payment recorded');
+      const dup = await waitFor(() => inspect(async (o) => (await o.services.payments.state(prepayId)).duplicates[0]), 'the second payment recorded');
       expect(dup).toMatchObject({ channel: 'SocialNative', state: 'requesting', refund_cents: 666 });
       await new Promise((r) => setTimeout(r, 700));
       await service.kill();
       service = await startServiceProcess(env, { port });
 
       // Nobody asks again: the job sends the same refund once its lease ends (the faults died with the process).
-      await waitFor(
-        () => inspect(async (o) => (await o.services.payments.state(prepayId)).duplicates[0]?.state === 'success'),
-        40_000,
-        'the second payment refunded',
-      );
+      await waitFor(() => inspect(async (o) => (await o.services.payments.state(prepayId)).duplicates[0]?.state === 'success'), 'the second payment refunded');
       const atPlatform = await inspect((o) =>
         sandboxTables({ runtime: { db: o.db } })
           .selectFrom('sandbox_refunds')
@@ -84,7 +81,7 @@ describeEachBackend('a second payment refunded across a crash', (backend) => {
           .map((r) => JSON.parse(r.body))
           .filter((b) => b.prepayId === prepayId)
           .map((b) => b.status);
-      await waitFor(() => statuses().length === 1, 10_000, 'the finish callback');
+      await waitFor(() => statuses().length === 1, 'the finish callback');
       await new Promise((r) => setTimeout(r, 1_000));
       expect(statuses()).toEqual(['finish']);
     } finally {

@@ -12,7 +12,8 @@ import { chinaDate } from '../../src/reconciliation/china-day';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
 import { PageClient } from '../support/page-client';
-import { bothWalletsFixture, channelOrderOf, newOrder, sandboxPost, sandboxPrepayId, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { bothWalletsFixture, channelOrderOf, newOrder, sandboxPost, sandboxPrepayId, startReceiver, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const ALIPAY_TOKEN = 'appAuthToken_paid_once_01';
 
@@ -65,7 +66,7 @@ describeEachBackend(
 
     /** The finish callback delivered, and still the only callback a while later. */
     const oneFinishCallback = async (prepayId: string) => {
-      await waitFor(async () => (await services().callbacks.history(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 10_000, 'finish');
+      await waitFor(async () => (await services().callbacks.history(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 'finish');
       await new Promise((r) => setTimeout(r, 500));
       expect(await callbackStatuses(prepayId)).toEqual(['finish']);
       expect(receiver.received.filter((r) => r.body.includes(prepayId))).toHaveLength(1);
@@ -81,8 +82,8 @@ describeEachBackend(
     const refundTheOrder = async (prepayId: string) => {
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
-      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
-      await waitFor(async () => (await callbackStatuses(prepayId)).length === 2, 10_000, 'refunded callback');
+      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
+      await waitFor(async () => (await callbackStatuses(prepayId)).length === 2, 'refunded callback');
       expect(await callbackStatuses(prepayId)).toEqual(['finish', 'refunded']);
       return (await services().payments.state(prepayId)).refund!;
     };
@@ -98,7 +99,7 @@ describeEachBackend(
       const second = await sandboxPost(kit.url, '/alipay/pay', { qrCode });
       expect(second).toMatchObject({ status: 200, body: { status: 'success' } });
       const alipay = await byChannel(prepayId, 'Alipay');
-      await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'success', 15_000, 'the second payment refunded');
+      await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'success', 'the second payment refunded');
       const [dup] = (await services().payments.state(prepayId)).duplicates;
       expect(dup).toMatchObject({ out_trade_no: alipay.out_trade_no, channel: 'Alipay', refund_cents: 888, state: 'success' });
       // At Alipay: refunded in full under the duplicate's own refund number.
@@ -145,8 +146,8 @@ describeEachBackend(
       expect((await sandboxPost(kit.url, '/alipay/pay', { qrCode })).status).toBe(200);
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
       const social = await byChannel(prepayId, 'SocialNative');
-      await waitFor(async () => (await socialAt(social)).state === 'CLOSED', 10_000, 'the social order closed at the platform');
-      await waitFor(async () => (await byChannel(prepayId, 'SocialNative')).state === 'closed', 10_000, 'closed in the kit');
+      await waitFor(async () => (await socialAt(social)).state === 'CLOSED', 'the social order closed at the platform');
+      await waitFor(async () => (await byChannel(prepayId, 'SocialNative')).state === 'closed', 'closed in the kit');
       expect((await sandboxPost(kit.url, '/pay', { codeUrl })).status).not.toBe(200);
       expect((await services().payments.state(prepayId)).duplicates).toEqual([]);
       await oneFinishCallback(prepayId);
@@ -168,7 +169,7 @@ describeEachBackend(
       const alipay = await byChannel(prepayId, 'Alipay');
       expect(alipay.state).toBe('paid');
 
-      await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'success', 15_000, 'the second payment refunded');
+      await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'success', 'the second payment refunded');
       const social = await byChannel(prepayId, 'SocialNative');
       const [dup] = (await services().payments.state(prepayId)).duplicates;
       expect(dup).toMatchObject({ out_trade_no: social.out_trade_no, channel: 'SocialNative', refund_cents: 333 });

@@ -1,7 +1,8 @@
 /** 4.6 refund through real HTTP against the sandbox: login rules, state rules, exactly one refund under concurrency. */
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
-import { newOrder, payApi, payByCode, payFixture, waitFor, type PayFixture, sandboxPrepayId } from '../support/payments';
+import { newOrder, payApi, payByCode, payFixture, type PayFixture, sandboxPrepayId } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 describeEachBackend(
   'refund',
@@ -30,14 +31,10 @@ describeEachBackend(
       const prepayId = await paidOrder();
       expect(await f.client.refund(prepayId, subToken)).toEqual({ version: 1, status: 'success' });
       // Completion is asynchronous: a held detail call sees the change.
-      const detail = await waitFor(
-        async () => {
-          const d = await f.client.prepayDetail(prepayId, { wait: true });
-          return d.status === 'refunded' ? d : undefined;
-        },
-        10_000,
-        'refunded',
-      );
+      const detail = await waitFor(async () => {
+        const d = await f.client.prepayDetail(prepayId, { wait: true });
+        return d.status === 'refunded' ? d : undefined;
+      }, 'refunded');
       expect(detail.paymentTime).toBeDefined();
       const state = await kit.runtime.services.payments.state(prepayId);
       expect(state.refund).toMatchObject({ state: 'success', refund_cents: 777 });
@@ -98,7 +95,7 @@ describeEachBackend(
         .where('prepay_id', '=', await sandboxPrepayId(kit, co))
         .execute();
       expect(channelRefunds).toHaveLength(1);
-      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
+      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
       const callbacks = await kit.runtime.services.callbacks.history(prepayId);
       expect(callbacks.map((c) => c.status)).toEqual(['finish', 'refunded']);
     });

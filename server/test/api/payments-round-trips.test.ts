@@ -14,7 +14,8 @@ import { formatChinaTime } from '../../src/payments/providers/china-time';
 import { PaymentStore } from '../../src/payments/payment-store';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payApi, payFixture, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payApi, payFixture, startReceiver, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 /** The bound of issue 34 on PostgreSQL; SQLite runs the same rules as statements of one transaction. */
 const MAX = { postgres: { payment: 5, duplicate: 2 }, sqlite: { payment: 11, duplicate: 4 } };
@@ -31,7 +32,7 @@ describeEachBackend(
       kit = await startTestKit(backend, { JOB_POLL_INTERVAL: '1h', CALLBACK_POLL_INTERVAL: '1h', EXPIRY_SWEEP_INTERVAL: '1h', CHAIN_SEAL_INTERVAL: '1h' });
       f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       // Alone on its database once its first second of listening has passed: no order events go out.
-      if (kit.runtime.bridge) await waitFor(() => !kit.runtime.bridge!.sending, 5_000, 'the first second of listening to pass');
+      if (kit.runtime.bridge) await waitFor(() => !kit.runtime.bridge!.sending, 'the first second of listening to pass');
     });
     afterAll(async () => {
       await kit.close();
@@ -87,7 +88,7 @@ describeEachBackend(
       const before = await quiet();
       const namedBefore = named();
       expect(await post(xml)).toBe('SUCCESS');
-      await waitFor(() => receiver.received.length === 1, 10_000, 'the callback');
+      await waitFor(() => receiver.received.length === 1, 'the callback');
       const paid = (await quiet()) - before;
       const paidNamed = named() - namedBefore;
 
@@ -112,7 +113,7 @@ describeEachBackend(
         await f.client.socialPayNative(prepayId);
         orderNos.push((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no);
       }
-      const store = new PaymentStore(kit.runtime.db.db, backend.name);
+      const store = new PaymentStore(kit.runtime.db.db, backend.name, kit.runtime.services.clock);
       const [a, b] = orderNos;
 
       const before = await quiet();
@@ -141,7 +142,7 @@ describeEachBackend(
       const open = orders.findIndex((o) => o.state === 'open');
       expect(await post(await notification(prepayId, open))).toBe('SUCCESS');
       expect(await post(await notification(prepayId, 1 - open))).toBe('SUCCESS');
-      await waitFor(() => receiver.received.some((r) => r.body.includes(prepayId)), 10_000, 'the callback');
+      await waitFor(() => receiver.received.some((r) => r.body.includes(prepayId)), 'the callback');
       await quiet();
       const state = await kit.runtime.services.payments.state(prepayId);
       expect(state.channelOrders.map((o) => o.state)).toEqual(['paid', 'paid']);

@@ -14,9 +14,10 @@ import { encryptCertificateEntry } from '../../src/payments/providers/social-v3/
 import { selfSignedCertificate } from '../../src/payments/providers/social-v3/self-signed';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, sandboxPrepayId, waitFor } from '../support/payments';
+import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, sandboxPrepayId } from '../support/payments';
 import { platformHeaders, startPlatformProxy } from '../support/platform-proxy';
 import { sandboxOf } from '@kit/sandbox';
+import { waitFor } from '../support/wait';
 
 const ENV = { SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms', PAY_GATEWAY_TIMEOUT: '3s' };
 
@@ -216,7 +217,7 @@ describeEachBackend(
         const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
         const notifier = sandboxOf(kit.runtime.services)!.notifier;
         const ref = await sandboxPrepayId(kit, co);
-        await waitFor(async () => (await notifier.notificationsFor(ref)).every((n) => n.state !== 'pending'), 15_000, 'the payment notification answered');
+        await waitFor(async () => (await notifier.notificationsFor(ref)).every((n) => n.state !== 'pending'), 'the payment notification answered');
         expect(await notifier.notificationsFor(ref)).toEqual([expect.objectContaining({ kind: 'pay', state: 'acked', attempts: 1 })]);
         expect((await kit.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish']);
       } finally {
@@ -249,12 +250,12 @@ describeEachBackend(
         // Acknowledged at the first sending: the certificate's signature verified. (The sandbox
         // records the acknowledgement after the kit's answer, which may come after the order reads paid.)
         const sent = async (ref: string) => {
-          await waitFor(async () => (await notifier.notificationsFor(ref)).every((n) => n.state !== 'pending'), 15_000, `the notification for ${ref} answered`);
+          await waitFor(async () => (await notifier.notificationsFor(ref)).every((n) => n.state !== 'pending'), `the notification for ${ref} answered`);
           return notifier.notificationsFor(ref);
         };
         expect(await sent(await sandboxPrepayId(kit, co))).toEqual([expect.objectContaining({ kind: 'pay', state: 'acked', attempts: 1 })]);
         expect(await f.client.refund(byNotification, token)).toEqual({ version: 1, status: 'success' });
-        await waitFor(async () => (await f.client.prepayDetail(byNotification)).status === 'refunded', 15_000, 'refunded by notification');
+        await waitFor(async () => (await f.client.prepayDetail(byNotification)).status === 'refunded', 'refunded by notification');
         const refund = (await kit.runtime.services.payments.state(byNotification)).refund!;
         // The refund may read refunded through the kit's refund query before its notification is sent.
         expect(await sent(refund.refund_id!)).toEqual([expect.objectContaining({ kind: 'refund', state: 'acked', attempts: 1 })]);
@@ -266,7 +267,7 @@ describeEachBackend(
         expect((await f.client.waitForPayment(byQuery)).status).toBe('finish');
         expect((await kit.runtime.services.payments.state(byQuery)).channelOrders[0].paid_via).toBe('query');
         expect(await f.client.refund(byQuery, token)).toEqual({ version: 1, status: 'success' });
-        await waitFor(async () => (await f.client.prepayDetail(byQuery)).status === 'refunded', 15_000, 'refunded by query');
+        await waitFor(async () => (await f.client.prepayDetail(byQuery)).status === 'refunded', 'refunded by query');
 
         for (const prepayId of [byNotification, byQuery])
           expect((await kit.runtime.services.callbacks.history(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);

@@ -9,8 +9,9 @@
 import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payApi, payByCode, payFixture, recordingClient, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payApi, payByCode, payFixture, recordingClient, type PayFixture } from '../support/payments';
 import { startPlatformProxy, startSilentGateway, type PlatformProxy } from '../support/platform-proxy';
+import { waitFor } from '../support/wait';
 
 /** A kit configured like a real merchant account (the development material's settings), its gateway given. */
 async function kitBehind(backend: Backend, env: NodeJS.ProcessEnv): Promise<TestKit> {
@@ -103,7 +104,7 @@ describeEachBackend(
       expect(requested.state).toBe('requesting');
 
       // The follow-up job sends it again under the same refund number; the platform completes it.
-      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
       const atPlatform = await sandboxTables(kit)
         .selectFrom('sandbox_refunds')
         .select('out_refund_no')
@@ -142,7 +143,7 @@ describeEachBackend(
         expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
         expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].paid_via).toBe('query');
         expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
-        await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'refunded');
+        await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
 
         // Each call went to the main gateway first, and was answered by the backup.
         expect(silent.connections()).toBeGreaterThanOrEqual(3);

@@ -2,7 +2,8 @@
 import { signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
-import { SOCIAL_PARAMS, newOrder, payApi, payFixture, payerSignatureValid, sandboxOpenId, sandboxPost, waitFor, type PayFixture } from '../support/payments';
+import { SOCIAL_PARAMS, newOrder, payApi, payFixture, payerSignatureValid, sandboxOpenId, sandboxPost, type PayFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const ENV = { SANDBOX_REFUND_DELAY: '100ms', SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms' };
 const NATIVE_ARG_KEYS = ['appid', 'code_url', 'mch_id', 'nonce_str', 'prepay_id', 'result_code', 'return_code', 'return_msg', 'sign', 'trade_type'].sort();
@@ -229,7 +230,7 @@ describeEachBackend(
       const waiting = kit.runtime.services.events.waiting;
       const started = Date.now();
       const held = f.client.prepayDetail(prepayId, { wait: true });
-      await waitFor(() => kit.runtime.services.events.waiting > waiting, 5_000, 'the detail call to be held');
+      await waitFor(() => kit.runtime.services.events.waiting > waiting, 'the detail call to be held');
       await sandboxPost(kit.url, '/pay', { codeUrl: args.code_url });
       const detail = await held;
       expect(detail.status).toBe('finish');
@@ -249,8 +250,8 @@ describeEachBackend(
         const f = await payFixture(kit);
         const prepayId = await newOrder(f);
         const { args } = await f.client.socialPayNative(prepayId);
-        await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'cancel', 10_000, 'expiry');
-        await waitFor(async () => (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state === 'closed', 5_000, 'channel close');
+        await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'cancel', 'expiry');
+        await waitFor(async () => (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state === 'closed', 'channel close');
         const again = await payApi.native(f.client, prepayId);
         expect(again.httpStatus).toBe(409);
         expect(again.body).toMatchObject({ status: 'fail', error: 'order_not_active' });

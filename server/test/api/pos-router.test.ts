@@ -9,8 +9,9 @@ import { ERROR_CATALOGUE } from '@kit/shared';
 import os from 'node:os';
 import path from 'node:path';
 import { backends, describeEachBackend } from '../support/backends';
-import { payFixture, sandboxPost, waitFor, type PayFixture } from '../support/payments';
+import { payFixture, sandboxPost, type PayFixture } from '../support/payments';
 import { i2c, settle, upload } from './chain-helpers';
+import { waitFor } from '../support/wait';
 
 interface Answer {
   status: number;
@@ -336,14 +337,10 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     const refund = await c.call('POST', `/orders/${order.prepayId}/refund`);
     expect(refund.status).toBe(200);
     expect(['finish', 'refunded']).toContain(refund.body.detail.status);
-    const refunded = await waitFor(
-      async () => {
-        const o = (await c.call('GET', `/orders/${order.prepayId}`)).body.order;
-        return o.status === 'refunded' ? o : null;
-      },
-      10_000,
-      'the refund to complete',
-    );
+    const refunded = await waitFor(async () => {
+      const o = (await c.call('GET', `/orders/${order.prepayId}`)).body.order;
+      return o.status === 'refunded' ? o : null;
+    }, 'the refund to complete');
     expect(refunded.codeUrl).toBeNull();
     // Both the order and its line say when it was refunded, after it was paid.
     expect(Date.parse(refunded.refundTime)).toBeGreaterThanOrEqual(Date.parse(answer.body.paymentTime));
@@ -396,7 +393,7 @@ describeEachBackend('POS router: orders placed with profit sharing', (backend) =
     const paidOrder = async (amount: string) => {
       const order = (await c.call('POST', '/orders', { amount })).body.order;
       expect((await sandboxPost(kit.url, '/pay', { codeUrl: order.codeUrl })).status).toBe(200);
-      await waitFor(async () => (await f.client.prepayDetail(order.prepayId)).status === 'finish', 10_000, 'the payment');
+      await waitFor(async () => (await f.client.prepayDetail(order.prepayId)).status === 'finish', 'the payment');
       return order.prepayId as string;
     };
     const listed = async (id: string) => (await c.call('GET', '/orders')).body.orders.find((o: { prepayId: string }) => o.prepayId === id);
@@ -418,12 +415,12 @@ describeEachBackend('POS router: orders placed with profit sharing', (backend) =
     await f.client.waitForProfitSharing(shared, body.outOrderNo, { intervalMs: 100, timeoutMs: 10_000 });
     expect((await listed(shared)).profitSharing).toEqual({ state: 'open', sharedAmount: '12.50', maxShareAmount: '30.00' });
     await f.client.finishProfitSharing({ prepayId: shared, outOrderNo: 'POS2', description: 'done' });
-    await waitFor(async () => (await listed(shared)).profitSharing.state === 'finished', 10_000, 'the finish');
+    await waitFor(async () => (await listed(shared)).profitSharing.state === 'finished', 'the finish');
     expect((await listed(shared)).profitSharing).toEqual({ state: 'finished', sharedAmount: '12.50', maxShareAmount: '30.00' });
 
     // Refunded, an order that shared nothing can share no more and loses its line; one that shared keeps it.
     for (const id of [untouched, shared]) expect((await c.call('POST', `/orders/${id}/refund`)).status).toBe(200);
-    await waitFor(async () => (await listed(untouched)).status === 'refunded' && (await listed(shared)).status === 'refunded', 10_000, 'the refunds');
+    await waitFor(async () => (await listed(untouched)).status === 'refunded' && (await listed(shared)).status === 'refunded', 'the refunds');
     expect((await listed(untouched)).profitSharing).toBeUndefined();
     expect((await listed(shared)).profitSharing).toEqual({ state: 'finished', sharedAmount: '12.50', maxShareAmount: '30.00' });
   });

@@ -1,7 +1,11 @@
 /** 4.1 create prepay order and 4.2 detail with waitForFinish, expiry and visibility, on every backend. */
 import { MAX_SCENE_LENGTH, buildScene } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
-import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+import { createMerchants, heldCalls, startTestKit, type TestKit } from '../support/kit';
+import { waitFor } from '../support/wait';
+
+const HOLD_MS = 20_000;
+const TTL_MS = 2 * 3_600_000;
 
 describeEachBackend('prepay orders', (backend) => {
   let kit: TestKit;
@@ -16,7 +20,7 @@ describeEachBackend('prepay orders', (backend) => {
     );
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { ORDER_TTL: '3s', WAIT_FOR_FINISH_HOLD: '1500ms' });
+    kit = await startTestKit(backend, { ORDER_TTL: '2h', WAIT_FOR_FINISH_HOLD: '20s' });
     app = await kit.newApp();
     m = await createMerchants(app.client, app.appId, { parent: 'Parent Co', sub: 'Noodle Bar' });
   });
@@ -141,33 +145,46 @@ describeEachBackend('prepay orders', (backend) => {
   });
 
   it('holds a waitForFinish call and answers the moment the order leaves active', async () => {
-    const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
-    const started = Date.now();
-    const held = app.client.prepayDetail(prepayId, { wait: true });
-    await new Promise((r) => setTimeout(r, 300));
-    const { prepay } = kit.runtime.services;
-    const paidAt = Date.now();
-    expect(await prepay.transition(kit.runtime.db.db, prepayId, 'active', 'finish', { payment_time: paidAt })).toBe(true);
-    prepay.announce(prepayId, 'finish');
-    const detail = await held;
-    expect(detail).toMatchObject({ status: 'finish', paymentTime: new Date(paidAt).toISOString() });
-    // It answered at the change, not at the end of the 1.5 s hold.
-    expect(Date.now() - started).toBeLessThan(1400);
+    // The clock stands still: the hold cannot end, so only the change can answer the call.
+    kit.clock.freeze();
+    try {
+      const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
+      const held = app.client.prepayDetail(prepayId, { wait: true });
+      await heldCalls(kit, 1);
+      const { prepay } = kit.runtime.services;
+      const paidAt = kit.clock.now();
+      expect(await prepay.transition(kit.runtime.db.db, prepayId, 'active', 'finish', { payment_time: paidAt })).toBe(true);
+      prepay.announce(prepayId, 'finish');
+      expect(await held).toMatchObject({ status: 'finish', paymentTime: new Date(paidAt).toISOString() });
+    } finally {
+      kit.clock.resume();
+    }
   });
 
-  it('answers active when the hold time passes without payment', async () => {
-    const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
-    const started = Date.now();
-    expect(await app.client.prepayDetail(prepayId, { wait: true })).toMatchObject({ status: 'active' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+  it('answers active when the hold time passes without payment, and not before', async () => {
+    kit.clock.freeze();
+    try {
+      const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
+      let answered = false;
+      const held = app.client.prepayDetail(prepayId, { wait: true }).finally(() => (answered = true));
+      await heldCalls(kit, 1);
+      await kit.advance(HOLD_MS - 1);
+      expect(answered).toBe(false);
+      await kit.advance(1);
+      expect(await held).toMatchObject({ status: 'active' });
+    } finally {
+      kit.clock.resume();
+    }
   });
 
   it('expires an order to cancel after ORDER_TTL and wakes a held call', async () => {
     const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
-    let last = await app.client.prepayDetail(prepayId, { wait: true });
-    const deadline = Date.now() + 6000;
-    while (last.status === 'active' && Date.now() < deadline) last = await app.client.prepayDetail(prepayId, { wait: true });
-    expect(last.status).toBe('cancel');
+    await kit.advance(TTL_MS - 60_000);
+    expect((await app.client.prepayDetail(prepayId)).status).toBe('active');
+    const held = app.client.prepayDetail(prepayId, { wait: true });
+    await heldCalls(kit, 1);
+    await kit.advance('1m');
+    expect((await held).status).toBe('cancel');
     expect((await kit.runtime.services.prepay.find(prepayId))?.status).toBe('cancel');
   });
 
@@ -175,10 +192,13 @@ describeEachBackend('prepay orders', (backend) => {
     const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '7.00' });
     const seen: string[] = [];
     const waiting = app.client.waitForPayment(prepayId, { onUpdate: (d) => seen.push(d.status) });
-    setTimeout(() => {
-      const { prepay } = kit.runtime.services;
-      void prepay.transition(kit.runtime.db.db, prepayId, 'active', 'finish', { payment_time: Date.now() }).then(() => prepay.announce(prepayId, 'finish'));
-    }, 1800);
+    // Its first call is held; once the hold runs out it asks again at once.
+    await heldCalls(kit, 1);
+    await kit.advance(HOLD_MS);
+    await waitFor(() => seen.length >= 1 && kit.runtime.services.events.waiting >= 1, 'the loop asking again');
+    const { prepay } = kit.runtime.services;
+    await prepay.transition(kit.runtime.db.db, prepayId, 'active', 'finish', { payment_time: kit.clock.now() });
+    prepay.announce(prepayId, 'finish');
     expect(await waiting).toMatchObject({ status: 'finish' });
     expect(seen[0]).toBe('active');
   });
@@ -189,27 +209,24 @@ describeEachBackend('prepay expiry wakes held calls', (backend) => {
   let app: Awaited<ReturnType<TestKit['newApp']>>;
   let m: Awaited<ReturnType<typeof createMerchants>>;
 
-  // The hold (10 s) outlasts the order (1.5 s): only a wake at expiry can answer before the hold ends.
+  // The hold (50 s) outlasts the order (30 s): only a wake at expiry can answer before the hold ends.
   beforeAll(async () => {
-    kit = await startTestKit(backend, { ORDER_TTL: '1500ms', WAIT_FOR_FINISH_HOLD: '10s', EXPIRY_SWEEP_INTERVAL: '200ms' });
+    kit = await startTestKit(backend, { ORDER_TTL: '30s', WAIT_FOR_FINISH_HOLD: '50s', EXPIRY_SWEEP_INTERVAL: '1s' });
     app = await kit.newApp();
     m = await createMerchants(app.client, app.appId);
   });
   afterAll(() => kit.close());
 
-  it('a held call answers `cancel` when the order expires, long before its hold ends', async () => {
-    const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
-    const started = Date.now();
-    const detail = await app.client.prepayDetail(prepayId, { wait: true });
-    expect(detail.status).toBe('cancel');
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
-
-  it('several held calls on one order all wake at its expiry', async () => {
-    const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
-    const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: 5 }, () => app.client.prepayDetail(prepayId, { wait: true })));
-    expect(answers.map((a) => a.status)).toEqual(Array(5).fill('cancel'));
-    expect(Date.now() - started).toBeLessThan(5_000);
+  it('held calls on an order all answer `cancel` when it expires, long before their hold ends', async () => {
+    kit.clock.freeze();
+    try {
+      const { prepayId } = await app.client.createPrepay({ subMerchantId: m.subId, totalAmount: '5.00' });
+      const answers = Promise.all(Array.from({ length: 5 }, () => app.client.prepayDetail(prepayId, { wait: true })));
+      await heldCalls(kit, 5);
+      await kit.advance('31s');
+      expect((await answers).map((a) => a.status)).toEqual(Array(5).fill('cancel'));
+    } finally {
+      kit.clock.resume();
+    }
   });
 });

@@ -9,8 +9,9 @@ import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
 import { TEST_ENV, createMerchants } from '../support/kit';
-import { SOCIAL_PARAMS, sandboxPost, waitFor } from '../support/payments';
+import { SOCIAL_PARAMS, sandboxPost } from '../support/payments';
 import { freePort, startServiceProcess, type ServiceProcess } from '../support/process';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('profit sharing across a crash', (backend) => {
   jest.setTimeout(90_000);
@@ -50,14 +51,10 @@ describeEachBackend('profit sharing across a crash', (backend) => {
       await service.kill();
       service = await startServiceProcess(env, { port });
 
-      const done = await waitFor(
-        async () => {
-          const d = await client.profitSharingOrder(prepayId, outOrderNo);
-          return d.data.state === 'finished' ? d : undefined;
-        },
-        30_000,
-        'the results after the restart',
-      );
+      const done = await waitFor(async () => {
+        const d = await client.profitSharingOrder(prepayId, outOrderNo);
+        return d.data.state === 'finished' ? d : undefined;
+      }, 'the results after the restart');
       expect(done.data.receivers[0]).toMatchObject({ result: 'success', amount: '6.00', finishTime: expect.any(String) });
       expect((await client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('6.00');
     } finally {

@@ -11,8 +11,9 @@ import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
 import { TEST_ENV, createMerchants } from '../support/kit';
-import { SOCIAL_PARAMS, sandboxPost, waitFor } from '../support/payments';
+import { SOCIAL_PARAMS, sandboxPost } from '../support/payments';
 import { freePort, startServiceProcess, type ServiceProcess } from '../support/process';
+import { waitFor } from '../support/wait';
 
 const PARTNER = { type: 'MERCHANT_ID', account: '1900000888', name: 'Load Partner', relationType: 'PARTNER' } as const;
 const STAFF = { type: 'PERSONAL_OPENID', account: 'oLoadStaffMember0000000001', relationType: 'STAFF' } as const;
@@ -111,7 +112,7 @@ describeEachBackend('profit sharing under a mixed load with a crash', (backend) 
       const refunded = new Set<string>();
       expect((await sandboxPost(service.url, '/faults', { splits: 'hold' })).status).toBe(200);
       const held = [...orders.map((o) => split(o, PARTNER, '1.00')), ...orders.map((o, i) => (i % 2 ? split(o, STAFF, '0.50') : undefined))];
-      await waitFor(async () => splitsWritten(), 10_000, 'the held splits to be accepted');
+      await waitFor(async () => splitsWritten(), 'the held splits to be accepted');
       for (const o of orders.slice(0, 5)) refunded.add(o);
       const refunds = await Promise.all(orders.slice(0, 5).map((o) => refund(o)));
       expect(refunds.map((a) => a?.httpStatus)).toEqual([200, 200, 200, 200, 200]);
@@ -132,16 +133,12 @@ describeEachBackend('profit sharing under a mixed load with a crash', (backend) 
 
       // Every split that was accepted ends final on its own, and what each order shared adds up.
       for (const s of splits) {
-        const d = await waitFor(
-          async () => {
-            const a = await client.call<any>('GET', `/submerchant-pay/profitSharing/orders/${s.outOrderNo}`, { query: { prepayId: s.prepayId } });
-            if (a.httpStatus === 404) return { data: null };
-            expect(a.httpStatus).toBe(200);
-            return a.body.data.state === 'finished' ? a.body : undefined;
-          },
-          60_000,
-          `split ${s.outOrderNo} to end`,
-        );
+        const d = await waitFor(async () => {
+          const a = await client.call<any>('GET', `/submerchant-pay/profitSharing/orders/${s.outOrderNo}`, { query: { prepayId: s.prepayId } });
+          if (a.httpStatus === 404) return { data: null };
+          expect(a.httpStatus).toBe(200);
+          return a.body.data.state === 'finished' ? a.body : undefined;
+        }, `split ${s.outOrderNo} to end`);
         if (!d.data) continue;
         // On an order never refunded, every share gets to its receiver (none overtaken, none closed).
         const expected = refunded.has(s.prepayId) ? expect.stringMatching(/^(success|closed)$/) : 'success';

@@ -8,7 +8,8 @@
 import type { KitClient, SplitRequest } from '@kit/shared';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
-import { newOrder, payFixture, sandboxPost, waitFor, type PayFixture, sandboxPrepayId } from '../support/payments';
+import { newOrder, payFixture, sandboxPost, type PayFixture, sandboxPrepayId } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const PARTNER = { type: 'MERCHANT_ID', account: '1900000601', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
 const STAFF = { type: 'PERSONAL_OPENID', account: 'oStaffMember00000000000601', relationType: 'STAFF' } as const;
@@ -88,7 +89,7 @@ describeEachBackend(
         body: { error: 'profit_sharing_refund_requested' },
       });
       expect((await f.client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('0.00');
-      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 15_000, 'the refund');
+      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'the refund');
       expect(await sharing.split(f.client, body)).toMatchObject({ httpStatus: 409, body: { error: 'order_already_refunded' } });
       expect(await atChannel(prepayId)).toEqual([]);
     });

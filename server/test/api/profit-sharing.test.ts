@@ -6,7 +6,8 @@
 import type { KitClient, SplitRequest } from '@kit/shared';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
-import { SOCIAL_PARAMS, newOrder, payApi, payFixture, sandboxPost, startReceiver, waitFor, type PayFixture, sandboxPrepayId } from '../support/payments';
+import { SOCIAL_PARAMS, newOrder, payApi, payFixture, sandboxPost, startReceiver, type PayFixture, sandboxPrepayId } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 const PARTNER = { type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
 const STAFF = { type: 'PERSONAL_OPENID', account: 'oStaffMember00000000000001', relationType: 'STAFF' } as const;
@@ -340,7 +341,7 @@ describeEachBackend(
       await f.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 });
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
-      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 10_000, 'refunded');
+      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
       const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders.find((c) => c.state === 'paid')!;
       const refunds = await sandboxTables(kit)
         .selectFrom('sandbox_refunds')
@@ -349,7 +350,7 @@ describeEachBackend(
         .execute();
       expect(refunds.map((r) => r.refund_fee)).toEqual([4000]);
       expect((await f.client.profitSharingOrder(prepayId, body.outOrderNo)).data.receivers[0]).toMatchObject({ result: 'success', amount: '12.00' });
-      await waitFor(() => receiver.received.filter((r) => JSON.parse(r.body).prepayId === prepayId).length === 2, 5_000, 'finish and refunded callbacks');
+      await waitFor(() => receiver.received.filter((r) => JSON.parse(r.body).prepayId === prepayId).length === 2, 'finish and refunded callbacks');
       // A refunded order cannot be shared any more; its amounts are still readable.
       expect(await sharing.split(f.client, split(prepayId, { partner: '1.00' }))).toMatchObject({ httpStatus: 409, body: { error: 'order_already_refunded' } });
       expect((await f.client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('12.00');

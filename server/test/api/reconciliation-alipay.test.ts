@@ -9,9 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, sandboxPost, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
 import { runKitCommand } from '../support/process';
 import { addDays, chinaDate } from '../../src/reconciliation/china-day';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('reconciliation with Alipay bills', (backend) => {
   let kit: TestKit;
@@ -59,7 +60,7 @@ describeEachBackend('reconciliation with Alipay bills', (backend) => {
     const today = chinaDate(Date.now());
     const refunded = await paidOrder('12.34');
     expect((await f.client.refund(refunded, token)).status).toBe('success');
-    await waitFor(async () => (await f.client.prepayDetail(refunded)).status === 'refunded', 10_000, 'refunded');
+    await waitFor(async () => (await f.client.prepayDetail(refunded)).status === 'refunded', 'refunded');
     const refundNo = (await kit.runtime.services.payments.state(refunded)).refund!.out_refund_no;
 
     // The bill has the payment and its refund, as the kit has them: nothing to report.

@@ -8,9 +8,10 @@
  */
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payByCode, payFixture, payApi, startReceiver, waitFor, type PayFixture } from '../support/payments';
+import { newOrder, payByCode, payFixture, payApi, startReceiver, type PayFixture } from '../support/payments';
 import { runKitCommand, startServiceProcess } from '../support/process';
 import { addDays, chinaDate, chinaDayRange } from '../../src/reconciliation/china-day';
+import { waitFor } from '../support/wait';
 
 async function setFaults(kit: TestKit, faults: object) {
   const res = await fetch(`${kit.url}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
@@ -159,11 +160,7 @@ describeEachBackend(
       expect((await f.client.prepayDetail(lost)).status).toBe('finish');
       // The console's timeline tells how the kit learned of it.
       expect((await kit.runtime.services.payments.state(lost)).channelOrders.find((co) => co.paid_via)?.paid_via).toBe('reconciliation');
-      await waitFor(
-        () => callbacksOf(receiver.received, lost).length === 1 && callbacksOf(receiver.received, refundedOrder).includes('refunded'),
-        10_000,
-        'callbacks',
-      );
+      await waitFor(() => callbacksOf(receiver.received, lost).length === 1 && callbacksOf(receiver.received, refundedOrder).includes('refunded'), 'callbacks');
       expect((await f.client.prepayDetail(refundedOrder)).status).toBe('refunded');
 
       // Running the same day again settles nothing twice and finds the same open differences.
@@ -283,12 +280,12 @@ describeEachBackend(
       try {
         const { db } = kit.runtime.db;
         const job = () => db.selectFrom('jobs').selectAll().where('queue', '=', 'reconcile.daily').where('key', '=', `${yesterday}/SocialNative`).execute();
-        await waitFor(async () => ((await job())[0]?.attempts ?? 0) >= 2, 20_000, 'attempts while the bill is being made');
+        await waitFor(async () => ((await job())[0]?.attempts ?? 0) >= 2, 'attempts while the bill is being made');
         expect(await kit.runtime.services.reconciliation.report(yesterday, 'SocialNative')).toBeNull();
         expect((await job())[0]).toMatchObject({ state: 'pending', last_error: expect.stringMatching(/not ready yet/) });
 
         await setFaults(kit, {});
-        await waitFor(async () => (await job())[0]?.state === 'done', 20_000, 'the daily job done');
+        await waitFor(async () => (await job())[0]?.state === 'done', 'the daily job done');
         const [row] = await job();
         expect(await kit.runtime.services.reconciliation.report(yesterday, 'SocialNative')).toMatchObject({ date: yesterday, state: 'done' });
         // Every run of the day was a run of that one job: no instance ran it on its own.

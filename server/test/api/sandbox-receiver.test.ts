@@ -3,7 +3,8 @@ import { KitClient, signCallbackUrl } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit } from '../support/kit';
 import { runKitCommand } from '../support/process';
-import { payByCode, waitFor } from '../support/payments';
+import { payByCode } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 describeEachBackend('the development receiver', (backend) => {
   it('demo create points the demo shop at it; a payment’s callback arrives signed, is kept and delivered', async () => {
@@ -22,10 +23,10 @@ describeEachBackend('the development receiver', (backend) => {
       const { prepayId } = await client.createPrepay({ subMerchantId: demo.subMerchantId, totalAmount: '9.90' });
       await payByCode(kit, { client } as never, prepayId);
       const list = async () => ((await (await fetch(`${kit.url}/sandbox/receiver`)).json()) as { received: Array<Record<string, string>> }).received;
-      const got = await waitFor(async () => (await list()).find((c) => c.prepayId === prepayId), 10_000, 'the callback at the receiver');
+      const got = await waitFor(async () => (await list()).find((c) => c.prepayId === prepayId), 'the callback at the receiver');
       expect(got).toMatchObject({ status: 'finish', subMerchantId: demo.subMerchantId, merchantId: demo.parentMerchantId, signature: 'ok' });
       expect(got.url).toMatch(/^\/sandbox\/receiver\?_appid=/);
-      await waitFor(async () => (await client.callbacks({ prepayId })).data.items[0]?.state === 'delivered', 10_000, 'delivered');
+      await waitFor(async () => (await client.callbacks({ prepayId })).data.items[0]?.state === 'delivered', 'delivered');
       expect((await client.callbacks({ prepayId })).data.items[0].attempts[0]).toMatchObject({ httpStatus: 200, answer: 'OK' });
     } finally {
       await kit.close();

@@ -3,6 +3,7 @@
  * the sandbox's v3 platform through real HTTP: place, query, close, refund and refund query, profit
  * sharing, certificate mode, the bill; and an answer that does not verify is a channel error.
  */
+import { systemClock } from '@kit/shared/clock';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { KitError } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../src/db/schema';
@@ -14,7 +15,8 @@ import { V3Calls } from '../../src/payments/providers/social-v3/v3-calls';
 import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { sandboxPost, startReceiver, waitFor } from '../support/payments';
+import { sandboxPost, startReceiver } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 let seq = 0;
 const tradeNo = (p = 'KV3') => `${p}${Date.now()}${++seq}`;
@@ -47,12 +49,13 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
           privateKey: createPrivateKey(dev.settings.PAY_SP_PRIVATE_KEY),
         },
         timeoutMs: 5_000,
+        clock: systemClock,
       },
       { verify: (h, body) => keys().verify(h, body) },
     );
     return client;
   };
-  const publicKeys = () => new PublicKeySource(dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID, createPublicKey(dev.settings.PAY_PLATFORM_PUBLIC_KEY));
+  const publicKeys = () => new PublicKeySource(dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID, createPublicKey(dev.settings.PAY_PLATFORM_PUBLIC_KEY), Date.now);
   const calls = (keys: PlatformKeySource = publicKeys()) => {
     const client = clientWith(() => keys);
     return {
@@ -130,7 +133,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
       completed_at: null,
     };
     expect(await c.refund(refund, co)).toMatchObject({ ok: true, fields: { refund_status: 'PROCESSING', refund_fee: '2500', refund_id: expect.any(String) } });
-    await waitFor(async () => (await c.refundQuery(refund, co)).fields.refund_status_0 === 'SUCCESS', 5_000, 'the refund to succeed');
+    await waitFor(async () => (await c.refundQuery(refund, co)).fields.refund_status_0 === 'SUCCESS', 'the refund to succeed');
     expect(await c.refundQuery({ ...refund, out_refund_no: 'NO-SUCH-REFUND' }, co)).toMatchObject({ ok: false, errCode: 'REFUNDNOTEXIST' });
   });
 
@@ -163,7 +166,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
     await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate' });
     // The source fetches through the client, and the client verifies with the source.
     const client: V3Client = clientWith(() => source);
-    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY);
+    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY, Date.now);
     const c = new V3Calls(
       () => client,
       source,
@@ -183,7 +186,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
   test('certificate rotation: an answer naming the new certificate makes the source fetch the list again, and it verifies', async () => {
     await sandboxPost(kit.url, '/faults', { v3Serial: 'certificate' });
     const client: V3Client = clientWith(() => source);
-    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY);
+    const source = new CertificateSource(() => client, dev.settings.PAY_V3_KEY, Date.now);
     const c = new V3Calls(
       () => client,
       source,

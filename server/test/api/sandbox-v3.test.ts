@@ -13,8 +13,9 @@ import { devV3Material, type DevV3Material } from '../../src/payments/providers/
 import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { sandboxPost, waitFor } from '../support/payments';
+import { sandboxPost } from '../support/payments';
 import { sandboxOf } from '@kit/sandbox';
+import { waitFor } from '../support/wait';
 
 interface Notice {
   headers: Record<string, string>;

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { encodeQuery, signRequest } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
-import { newOrder, payFixture, waitFor } from '../support/payments';
+import { newOrder, payFixture } from '../support/payments';
+import { waitFor } from '../support/wait';
 
 /** A payment gateway that takes calls and never answers. */
 async function silentGateway() {
@@ -69,7 +70,7 @@ describeEachBackend('shutdown', (backend) => {
     const heldCall = request(agent, sign('GET', `/submerchant-pay/prePay/${held}`));
     const slowBody = JSON.stringify({ prepayId: slow });
     const slowCall = request(agent, sign('POST', '/submerchant-pay/socialPayNative', slowBody), 'POST', slowBody);
-    await waitFor(() => gateway.seen.length > 0, 10_000, 'the gateway call');
+    await waitFor(() => gateway.seen.length > 0, 'the gateway call');
 
     const stopped = kit.runtime.close();
     const heldAnswer = await heldCall;

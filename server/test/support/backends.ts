@@ -79,7 +79,8 @@ function postgresBackend(url: string): Omit<Backend, 'protocol'> {
       seedDevKeys(dir);
       schemas.push(schema);
       dirs.push(dir);
-      return { DATA_DIR: dir, DATABASE_URL: url, DATABASE_SCHEMA: schema };
+      // Pools sized to a test, not to production: two copies of the suite share one server's stock 100 connections.
+      return { DATA_DIR: dir, DATABASE_URL: url, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: '3' };
     },
     async cleanup() {
       const client = new pg.Client({ connectionString: url });

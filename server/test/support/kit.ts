@@ -3,8 +3,10 @@
  * Everything goes through real HTTP; nothing is mocked.
  */
 import { KitClient } from '@kit/shared';
+import { TestClock } from '@kit/shared/test-clock';
 import { startRuntime, type Runtime } from '../../src/runtime';
 import type { Backend } from './backends';
+import { waitFor } from './wait';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema';
 import type { SandboxDatabase, SandboxTables } from '@kit/sandbox';
@@ -12,7 +14,13 @@ import type { SandboxDatabase, SandboxTables } from '@kit/sandbox';
 export interface TestKit {
   runtime: Runtime;
   url: string;
-  /** A fresh app with a client signing as it. */
+  /** The service's clock (design 7.1): it flows with the machine's time until the test freezes or advances it. */
+  clock: TestClock;
+  /** Moves the clock forward (`'5m'`, ms) and waits until the background work that became due has run (`Runtime.settle`). */
+  advance(by: number | string): Promise<void>;
+  /** Waits until the background work due now has run. */
+  settle(): Promise<void>;
+  /** A fresh app with a client signing as it, on the service's clock. */
   newApp(): Promise<{ appId: string; appSecret: string; client: KitClient }>;
   close(): Promise<void>;
 }
@@ -35,18 +43,28 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   RECONCILE_AT: 'off',
 };
 
-export async function startTestKit(backend: Backend, env: NodeJS.ProcessEnv = {}): Promise<TestKit> {
-  const runtime = await startRuntime({ ...TEST_ENV, ...backend.env(), ...env });
+export async function startTestKit(backend: Backend, env: NodeJS.ProcessEnv = {}, opts: { clock?: TestClock } = {}): Promise<TestKit> {
+  const clock = opts.clock ?? new TestClock();
+  const runtime = await startRuntime({ ...TEST_ENV, ...backend.env(), ...env }, { clock });
   return {
     runtime,
     url: runtime.url,
+    clock,
+    async advance(by) {
+      clock.advance(by);
+      await runtime.settle();
+    },
+    settle: () => runtime.settle(),
     async newApp() {
       const creds = await runtime.services.apps.create('test');
-      return { ...creds, client: new KitClient({ baseUrl: runtime.url, ...creds }) };
+      return { ...creds, client: new KitClient({ baseUrl: runtime.url, ...creds, clock }) };
     },
     close: () => runtime.close(),
   };
 }
+
+/** Waits until `n` 4.2 calls are held by the service (a held call's hold then runs on the service's clock). */
+export const heldCalls = (kit: TestKit, n: number) => waitFor(() => kit.runtime.services.events.waiting >= n, `${n} held calls`);
 
 /** A parent merchant and a sub-merchant owned by `client`'s app, with their password. */
 export async function createMerchants(client: KitClient, appId: string, names = { parent: 'Parent Co', sub: 'Corner Shop' }) {

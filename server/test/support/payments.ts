@@ -87,20 +87,6 @@ export async function payByCode(kit: TestKit, f: PayFixture, prepayId: string) {
   return { codeUrl: args.code_url, transactionId: paid.body.transactionId as string };
 }
 
-export async function waitFor<T>(
-  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export interface ReceivedCallback {
   url: string;
   body: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idString, merchantIdSchema, parentMerchantIdSchema, PAY_VERSION } from './common';
+import { WALLETS, type PaymentChannel } from '../wallets';
 
 /** 4.16 login body. */
 export const loginRequestSchema = z.object({
@@ -47,56 +48,22 @@ export type CreateMerchantResponse = z.infer<typeof createMerchantResponseSchema
 export const paySuccessSchema = z.object({ version: z.literal(PAY_VERSION), status: z.literal('success') });
 export type PaySuccess = z.infer<typeof paySuccessSchema>;
 
-export const PAYMENT_CHANNELS = ['SocialNative', 'SocialCardNetworkBizSmall', 'Alipay'] as const;
-export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
+/** The payment channels (4.7): the channels of every wallet (`../wallets/`). */
+export const PAYMENT_CHANNELS = WALLETS.flatMap((w) => Object.keys(w.channels)) as [PaymentChannel, ...PaymentChannel[]];
+export type { PaymentChannel };
 
-const callbackUrl = z
-  .string()
-  .max(512)
-  .url('must be an absolute URL')
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL')
-  // Callbacks prove themselves by their signature; a password in the URL would only be stored and logged.
-  .refine((u) => !/^https?:\/\/[^/?#]*@/i.test(u), 'must not carry a user name or password');
-const field = (max = 64) => z.string().trim().min(1, 'must not be empty').max(max);
+type ChannelDeclarations = UnionToIntersection<(typeof WALLETS)[number]['channels']>;
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /**
- * Channel parameters (2.3). Every field is optional on a merchant because a sub-merchant inherits,
- * field by field, what its parent sets; completeness is checked when a payment needs them.
+ * Channel parameters (2.3), as each wallet declares them. Every field is optional on a merchant
+ * because a sub-merchant inherits, field by field, what its parent sets; completeness is checked
+ * when a payment needs them.
  */
-export const channelParamsSchemas = {
-  SocialNative: z
-    .object({
-      profitSharing: z.boolean().optional(),
-      socialAppId: field(),
-      socialMchId: field(),
-      notifyCallbackUrl: callbackUrl,
-    })
-    .partial()
-    .strict(),
-  SocialCardNetworkBizSmall: z
-    .object({
-      cardNetworkBizMchId: field(),
-      terminalId: field(),
-      notifyCallbackUrl: callbackUrl,
-    })
-    .partial()
-    .strict(),
-  /**
-   * 6.3: the merchant's third-party app authorization at Alipay. `appAuthToken` is write-only like
-   * a password: 4.7 sets or clears it, nothing answers it back.
-   */
-  Alipay: z
-    .object({
-      appAuthToken: field(128),
-      notifyCallbackUrl: callbackUrl,
-    })
-    .partial()
-    .strict(),
-} as const;
-export type SocialNativeParams = z.infer<(typeof channelParamsSchemas)['SocialNative']>;
-export type CardNetworkParams = z.infer<(typeof channelParamsSchemas)['SocialCardNetworkBizSmall']>;
-export type AlipayParams = z.infer<(typeof channelParamsSchemas)['Alipay']>;
-export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetworkBizSmall: CardNetworkParams; Alipay: AlipayParams };
+export const channelParamsSchemas = Object.fromEntries(WALLETS.flatMap((w) => Object.entries(w.channels).map(([channel, c]) => [channel, c.parameters]))) as {
+  [C in PaymentChannel]: ChannelDeclarations[C]['parameters'];
+};
+export type ChannelParams = { [C in PaymentChannel]: z.infer<(typeof channelParamsSchemas)[C]> };
 
 /**
  * What 4.7 may send for a channel (a merge, so that a partial update never drops a field): a field
@@ -104,11 +71,9 @@ export type ChannelParams = { SocialNative: SocialNativeParams; SocialCardNetwor
  */
 const nullableFields = <S extends z.ZodObject<z.ZodRawShape>>(schema: S) =>
   z.object(Object.fromEntries(Object.entries(schema.shape).map(([k, v]) => [k, (v as z.ZodOptional<z.ZodTypeAny>).unwrap().nullable().optional()]))).strict();
-export const channelParamsPatchSchemas = {
-  SocialNative: nullableFields(channelParamsSchemas.SocialNative),
-  SocialCardNetworkBizSmall: nullableFields(channelParamsSchemas.SocialCardNetworkBizSmall),
-  Alipay: nullableFields(channelParamsSchemas.Alipay),
-} as const;
+export const channelParamsPatchSchemas = Object.fromEntries(
+  Object.entries(channelParamsSchemas).map(([channel, schema]) => [channel, nullableFields(schema as z.ZodObject<z.ZodRawShape>)]),
+) as unknown as Record<PaymentChannel, z.ZodObject<z.ZodRawShape>>;
 /** A 4.7 change of one channel's parameters: values to set, `null` to clear. */
 export type ChannelParamsPatch = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * its bundle.
  */
 import { z } from 'zod';
-import { returnUrlSchema, type AlipayMiniArgs, type AlipayWapArgs, type MiniProgramPayArgs } from './payment';
+import { returnUrlSchema, type AlipayMiniArgs, type AlipayWapArgs, type MiniProgramPayArgs } from '../wallets';
 import type { PrepayDetail } from './prepay';
 import type { PaymentChannel } from './merchant';
 import type { OrderItem } from '../order-items';

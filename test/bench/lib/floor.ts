@@ -8,6 +8,7 @@
  * stored. The notifications scenario measures it in the same run as the service, so that the
  * service's ratio to the bare route can be read against what the protocol alone costs.
  */
+import { systemClock } from '@kit/shared/clock';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -40,6 +41,7 @@ export async function startFloor(a: FloorArgs): Promise<{ url: string; close: ()
       signedHeaders((name) => req.get(name)),
       body,
       keys,
+      Date.now(),
     );
     if (!verified.ok) return void res.status(401).json({ code: 'SIGN_ERROR', message: verified.message });
     const resource = (JSON.parse(body) as { resource: EncryptedResource }).resource;
@@ -55,6 +57,7 @@ export async function startFloor(a: FloorArgs): Promise<{ url: string; close: ()
     const answer = await post(signCallbackUrl(a.callbackUrl, callback, a.creds, at), callback, {
       headers: { 'content-type': 'application/json', 'user-agent': 'merchant-kit-callback/1' },
       timeoutMs: 10_000,
+      clock: systemClock,
       maxBytes: 4096,
     });
     if (answer.head.trim() !== 'OK') return void res.status(500).json({ code: 'FAIL', message: `callback answered ${answer.status}` });

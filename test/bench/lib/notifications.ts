@@ -54,7 +54,7 @@ export function payNotification(platform: PlatformSide, o: ChannelOrder, serial:
       if (!platform.v3) throw new Error('a v3 notification needs the platform key and the APIv3 key');
       const body = payNotificationV3(o, platform.v3.apiV3Key, serial);
       const signing = { privateKey: privateKey(platform.v3.privateKeyPem), serial: platform.v3.publicKeyId };
-      return { path: '/pay-notify/social/pay', headers: { 'content-type': 'application/json', ...platformSignature(signing, body) }, body };
+      return { path: '/pay-notify/social/pay', headers: { 'content-type': 'application/json', ...platformSignature(signing, body, Date.now()) }, body };
     }
     default:
       throw new Error(`notification protocol "${String(platform.protocol)}" is not supported by the bench`);

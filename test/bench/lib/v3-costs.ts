@@ -40,11 +40,11 @@ export function measureV3Costs(platform: PlatformSide, order: ChannelOrder, roun
   const resource = (JSON.parse(n.body) as { resource: EncryptedResource }).resource;
   const apiV3Key = platform.v3.apiV3Key;
   // Checked once first: timing a refusal would measure nothing.
-  const verified = verifyPlatformSignature(headers, n.body, keys);
+  const verified = verifyPlatformSignature(headers, n.body, keys, Date.now());
   if (!verified.ok) throw new Error(`the bench's own v3 notification does not verify: ${verified.message}`);
   JSON.parse(aeadDecrypt(resource, apiV3Key));
   return {
-    verifyUs: timed(rounds, () => verifyPlatformSignature(headers, n.body, keys)),
+    verifyUs: timed(rounds, () => verifyPlatformSignature(headers, n.body, keys, Date.now())),
     decryptUs: timed(rounds, () => aeadDecrypt(resource, apiV3Key)),
     rounds,
   };

@@ -15,6 +15,7 @@
  * higher fees than it offers (the chain's fees rose), it is replaced: the same nonce and call at the
  * fees asked now, at least the node's least bump above its own.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
 import { anchorRoot, type AnchorLeafRule } from '@kit/shared';
 import { startLoop, type Loop } from '../../jobs/loop';
@@ -69,6 +70,7 @@ export class Anchorer {
     private readonly settings: AnchorSettings,
     private readonly observer: AnchorObserver,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   private get contract(): string {
@@ -172,7 +174,7 @@ export class Anchorer {
         nonce: tx.nonce,
         tx_hash: tx.hash,
         raw_tx: tx.raw,
-        sent_at: Date.now(),
+        sent_at: this.clock.now(),
       });
       if (replacing) {
         this.observer.resent('new');
@@ -216,9 +218,9 @@ export class Anchorer {
   private async waitFor(chain: AnchorChain, tx: SignedAnchor, range: { fromBlock: number; toBlock: number }): Promise<Exclude<AnchorWait, { state: 'stale' }>> {
     const limit = this.settings.waitMs ?? ANCHOR_WAIT_MS;
     const earlier: string[] = [];
-    let deadline = Date.now() + limit;
+    let deadline = performance.now() + limit;
     for (;;) {
-      const r = await chain.wait(tx, this.settings.confirmations, Math.max(0, deadline - Date.now()), this.stopping.signal, {
+      const r = await chain.wait(tx, this.settings.confirmations, Math.max(0, deadline - performance.now()), this.stopping.signal, {
         earlier,
         repriceAfterMs: this.settings.repriceAfterMs,
       });
@@ -236,7 +238,7 @@ export class Anchorer {
           nonce: replacement.nonce,
           tx_hash: replacement.hash,
           raw_tx: replacement.raw,
-          sent_at: Date.now(),
+          sent_at: this.clock.now(),
         });
         this.observer.repriced();
         this.log.warn(
@@ -257,7 +259,7 @@ export class Anchorer {
           'the EVM node no longer knows the anchor transaction: sending it again with the same nonce',
         );
       }
-      if (r.state === 'lost') deadline = Date.now() + limit;
+      if (r.state === 'lost') deadline = performance.now() + limit;
       // The node may have it again already, want more, or be down right now: the next polls tell.
       await chain.send(tx).catch((err: Error) => this.log.warn({ txHash: tx.hash, err: err.message }, 'sending the anchor transaction failed'));
     }
@@ -286,7 +288,7 @@ export class Anchorer {
       root: e.root,
       tx_hash: e.txHash,
       evm_block: e.evmBlock,
-      anchored_at: Date.now(),
+      anchored_at: this.clock.now(),
       leaf_rule: rule,
     });
   }
@@ -310,7 +312,7 @@ export class Anchorer {
   }
 }
 
-export function startAnchorer(anchorer: Anchorer, intervalMs: number, log: Logger): Loop {
+export function startAnchorer(anchorer: Anchorer, intervalMs: number, log: Logger, clock: Clock): Loop {
   const loop = startLoop(
     'chain-anchorer',
     intervalMs,
@@ -319,9 +321,11 @@ export function startAnchorer(anchorer: Anchorer, intervalMs: number, log: Logge
       return r.state === 'anchored' && r.more;
     },
     log,
+    clock,
   );
   return {
     poke: () => loop.poke(),
+    settle: () => loop.settle(),
     async stop() {
       anchorer.abort();
       await loop.stop();

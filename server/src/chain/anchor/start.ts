@@ -1,5 +1,6 @@
 /** Starts the anchoring worker when CHAIN_ANCHOR_RPC_URL, CHAIN_ANCHOR_KEY and CHAIN_ANCHOR_CONTRACT are all set (docs/chain.md, "Anchors"). */
 import type { Logger } from 'pino';
+import type { Clock } from '@kit/shared/clock';
 import type { Config } from '../../config';
 import type { DbHandle } from '../../db/connect';
 import type { ChainServices } from '../chain-services';
@@ -8,7 +9,12 @@ import type { Loop } from '../../jobs/loop';
 import { PgAnchorLock, soleAnchorer } from './anchor-lock';
 import { Anchorer, startAnchorer } from './anchorer';
 
-export function startAnchoring(config: Config, db: DbHandle, services: { chain: ChainServices; metrics: Metrics }, log: Logger): Loop | undefined {
+export function startAnchoring(
+  config: Config,
+  db: DbHandle,
+  services: { chain: ChainServices; metrics: Metrics; clock: Clock },
+  log: Logger,
+): Loop | undefined {
   const { CHAIN_ANCHOR_RPC_URL: rpcUrl, CHAIN_ANCHOR_KEY: key, CHAIN_ANCHOR_CONTRACT: contract } = config;
   if (!rpcUrl || !key || !contract) {
     if (rpcUrl || contract)
@@ -37,7 +43,8 @@ export function startAnchoring(config: Config, db: DbHandle, services: { chain: 
       repriced: () => metrics.chainAnchorRepriced(),
     },
     log.child({ part: 'chain-anchorer' }),
+    services.clock,
   );
   log.info({ contract, interval }, 'anchoring ledger blocks on the EVM chain');
-  return startAnchorer(anchorer, interval, log);
+  return startAnchorer(anchorer, interval, log, services.clock);
 }

@@ -38,7 +38,7 @@ export class ConsoleBackend {
   ) {}
 
   /** One day's orders (or the one order searched for), newest first. */
-  async orders(user: ConsoleUser, q: z.output<typeof consoleOrdersQuerySchema>, now = Date.now()): Promise<ConsoleOrderLine[]> {
+  async orders(user: ConsoleUser, q: z.output<typeof consoleOrdersQuerySchema>, now = this.services.clock.now()): Promise<ConsoleOrderLine[]> {
     if (q.subMerchantId) this.requireVisible(user, q.subMerchantId);
     if (q.prepayId) {
       const row = await this.services.prepay.find(q.prepayId);
@@ -56,7 +56,7 @@ export class ConsoleBackend {
   }
 
   /** The order's story: every state change with its time and cause, callbacks with their attempts, refund, splits. */
-  async order(user: ConsoleUser, prepayId: string, now = Date.now()): Promise<ConsoleOrderDetail> {
+  async order(user: ConsoleUser, prepayId: string, now = this.services.clock.now()): Promise<ConsoleOrderDetail> {
     const row = await this.visibleOrder(user, prepayId);
     const [{ channelOrders, refund, duplicates }, answer, requests, sub] = await Promise.all([
       this.services.payments.state(prepayId),

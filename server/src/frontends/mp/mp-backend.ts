@@ -10,7 +10,6 @@ import type { MpAlipayPayResponse, MpAlipayWapResponse, MpOrder, MpPayResponse }
 import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
 import { prepayDetail } from '../../routes/submerchant-pay';
-import { alipayMini, alipayWap, socialPay } from '../../routes/payments';
 import type { PayerLogin } from './payer-login';
 
 export class MpBackend {
@@ -63,7 +62,7 @@ export class MpBackend {
     const appId = await this.appOf(prepayId);
     // A login code has no account: refused codes count against the payer's address.
     const openId = await this.services.logins.guard({ address: payer.address }, () => this.login.openIdFor(code));
-    return this.answer(prepayId, async () => (await this.api.call(socialPay, { appId }, { body: { prepayId, openId } })).args);
+    return this.answer(prepayId, async () => (await this.api.pay({ appId }, { prepayId, way: 'socialPay', openId })).args);
   }
 
   /**
@@ -73,14 +72,14 @@ export class MpBackend {
   async alipayPay(prepayId: string, authCode: string, payer: { address?: string }): Promise<MpAlipayPayResponse> {
     const appId = await this.appOf(prepayId);
     const buyerOpenId = await this.services.logins.guard({ address: payer.address }, () => this.services.payments.args.walletPayer('Alipay', authCode));
-    return this.answer(prepayId, async () => (await this.api.call(alipayMini, { appId }, { body: { prepayId, buyerOpenId } })).args);
+    return this.answer(prepayId, async () => (await this.api.pay({ appId }, { prepayId, way: 'alipayMini', buyerOpenId })).args);
   }
 
   /** The page in Alipay's browser: `alipayWap`'s signed payment page URL, back to `returnUrl`. */
   async alipayWap(prepayId: string, returnUrl: string | undefined): Promise<MpAlipayWapResponse> {
     const appId = await this.appOf(prepayId);
-    const body = returnUrl === undefined ? { prepayId } : { prepayId, returnUrl };
-    return this.answer(prepayId, async () => (await this.api.call(alipayWap, { appId }, { body })).args);
+    const input = returnUrl === undefined ? {} : { returnUrl };
+    return this.answer(prepayId, async () => (await this.api.pay({ appId }, { prepayId, way: 'alipayWap', ...input })).args);
   }
 
   /** A payment call's `args` as `success`; its refusal is an answer the page shows (scan again), not an error. */

@@ -1,3 +1,4 @@
+import { systemClock } from '@kit/shared/clock';
 import { KitError } from '@kit/shared';
 import { PayerLogin } from './payer-login';
 
@@ -9,6 +10,7 @@ function login(fetchImpl: jest.Mock, over: Partial<ConstructorParameters<typeof 
     secret: 's3cret-value',
     loginUrl: () => 'http://login.test/sns/jscode2session?x=1',
     fetch: fetchImpl as unknown as typeof fetch,
+    clock: systemClock,
     ...over,
   });
 }

@@ -4,6 +4,7 @@
  * plug-in's adapter, `plugins/dev-plugin.ts`). The open id
  * stays on the server; the mini-program never receives it (specification 4.4).
  */
+import type { Clock } from '@kit/shared/clock';
 import { KitError } from '@kit/shared';
 
 /** The platform's own login-code exchange: MP_LOGIN_URL's default when no development plug-in stands in for it. */
@@ -15,6 +16,8 @@ export interface PayerLoginOptions {
   /** Resolved per call: in development the default points at this service's sandbox, whose URL is known only once it listens. */
   loginUrl: () => string;
   timeoutMs?: number;
+  /** The service's clock, which the call's time limit runs on. */
+  clock: Clock;
   fetch?: typeof fetch;
 }
 
@@ -33,7 +36,7 @@ export class PayerLogin {
     let status: number;
     let text: string;
     try {
-      const res = await (this.opts.fetch ?? fetch)(url, { signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000) });
+      const res = await (this.opts.fetch ?? fetch)(url, { signal: this.opts.clock.timeout(this.opts.timeoutMs ?? 10_000) });
       status = res.status;
       text = await res.text();
     } catch {

@@ -20,6 +20,7 @@ export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
     secret: config.MP_SECRET,
     // Unset MP_LOGIN_URL: the platform's stand-in of a development plug-in (the sandbox's), else the platform's own.
     loginUrl: () => config.MP_LOGIN_URL ?? (services.dev ? services.dev.plugin.payerLoginUrl(services.selfUrl() ?? '') : PLATFORM_LOGIN_URL),
+    clock: services.clock,
   });
   const backend = new MpBackend(services, api, login);
   const r = Router();

@@ -21,7 +21,7 @@ import {
 import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
 import { createPrepay, prepayDetail } from '../../routes/submerchant-pay';
-import { refundOrder, socialPayNative } from '../../routes/payments';
+import { refundOrder } from '../../routes/payments';
 import { deductionCode, pointsBalance } from '../../routes/points';
 import { randomAlnum } from '../../security/ids';
 import { openHandle, sealHandle } from './points-handle';
@@ -118,7 +118,7 @@ export class PosBackend {
   }
 
   /** The sub-merchant's orders since `since` (the display's midnight), newest first. */
-  async listOrders(cashier: Cashier, since: number | undefined, now = Date.now()): Promise<PosOrderSummary[]> {
+  async listOrders(cashier: Cashier, since: number | undefined, now = this.services.clock.now()): Promise<PosOrderSummary[]> {
     const midnight = new Date(now);
     midnight.setHours(0, 0, 0, 0);
     const from = Math.min(now, Math.max(now - 2 * DAY_MS, since ?? midnight.getTime()));
@@ -162,7 +162,11 @@ export class PosBackend {
   }
 
   /** Starts a points session: a fresh 32-character uuid sealed into a handle, and the balance. */
-  async startPoints(cashier: Cashier, req: PosPointsSessionRequest, now = Date.now()): Promise<{ session: PosPointsSession; balance: string | null }> {
+  async startPoints(
+    cashier: Cashier,
+    req: PosPointsSessionRequest,
+    now = this.services.clock.now(),
+  ): Promise<{ session: PosPointsSession; balance: string | null }> {
     try {
       parsePoints(req.maxAmount);
     } catch (e) {
@@ -187,7 +191,7 @@ export class PosBackend {
 
   /** 4.13 for the session's uuid (the same every time), plus 4.12 for a live balance. */
   async pointsCode(cashier: Cashier, handle: string): Promise<PosPointsCode> {
-    const fields = openHandle(handle, await this.secret(cashier));
+    const fields = openHandle(handle, await this.secret(cashier), this.services.clock.now());
     if (!fields || fields.merchantId !== cashier.merchantId || fields.userAppId !== cashier.appId) {
       throw new KitError('pos_points_session_invalid');
     }
@@ -255,7 +259,7 @@ export class PosBackend {
     }
     if (detail.status === 'active') {
       try {
-        const native = await this.api.call(socialPayNative, cashier, { body: { prepayId } });
+        const native = await this.api.pay(cashier, { prepayId, way: 'socialPayNative' });
         // An answer without `code_url` is the channel's failure (`channel_error`), which the display names.
         if (typeof native.args?.code_url === 'string' && native.args.code_url) view.codeUrl = native.args.code_url;
         else {

@@ -4,6 +4,7 @@
  * notification's route), by flow (which provider a payer's flow goes to) and by capability (profit
  * sharing, the daily bill). The domain reaches providers only through this and `provider.ts`.
  */
+import type { Clock } from '@kit/shared/clock';
 import { KitError, type ChannelParams, type PaymentChannel } from '@kit/shared';
 import type { ChannelEndpoints } from './endpoints';
 import type { PaymentFlow, PaymentProvider, ProviderContext, ServiceSettings } from './provider';
@@ -12,10 +13,15 @@ import { PROVIDERS } from './registry';
 export class Providers {
   private readonly byChannel = new Map<string, PaymentProvider>();
   private readonly byRealm = new Map<string, PaymentProvider>();
+  /** The provider that serves each way its module declares (design 7.2). */
+  private readonly byWay = new Map<string, PaymentProvider>();
+  /** The providers serving a way chosen by the merchant's parameters (4.3–4.5), with the flows of those ways. */
+  private readonly byParameters = new Map<PaymentProvider, Set<string>>();
 
   constructor(
     config: ServiceSettings,
     readonly endpoints: ChannelEndpoints,
+    clock: Clock,
     log?: ProviderContext['log'],
   ) {
     for (const m of PROVIDERS) {
@@ -25,9 +31,13 @@ export class Providers {
         if (!base) throw new KitError('channel_unavailable', 'the service does not know its public URL yet (PUBLIC_URL)');
         return `${base}/pay-notify/${m.realm}${kind ? `/${kind}` : ''}`;
       };
-      const p = m.create(config as never, { gateway: () => endpoints.gatewayOf(m), notifyUrl, log });
+      const p = m.create(config as never, { gateway: () => endpoints.gatewayOf(m), notifyUrl, log, clock });
       this.byChannel.set(p.channel, p);
       this.byRealm.set(p.realm, p);
+      for (const way of m.ways) {
+        this.byWay.set(way.name, p);
+        if (way.chosenBy === 'parameters') this.byParameters.set(p, (this.byParameters.get(p) ?? new Set()).add(way.flow));
+      }
     }
   }
 
@@ -46,6 +56,13 @@ export class Providers {
     return this.byChannel.has(channel);
   }
 
+  /** The provider of a way its wallet serves itself (`chosenBy: 'wallet'`); 503 when no provider of this configuration serves it. */
+  ofWay(way: string): PaymentProvider {
+    const p = this.byWay.get(way);
+    if (!p) throw new KitError('channel_unavailable', `no payment channel of this service takes the way ${way}`);
+    return p;
+  }
+
   forRealm(realm: string): PaymentProvider | undefined {
     return this.byRealm.get(realm);
   }
@@ -55,7 +72,7 @@ export class Providers {
    * flow's default; `params` reads the sub-merchant's effective parameters of a channel.
    */
   async forFlow(flow: PaymentFlow, params: (channel: PaymentChannel) => Promise<Partial<ChannelParams[PaymentChannel]>>): Promise<PaymentProvider> {
-    const able = [...this.byChannel.values()].filter((p) => p.flows.includes(flow) && !p.ownEndpoints);
+    const able = [...this.byParameters].filter(([, flows]) => flows.has(flow)).map(([p]) => p);
     for (const p of able) if (p.picks && p.picks(await params(p.channel))) return p;
     const fallback = able.find((p) => !p.picks);
     if (!fallback) throw new KitError('channel_unavailable', `no payment channel takes ${flow} payments`);

@@ -10,8 +10,9 @@
  * This file imports no provider, and nothing here imports the service's configuration
  * (`config.ts` builds its schema from the providers' settings sections, so the arrows run one way).
  */
+import type { Clock } from '@kit/shared/clock';
 import type { z } from 'zod';
-import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult } from '@kit/shared';
+import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult, WayDeclaration } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../db/schema';
 
 /**
@@ -265,8 +266,6 @@ export interface PaymentProvider {
    * it (4.4: the card acquirer when the sub-merchant has its parameters). Absent: a default.
    */
   picks?(params: Partial<ChannelParams[PaymentChannel]>): boolean;
-  /** Asked for by its own endpoints only (by channel: Alipay's `alipayNative`), never for the flows of 4.3–4.5. */
-  readonly ownEndpoints?: true;
   /** What new channel orders record as their sign type (the column). */
   signType(): string;
   /** The merchant for a flow from its payment parameters; throws `payment_params_missing` naming what is missing. */
@@ -324,6 +323,8 @@ export interface ProviderContext {
   notifyUrl(kind?: 'pay' | 'refund'): string;
   /** Where a provider logs its calls (the payments' log). */
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** The service's clock (design 7.1): signatures' times, answers' validity, calls' time limits. */
+  clock: Clock;
 }
 
 /**
@@ -358,6 +359,8 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
    */
   payerBrowser?: RegExp;
   flows: readonly PaymentFlow[];
+  /** The ways to pay it serves (design 7.2; their declarations are its wallet's, in `@kit/shared`'s `wallets/`). */
+  ways: readonly WayDeclaration[];
   /** The settings section (`production` drops the sandbox defaults). */
   settings(production: boolean): S;
   /** Why a configuration is refused at start (a setting that does not parse with the others), or null. */

@@ -1,8 +1,10 @@
+import { clockReading } from '@kit/shared/test-clock';
 /**
  * The kit's Alipay signing and verification refereed by the official Node SDK (`alipay-sdk`): the
  * SDK verifies what the kit signs, and the kit accepts what verifies under the SDK's rules and
  * refuses what does not. Public-key mode here; certificate mode in cert-mode.test.ts.
  */
+import { TestClock } from '@kit/shared/test-clock';
 import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -84,7 +86,7 @@ describe('requests the kit signs verify under alipay-sdk', () => {
       qr_code: 'https://qr.alipay.com/bax00001',
     });
     const { seen, transport } = answering(answer);
-    const client = new AlipayClient(credentials, { now: () => NOW, transport });
+    const client = new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport });
     await expect(client.precreate(order)).resolves.toEqual({ outTradeNo: order.outTradeNo, qrCode: 'https://qr.alipay.com/bax00001' });
     const req = seen[0];
     expect(req).toMatchObject({
@@ -105,7 +107,7 @@ describe('requests the kit signs verify under alipay-sdk', () => {
   });
 
   test("the app order string is the SDK's own sdkExecute, byte for byte in content, in China time whatever the local zone", () => {
-    const client = new AlipayClient(credentials, { now: () => NOW });
+    const client = new AlipayClient(credentials, { clock: clockReading(() => NOW) });
     const kit = parseQuery(client.appPayOrderString(order));
     // The SDK stamps the host's local time: make local time read China time at NOW.
     const localOffsetMs = -new Date(NOW).getTimezoneOffset() * 60_000;
@@ -135,7 +137,7 @@ describe('requests the kit signs verify under alipay-sdk', () => {
   });
 
   test('the WAP URL: a GET on the gateway whose parameters verify, with return_url and quit_url', () => {
-    const client = new AlipayClient(credentials, { now: () => NOW });
+    const client = new AlipayClient(credentials, { clock: clockReading(() => NOW) });
     const url = new URL(client.wapPayUrl({ ...order, returnUrl: 'https://kit.example.test/pay/done?x=1&y=2' }));
     expect(`${url.origin}${url.pathname}`).toBe(credentials.gatewayUrl);
     const params = Object.fromEntries(url.searchParams);
@@ -147,7 +149,9 @@ describe('requests the kit signs verify under alipay-sdk', () => {
   test("alipay.system.oauth.token is the mini-program's own call: its app id, no app_auth_token; open_id, else user_id; a refused code names its sub_code", async () => {
     const tokenNode = (payer: object) => ({ access_token: 'authusrB1', expires_in: 1296000, refresh_token: 'authusrB2', re_expires_in: 2592000, ...payer });
     const { seen, transport } = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({ open_id: '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5' })));
-    await expect(new AlipayClient(credentials, { now: () => NOW, transport }).oauthToken('4b203fe6c11548bcabd8da5bb087a83b')).resolves.toEqual({
+    await expect(
+      new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport }).oauthToken('4b203fe6c11548bcabd8da5bb087a83b'),
+    ).resolves.toEqual({
       openId: '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5',
     });
     expect(seen[0]).toMatchObject({
@@ -170,20 +174,26 @@ describe('requests the kit signs verify under alipay-sdk', () => {
     expect(sdkAsMiniGateway.checkNotifySignV2({ ...seen[0], code: 'another' })).toBe(false);
 
     const older = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({ user_id: '2088102150477652' })));
-    await expect(new AlipayClient(credentials, { now: () => NOW, transport: older.transport }).oauthToken('c')).resolves.toEqual({
+    await expect(
+      new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport: older.transport }).oauthToken('c'),
+    ).resolves.toEqual({
       openId: '2088102150477652',
     });
 
     // A refused code comes in `error_response`, signed over that node.
     const errorNode = JSON.stringify({ code: '40002', msg: 'Invalid Arguments', sub_code: 'isv.code-invalid', sub_msg: '授权码code无效' });
     const signed = `{"error_response":${errorNode},"sign":"${createSign('RSA-SHA256').update(errorNode, 'utf8').sign(alipay.privateKey, 'base64')}"}`;
-    const refused = new AlipayClient(credentials, { now: () => NOW, transport: answering(signed).transport });
+    const refused = new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport: answering(signed).transport });
     await expect(refused.oauthToken('used')).rejects.toMatchObject({ failure: 'refused', subCode: 'isv.code-invalid', subMsg: '授权码code无效' });
     // A token node that names no payer, or one signed by someone else, is not used.
     const nobody = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({})));
-    await expect(new AlipayClient(credentials, { now: () => NOW, transport: nobody.transport }).oauthToken('c')).rejects.toMatchObject({ failure: 'format' });
+    await expect(
+      new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport: nobody.transport }).oauthToken('c'),
+    ).rejects.toMatchObject({ failure: 'format' });
     const forged = answering(alipayAnswer('alipay.system.oauth.token', tokenNode({ open_id: 'x' }), pair().privateKey));
-    await expect(new AlipayClient(credentials, { now: () => NOW, transport: forged.transport }).oauthToken('c')).rejects.toMatchObject({
+    await expect(
+      new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport: forged.transport }).oauthToken('c'),
+    ).rejects.toMatchObject({
       failure: 'signature',
     });
     // Without ALIPAY_MINI_APP_ID the codes' application is unknown: nothing is sent.
@@ -198,7 +208,7 @@ describe('requests the kit signs verify under alipay-sdk', () => {
     const { seen, transport } = answering(
       alipayAnswer('alipay.trade.create', { code: '10000', msg: 'Success', out_trade_no: order.outTradeNo, trade_no: '2024070122001400000001' }),
     );
-    const client = new AlipayClient(credentials, { now: () => NOW, transport });
+    const client = new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport });
     await expect(client.create({ ...order, buyerOpenId: '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5' })).resolves.toEqual({
       outTradeNo: order.outTradeNo,
       tradeNo: '2024070122001400000001',

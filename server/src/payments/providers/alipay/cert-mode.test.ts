@@ -1,3 +1,4 @@
+import { clockReading } from '@kit/shared/test-clock';
 /**
  * Certificate mode against alipay-sdk: the SNs (`app_cert_sn`, `alipay_cert_sn`,
  * `alipay_root_cert_sn`) of certificates made here with openssl, the requests that carry them, and
@@ -140,7 +141,7 @@ describe('calls in certificate mode', () => {
     async () => ({ status: 200, text: raw });
 
   test("every request carries app_cert_sn and alipay_root_cert_sn: the app order string equals alipay-sdk's", () => {
-    const kit = Object.fromEntries(new URLSearchParams(new AlipayClient(credentials, { now: () => NOW }).appPayOrderString(order)));
+    const kit = Object.fromEntries(new URLSearchParams(new AlipayClient(credentials, { clock: clockReading(() => NOW) }).appPayOrderString(order)));
     jest.useFakeTimers({ now: NOW + 8 * 3_600_000 + new Date(NOW).getTimezoneOffset() * 60_000 });
     let theirs: Record<string, string>;
     try {

@@ -6,6 +6,7 @@
  * signature is verified over the response node's raw text (in certificate mode against the
  * certificate named by `alipay_cert_sn`), then read into kit facts (`facts.ts`).
  */
+import { systemClock, type Clock } from '@kit/shared/clock';
 import { formatCents } from '@kit/shared';
 import type { AlipayCredentials } from './settings';
 import { AlipayError } from './errors';
@@ -38,7 +39,8 @@ const fetchTransport: AlipayTransport = async (url, init) => {
 export interface AlipayClientOptions {
   /** Time limit of one call; 10 s by default. */
   timeoutMs?: number;
-  now?: () => number;
+  /** The clock of the requests' `timestamp` and time limits, and of the orders' expiry (the system clock by default). */
+  clock?: Clock;
   transport?: AlipayTransport;
 }
 
@@ -89,7 +91,7 @@ const URL_PARAMS = new Set([
 
 export class AlipayClient {
   private readonly timeoutMs: number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly transport: AlipayTransport;
 
   constructor(
@@ -97,7 +99,7 @@ export class AlipayClient {
     opts: AlipayClientOptions = {},
   ) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? systemClock;
     this.transport = opts.transport ?? fetchTransport;
   }
 
@@ -216,7 +218,7 @@ export class AlipayClient {
       format: 'JSON',
       charset: 'utf-8',
       sign_type: 'RSA2',
-      timestamp: alipayTime(this.now()),
+      timestamp: alipayTime(this.clock.now()),
       version: '1.0',
       ...own,
     };
@@ -267,7 +269,7 @@ export class AlipayClient {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded;charset=utf-8', accept: 'application/json' },
         body: body.toString(),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: this.clock.timeout(this.timeoutMs),
       }));
     } catch (e) {
       throw new AlipayError(method, 'network', `Alipay ${method} could not be reached: ${(e as Error).message}`);
@@ -316,7 +318,7 @@ export class AlipayClient {
     if (!Number.isSafeInteger(order.totalCents) || order.totalCents <= 0) throw new TypeError(`totalCents must be a positive integer, got ${order.totalCents}`);
     const biz: Record<string, unknown> = { out_trade_no: checkOutNo(order.outTradeNo), total_amount: formatCents(order.totalCents), subject: order.subject };
     if (order.merchantOrderNo !== undefined) biz.merchant_order_no = order.merchantOrderNo.slice(0, 32);
-    const now = this.now();
+    const now = this.clock.now();
     if (expiry === 'precreate') {
       // The face-to-face code's expiry is relative, in whole minutes (1m at least): rounded down, never later than the order's.
       const minutes = Math.floor((order.expireAt - now) / 60_000);

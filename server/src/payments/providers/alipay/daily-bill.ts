@@ -11,8 +11,9 @@
  * that day. A bill that cannot be read, or whose summary does not add up to its detail, refuses the
  * whole day (`channel_error`) with what broke, so a half-read bill never reaches the books.
  */
+import { systemClock, type Clock } from '@kit/shared/clock';
 import { createHash } from 'node:crypto';
-import { KitError, type AlipayParams } from '@kit/shared';
+import { KitError, type ChannelParams } from '@kit/shared';
 import { parseChinaTime } from '../china-time';
 import type { BillDownload, BillLine, DailyBill, StoredParams } from '../provider';
 import type { AlipayClient } from './client';
@@ -32,7 +33,7 @@ const FEE_UNITS_PER_CENT = 1000;
  * and from the bill downloaded with them.
  */
 export function alipayAccountOf(params: StoredParams): string | undefined {
-  const token = (params as Partial<AlipayParams>).appAuthToken;
+  const token = (params as Partial<ChannelParams['Alipay']>).appAuthToken;
   return token ? `auth-${createHash('sha256').update(token).digest('hex').slice(0, 16)}` : undefined;
 }
 
@@ -41,19 +42,21 @@ const settled = (kind: 'payment' | 'refund', status: string) => status === (kind
 
 export interface AlipayBillOptions {
   /** Fetches a link Alipay handed out (`fetch` by default). */
-  fetchFile?: (url: string, timeoutMs: number) => Promise<{ status: number; body: Buffer }>;
+  fetchFile?: (url: string, timeoutMs: number, clock: Clock) => Promise<{ status: number; body: Buffer }>;
   timeoutMs: number;
-  now?: () => number;
+  /** The service's clock (the system clock by default). */
+  clock?: Clock;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
-const fetchFile = async (url: string, timeoutMs: number) => {
-  const res = await fetch(url, { headers: { accept: '*/*', 'user-agent': 'merchant-kit' }, signal: AbortSignal.timeout(timeoutMs) });
+const fetchFile = async (url: string, timeoutMs: number, clock: Clock) => {
+  const res = await fetch(url, { headers: { accept: '*/*', 'user-agent': 'merchant-kit' }, signal: clock.timeout(timeoutMs) });
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
 };
 
 export function alipayDailyBill(client: () => AlipayClient, opts: AlipayBillOptions): DailyBill {
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? systemClock;
+  const now = () => clock.now();
   const get = opts.fetchFile ?? fetchFile;
 
   /** One merchant's bill of `date`, or whether there is none (yet). */
@@ -73,7 +76,7 @@ export function alipayDailyBill(client: () => AlipayClient, opts: AlipayBillOpti
     try {
       const url = new URL(answer.url);
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`not an HTTP link: ${url.protocol}`);
-      file = await get(url.toString(), Math.max(opts.timeoutMs, 30_000));
+      file = await get(url.toString(), Math.max(opts.timeoutMs, 30_000), clock);
     } catch (e) {
       throw new KitError('channel_unavailable', `the Alipay bill of ${date} of merchant ${account} could not be downloaded: ${(e as Error).message}`);
     }
@@ -93,7 +96,7 @@ export function alipayDailyBill(client: () => AlipayClient, opts: AlipayBillOpti
   return {
     settled,
     async download(date: string, merchants: readonly StoredParams[]): Promise<BillDownload> {
-      const tokens = [...new Set(merchants.map((p) => (p as Partial<AlipayParams>).appAuthToken).filter((t): t is string => !!t))].sort();
+      const tokens = [...new Set(merchants.map((p) => (p as Partial<ChannelParams['Alipay']>).appAuthToken).filter((t): t is string => !!t))].sort();
       const lines: BillLine[] = [];
       const summary = { settledCents: 0, refundCents: 0, feeUnits: 0 };
       let bills = 0;

@@ -19,7 +19,9 @@
  * setting it is off; in development the sandbox plays Alipay by handing it the settings of keys it
  * generated (`DevPlugin.plays`, `payments/providers/played.ts`).
  */
-import { KitError, type AlipayParams, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
+import { alipayWallet } from '@kit/shared/wallets';
+import type { Clock } from '@kit/shared/clock';
+import { KitError, type ChannelParams, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
 import { text } from '../../../openapi/describe';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema';
 import {
@@ -119,7 +121,6 @@ export class AlipayProvider implements PaymentProvider {
   readonly realm = 'alipay';
   readonly flows: readonly PaymentFlow[] = ALIPAY_FLOWS;
   /** Asked for by its own endpoints (`alipayNative`…), never for 4.3–4.5's social flows. */
-  readonly ownEndpoints = true;
   readonly notifications: NotificationReader;
   /** One bill per authorizing merchant (`daily-bill.ts`). */
   readonly dailyBill: DailyBill;
@@ -132,7 +133,7 @@ export class AlipayProvider implements PaymentProvider {
     private readonly config: Config,
     private readonly ctx: ProviderContext,
   ) {
-    this.notifications = alipayNotifications(() => this.keys());
+    this.notifications = alipayNotifications(() => this.keys(), ctx.clock);
     this.payerLogin = {
       openIdFor: (code) => {
         // Not the payer's fault: no refusal to count against them.
@@ -141,7 +142,7 @@ export class AlipayProvider implements PaymentProvider {
         return attempt('order', async () => ({ openId: (await this.client().oauthToken(code)).openId }), true);
       },
     };
-    this.dailyBill = alipayDailyBill(() => this.client(), { timeoutMs: config.PAY_GATEWAY_TIMEOUT, log: ctx.log });
+    this.dailyBill = alipayDailyBill(() => this.client(), { timeoutMs: config.PAY_GATEWAY_TIMEOUT, clock: ctx.clock, log: ctx.log });
   }
 
   signType(): string {
@@ -152,7 +153,7 @@ export class AlipayProvider implements PaymentProvider {
     if (!(ALIPAY_FLOWS as readonly string[]).includes(flow)) throw new KitError('channel_unavailable', `Alipay does not take ${flow} payments`);
     // Checked before anything is placed: the mini-program's trades name the mini-program payers open.
     if (flow === 'walletMini' && !this.keys().miniAppId) throw miniAppMissing();
-    const p = params as Partial<AlipayParams>;
+    const p = params as Partial<ChannelParams['Alipay']>;
     if (!p.appAuthToken) throw new KitError('payment_params_missing', 'payment parameters of channel Alipay are missing: appAuthToken');
     return { appAuthToken: p.appAuthToken };
   }
@@ -163,7 +164,7 @@ export class AlipayProvider implements PaymentProvider {
 
   /** The client for the gateway of now (the sandbox's hangs off the service's own URL, known once it listens). */
   private client(): AlipayClient {
-    return new AlipayClient({ ...this.keys(), gatewayUrl: this.ctx.gateway() }, { timeoutMs: this.config.PAY_GATEWAY_TIMEOUT });
+    return new AlipayClient({ ...this.keys(), gatewayUrl: this.ctx.gateway() }, { timeoutMs: this.config.PAY_GATEWAY_TIMEOUT, clock: this.ctx.clock });
   }
 
   async placeOrder(co: PayChannelOrdersTable, order: OrderForChannel): Promise<Outcome<Placed>> {
@@ -225,7 +226,7 @@ export class AlipayProvider implements PaymentProvider {
         state: f.state,
         transactionId: f.tradeNo ?? null,
         amountCents: f.amountCents ?? null,
-        paidAt: f.paidAt ?? Date.now(),
+        paidAt: f.paidAt ?? this.ctx.clock.now(),
         stateText: f.exists ? f.state : 'no trade at Alipay yet (not scanned or opened)',
         mismatch,
       };
@@ -300,7 +301,7 @@ export class AlipayProvider implements PaymentProvider {
  * refund's number) and `refund_fee`; `TRADE_CLOSED` after a full refund means refunded, never a
  * cancel. Refused: a bad signature, another application, an unknown order or a wrong amount.
  */
-function alipayNotifications(keys: () => Omit<AlipayCredentials, 'gatewayUrl'>): NotificationReader {
+function alipayNotifications(keys: () => Omit<AlipayCredentials, 'gatewayUrl'>, clock: Clock): NotificationReader {
   return {
     async read(_kind, req, lookup): Promise<KitEvent> {
       let n;
@@ -320,7 +321,7 @@ function alipayNotifications(keys: () => Omit<AlipayCredentials, 'gatewayUrl'>):
         if (n.refundedCents < refund.refund_cents) return { event: 'refused', reason: 'refund_fee below the refund', orderNo: n.outTradeNo };
         return { event: 'refund', refund, outcome: 'succeeded', refundId: n.tradeNo, stateText: n.state };
       }
-      if (n.state === 'paid') return { event: 'paid', order: co, facts: { transactionId: n.tradeNo, paidAt: n.paidAt ?? Date.now() } };
+      if (n.state === 'paid') return { event: 'paid', order: co, facts: { transactionId: n.tradeNo, paidAt: n.paidAt ?? clock.now() } };
       // WAIT_BUYER_PAY, or a trade closed unpaid: nothing to record.
       return { event: 'not_paid' };
     },
@@ -338,6 +339,7 @@ export const alipay = defineProvider({
   description: 'Alipay',
   payerBrowser: /\bAlipayClient\b/i,
   flows: ALIPAY_FLOWS,
+  ways: alipayWallet.ways,
   settings: () => alipaySettingsShape,
   settingsProblem: (config) => alipaySettingsProblem(config),
   // Off with none of its settings (a development plug-in that plays Alipay gives them: `played.ts`).

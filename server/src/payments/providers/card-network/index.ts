@@ -3,6 +3,7 @@
  * v2 with its own key and returns the same mini-program arguments (2.4); mini-program payments
  * only, for sub-merchants whose parameters name it (4.4), no profit sharing, no daily bill.
  */
+import { socialPay } from '@kit/shared/wallets';
 import type { ChannelParams } from '@kit/shared';
 import { definedOnly, missing, unconfigured } from '../protocol-v2/merchant';
 import { v2NotificationDoc } from '../protocol-v2/notification-doc';
@@ -18,6 +19,7 @@ export const cardNetwork = defineProvider({
   realm: 'card',
   description: 'the card-network acquirer',
   flows: ['miniProgram'],
+  ways: [socialPay],
   settings: cardNetworkSettings,
   active: () => true,
   gatewayUrl: (config) => config.CARD_GATEWAY_URL,
@@ -30,7 +32,7 @@ export const cardNetwork = defineProvider({
       endpoint() {
         const baseUrl = ctx.gateway();
         if (!config.CARD_KEY) unconfigured('CARD_KEY');
-        return { baseUrl, key: config.CARD_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
+        return { baseUrl, key: config.CARD_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT, clock: ctx.clock };
       },
       merchantFields(params, _tradeType, openId) {
         const p = params as Partial<ChannelParams['SocialCardNetworkBizSmall']>;

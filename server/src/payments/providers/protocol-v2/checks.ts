@@ -37,7 +37,7 @@ export function paidFieldsProblem(n: Fields, order: ChannelOrderFacts): string |
  * milliseconds: the payer paid within that second and no later than now, so the payment time is
  * the earlier of now and the end of that second (now, when we learn of it at once).
  */
-export function paidFacts(n: Fields, now = Date.now()): PaidFacts {
+export function paidFacts(n: Fields, now: number): PaidFacts {
   const second = parseChinaTime(n.time_end);
   return { transactionId: n.transaction_id, paidAt: second === null ? now : Math.min(now, second + 999) };
 }

@@ -2,6 +2,7 @@
  * Client of the social payment protocol version 2 (and of the card acquirer, which speaks the same
  * protocol): signs each request, posts XML, parses the answer and checks its signature.
  */
+import type { Clock } from '@kit/shared/clock';
 import { randomBytes } from 'node:crypto';
 import { KitError } from '@kit/shared';
 import { signFields, verifyFields, type SignType } from './sign';
@@ -35,6 +36,8 @@ export interface ProtocolEndpoint {
   baseUrl: string;
   key: string;
   timeoutMs: number;
+  /** The service's clock, which the call's time limit runs on. */
+  clock: Clock;
 }
 
 /** A successful exchange: `return_code` SUCCESS and a valid signature; `result_code` is left to the caller. */
@@ -55,7 +58,7 @@ export async function callProtocol(ep: ProtocolEndpoint, op: ProtocolOp, request
       method: 'POST',
       headers: { 'content-type': 'text/xml; charset=utf-8' },
       body: toXml(fields),
-      signal: AbortSignal.timeout(ep.timeoutMs),
+      signal: ep.clock.timeout(ep.timeoutMs),
     });
     status = res.status;
     text = await res.text();

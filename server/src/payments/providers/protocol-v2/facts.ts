@@ -45,8 +45,9 @@ export function outcome<T extends object>(call: CallKind, a: ProtocolAnswer, rea
 }
 
 /** An order query's answer about `co`. */
-export function paymentFacts(co: PayChannelOrdersTable, f: ProtocolAnswer['fields']): PaymentFacts {
-  const paid = paidFacts(f);
+/** `now`: when the kit learns of it (the payment time when the answer gives only its second). */
+export function paymentFacts(co: PayChannelOrdersTable, f: ProtocolAnswer['fields'], now: number): PaymentFacts {
+  const paid = paidFacts(f, now);
   const cents = /^[0-9]+$/.test(f.total_fee ?? '') ? Number(f.total_fee) : null;
   return {
     state: STATES[f.trade_state ?? ''] ?? 'unpaid',

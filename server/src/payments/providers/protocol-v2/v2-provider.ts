@@ -21,7 +21,7 @@ import { paidFacts, payNotificationProblem, refundNotificationProblem } from './
 import { isRetryable, outcome, paymentFacts, placedOf, refundFacts } from './facts';
 import { merchantOf } from './merchant';
 import { v2OrderCalls } from './order-calls';
-import { nonce } from './client';
+import { nonce, type ProtocolEndpoint } from './client';
 import { decryptReqInfo } from './refund-info';
 import { signFields, type SignType } from './sign';
 import { parseXml, toXml, type Fields } from './xml';
@@ -66,7 +66,7 @@ export class V2Provider implements PaymentProvider {
     this.dailyBill = opts.dailyBill;
     this.accountOf = opts.accountOf;
     this.calls = v2OrderCalls(adapter, opts.notifyUrl);
-    this.notifications = v2Notifications(() => this.adapter.endpoint().key);
+    this.notifications = v2Notifications(() => this.adapter.endpoint());
   }
 
   get channel(): PaymentChannel {
@@ -86,7 +86,7 @@ export class V2Provider implements PaymentProvider {
   }
 
   async queryOrder(co: PayChannelOrdersTable) {
-    return outcome('order', await this.calls.orderQuery(co), (f) => paymentFacts(co, f));
+    return outcome('order', await this.calls.orderQuery(co), (f) => paymentFacts(co, f, this.adapter.endpoint().clock.now()));
   }
 
   async closeOrder(co: PayChannelOrdersTable) {
@@ -109,7 +109,8 @@ export class V2Provider implements PaymentProvider {
     const key = this.adapter.endpoint().key;
     const merchant = merchantOf(co);
     if (flow === 'miniProgram') {
-      const args = { timeStamp: Math.floor(Date.now() / 1000), nonceStr: nonce(), package: `prepay_id=${co.channel_prepay_id}`, signType };
+      const now = this.adapter.endpoint().clock.now();
+      const args = { timeStamp: Math.floor(now / 1000), nonceStr: nonce(), package: `prepay_id=${co.channel_prepay_id}`, signType };
       const paySign = signFields({ appId: this.adapter.payerAppId(merchant), ...args }, key, signType);
       return { ...args, paySign };
     }
@@ -120,7 +121,7 @@ export class V2Provider implements PaymentProvider {
       prepayid: co.channel_prepay_id!,
       package: 'Sign=WXPay' as const,
       noncestr: nonce(),
-      timestamp: String(Math.floor(Date.now() / 1000)),
+      timestamp: String(Math.floor(this.adapter.endpoint().clock.now() / 1000)),
     };
     return { ...fields, sign: signFields(fields, key, signType) };
   }
@@ -131,7 +132,8 @@ export class V2Provider implements PaymentProvider {
 }
 
 /** Protocol v2's notifications: XML in; XML `SUCCESS` stops the repeats, `FAIL` asks for them. */
-export function v2Notifications(key: () => string): NotificationReader {
+export function v2Notifications(endpoint: () => Pick<ProtocolEndpoint, 'key' | 'clock'>): NotificationReader {
+  const key = () => endpoint().key;
   return {
     async read(kind, req, lookup): Promise<KitEvent> {
       if (kind === 'pay') {
@@ -147,7 +149,7 @@ export function v2Notifications(key: () => string): NotificationReader {
         const problem = payNotificationProblem(n, { sign_type: co.sign_type, total_cents: co.total_cents, merchant: merchantOf(co) }, key());
         if (problem) return { event: 'refused', reason: problem, orderNo: n.out_trade_no };
         if (n.result_code !== 'SUCCESS') return { event: 'not_paid' };
-        return { event: 'paid', order: co, facts: paidFacts(n) };
+        return { event: 'paid', order: co, facts: paidFacts(n, endpoint().clock.now()) };
       }
       // A refund notification: its `req_info` only decrypts with our key, which proves its origin.
       let info: Fields;

@@ -38,7 +38,7 @@ export function billsV2(adapter: ChannelAdapter, config: SocialSettings & Social
           method: 'POST',
           headers: { 'content-type': 'text/xml; charset=utf-8' },
           body: toXml(fields),
-          signal: AbortSignal.timeout(Math.max(ep.timeoutMs, 30_000)),
+          signal: ep.clock.timeout(Math.max(ep.timeoutMs, 30_000)),
         });
         body = Buffer.from(await res.arrayBuffer());
       } catch (e) {

@@ -5,6 +5,7 @@
  * folder and its registry line leaves a kit without protocol v2 for the social platform
  * (`server/src/payments/providers/removable.test.ts` proves it builds).
  */
+import { socialWallet } from '@kit/shared/wallets';
 import { unconfigured } from '../protocol-v2/merchant';
 import { V2Provider } from '../protocol-v2/v2-provider';
 import { profitSharingOf } from '../protocol-v2/sharing';
@@ -26,6 +27,7 @@ export const socialV2 = defineProvider({
   description: 'the social payment platform',
   payerBrowser: /\bMicroMessenger\//i,
   flows: ['scan', 'miniProgram', 'app'],
+  ways: socialWallet.ways,
   settings,
   active: (config) => config.PAY_PROTOCOL === 'v2',
   gatewayUrl: (config) => config.PAY_GATEWAY_URL,
@@ -42,7 +44,7 @@ export const socialV2 = defineProvider({
     const adapter = socialAdapter(config, () => {
       const baseUrl = ctx.gateway();
       if (!config.PAY_SP_KEY) unconfigured('PAY_SP_KEY');
-      return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT };
+      return { baseUrl, key: config.PAY_SP_KEY, timeoutMs: config.PAY_GATEWAY_TIMEOUT, clock: ctx.clock };
     });
     const bills = billsV2(adapter, config);
     return new V2Provider(adapter, {

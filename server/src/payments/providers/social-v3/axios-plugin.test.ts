@@ -29,14 +29,14 @@ const pem = (k: KeyObject) => k.export({ format: 'pem', type: k.type === 'privat
 describe('API v3 against wechatpay-axios-plugin', () => {
   test('the Authorization header verifies with the plugin, and its fields read back', () => {
     const body = JSON.stringify({ sp_mchid: '1900000001', sub_mchid: '1900000109', out_trade_no: 'T1', amount: { total: 1, currency: 'CNY' } });
-    const header = authorization(signer, 'POST', '/v3/pay/partner/transactions/native', body);
+    const header = authorization(signer, 'POST', '/v3/pay/partner/transactions/native', body, unixSeconds(Date.now()));
     const parts = parseAuthorization(header)!;
     expect(parts).toMatchObject({ mchid: '1900000001', serial_no: signer.serial });
     const message = Formatter.request('POST', '/v3/pay/partner/transactions/native', parts.timestamp, parts.nonce_str, body);
     expect(Rsa.verify(message, parts.signature, merchant.publicKey)).toBe(true);
     expect(Rsa.verify(message.replace('"total":1', '"total":2'), parts.signature, merchant.publicKey)).toBe(false);
     // And the plugin's own header parses and verifies here.
-    const ts = unixSeconds();
+    const ts = unixSeconds(Date.now());
     const nonce = Formatter.nonce();
     const pluginHeader = Formatter.authorization(
       '1900000001',
@@ -67,15 +67,15 @@ describe('API v3 against wechatpay-axios-plugin', () => {
         nonce,
       },
     });
-    const ts = String(unixSeconds());
+    const ts = String(unixSeconds(Date.now()));
     const hNonce = Formatter.nonce();
     const headers = { timestamp: ts, nonce: hNonce, serial: PUB_KEY_ID, signature: Rsa.sign(Formatter.response(ts, hNonce, body), platform.privateKey) };
-    const opened = openNotification(headers, body, keyring, apiV3Key);
+    const opened = openNotification(headers, body, keyring, apiV3Key, Date.now());
     expect(opened).toEqual({ ok: true, id: 'EV-1', eventType: 'TRANSACTION.SUCCESS', resource: JSON.parse(plaintext), serial: PUB_KEY_ID });
-    expect(openNotification(headers, body.replace('EV-1', 'EV-2'), keyring, apiV3Key)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(openNotification(headers, body.replace('EV-1', 'EV-2'), keyring, apiV3Key, Date.now())).toMatchObject({ ok: false, reason: 'bad_signature' });
     const other = rsaPair();
     const forged = { ...headers, signature: Rsa.sign(Formatter.response(ts, hNonce, body), other.privateKey) };
-    expect(openNotification(forged, body, keyring, apiV3Key)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(openNotification(forged, body, keyring, apiV3Key, Date.now())).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   test('AEAD_AES_256_GCM both ways', () => {
@@ -94,12 +94,17 @@ describe('API v3 against wechatpay-axios-plugin', () => {
   });
 
   test('mini-program paySign and app sign verify with the plugin over the documented lines', () => {
-    const mp = miniProgramArgs('wxd678efh567hg6787', 'wx201410272009395522657a690389285100', merchant.privateKey);
+    const mp = miniProgramArgs('wxd678efh567hg6787', 'wx201410272009395522657a690389285100', merchant.privateKey, unixSeconds(Date.now()));
     expect(mp).toMatchObject({ package: 'prepay_id=wx201410272009395522657a690389285100', signType: 'RSA' });
     const mpMessage = Formatter.joinedByLineFeed('wxd678efh567hg6787', String(mp.timeStamp), mp.nonceStr, mp.package);
     expect(Rsa.verify(mpMessage, mp.paySign, merchant.publicKey)).toBe(true);
     expect(mpMessage).toBe(lines('wxd678efh567hg6787', mp.timeStamp, mp.nonceStr, mp.package));
-    const app = appArgs({ appid: 'wx8888888888888888', partnerid: '1900000109' }, 'WX1217752501201407033233368018', merchant.privateKey);
+    const app = appArgs(
+      { appid: 'wx8888888888888888', partnerid: '1900000109' },
+      'WX1217752501201407033233368018',
+      merchant.privateKey,
+      String(unixSeconds(Date.now())),
+    );
     expect(app).toMatchObject({ package: 'Sign=WXPay', partnerid: '1900000109' });
     expect(Rsa.verify(Formatter.joinedByLineFeed('wx8888888888888888', app.timestamp, app.noncestr, app.prepayid), app.sign, merchant.publicKey)).toBe(true);
   });
@@ -112,8 +117,8 @@ describe('API v3 against wechatpay-axios-plugin', () => {
     const certs = decodeCertificates(JSON.stringify({ data: [entry] }), apiV3Key, Date.UTC(2025, 0, 1));
     expect(certs.map((c) => c.serial)).toEqual(['D7CE59D1F522D701']);
     expect(decodeCertificates(JSON.stringify({ data: [entry] }), apiV3Key, Date.UTC(2032, 0, 1))).toEqual([]);
-    expect(() => decodeCertificates(JSON.stringify({ data: [{ ...entry, serial_no: '0123' }] }), apiV3Key)).toThrow(/has serial D7CE59D1F522D701/);
-    expect(() => decodeCertificates(JSON.stringify({ data: [entry] }), 'x'.repeat(32))).toThrow(/does not decrypt/);
+    expect(() => decodeCertificates(JSON.stringify({ data: [{ ...entry, serial_no: '0123' }] }), apiV3Key, Date.now())).toThrow(/has serial D7CE59D1F522D701/);
+    expect(() => decodeCertificates(JSON.stringify({ data: [entry] }), 'x'.repeat(32), Date.now())).toThrow(/does not decrypt/);
   });
 
   describe('the plugin client against a platform built from this module', () => {
@@ -134,7 +139,7 @@ describe('API v3 against wechatpay-axios-plugin', () => {
           const answer = ok
             ? JSON.stringify({ code_url: 'weixin://wxpay/bizpayurl?pr=abc' })
             : JSON.stringify({ code: 'SIGN_ERROR', message: 'bad signature' });
-          const ts = String(unixSeconds());
+          const ts = String(unixSeconds(Date.now()));
           const nonce = newNonce();
           res.writeHead(ok ? 200 : 401, {
             'content-type': 'application/json',

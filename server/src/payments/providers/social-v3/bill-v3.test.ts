@@ -4,6 +4,7 @@
  * SHA1 over the uncompressed file; no statement, a bill being made, a wrong hash and a file cut short
  * in transfer each give their answer or a clear channel error.
  */
+import { systemClock } from '@kit/shared/clock';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash, generateKeyPairSync } from 'node:crypto';
@@ -95,8 +96,8 @@ describe('SocialNative v3 trade bill', () => {
 
   const bills = () => {
     const client = new V3Client(
-      { baseUrl: base, signer: { mchid: '1900000001', serial: 'ABCDEF0123456789', privateKey: merchantKeys.privateKey }, timeoutMs: 5000 },
-      new PublicKeySource(PUB_KEY_ID, platform.publicKey),
+      { baseUrl: base, signer: { mchid: '1900000001', serial: 'ABCDEF0123456789', privateKey: merchantKeys.privateKey }, timeoutMs: 5000, clock: systemClock },
+      new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now),
     );
     return billsV3(() => client);
   };

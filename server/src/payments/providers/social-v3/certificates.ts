@@ -26,7 +26,7 @@ const certificatesAnswer = z.object({
 export class CertificatesError extends Error {}
 
 /** The certificates an answer lists that are valid at `now`; throws when the answer cannot be trusted. */
-export function decodeCertificates(body: string, apiV3Key: string, now = Date.now()): CertificateInfo[] {
+export function decodeCertificates(body: string, apiV3Key: string, now: number): CertificateInfo[] {
   let parsed: z.infer<typeof certificatesAnswer>;
   try {
     parsed = certificatesAnswer.parse(JSON.parse(body));

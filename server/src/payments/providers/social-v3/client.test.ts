@@ -3,6 +3,7 @@
  * (code the kit does not contain): answers verified before use, the backup domain, Request-ID in
  * the log, certificate mode fetching and rotating certificates.
  */
+import { systemClock } from '@kit/shared/clock';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { execFileSync } from 'node:child_process';
@@ -73,7 +74,7 @@ function recordingLog(): V3CallLog & { lines: Array<[string, Record<string, unkn
 }
 
 describe('API v3 client', () => {
-  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now);
   let mode: 'good' | 'tampered' | 'probe' | 'wrong-key' | 'fail' = 'good';
   let main: Awaited<ReturnType<typeof platformServer>>;
 
@@ -108,7 +109,7 @@ describe('API v3 client', () => {
 
   test('a signed request, a verified answer, and the Request-ID in the log line', async () => {
     const log = recordingLog();
-    const client = new V3Client({ baseUrl: main.url, signer, timeoutMs: 5000, log, channel: 'SocialNative' }, keys);
+    const client = new V3Client({ baseUrl: main.url, signer, timeoutMs: 5000, clock: systemClock, log, channel: 'SocialNative' }, keys);
     const a = await client.call({ method: 'POST', path: '/v3/pay/partner/transactions/native', body: { out_trade_no: 'T1' }, repeatable: true });
     expect(a).toMatchObject({ status: 200, body: { code_url: 'weixin://wxpay/bizpayurl?pr=K1' }, requestId: 'RID-08E0A2B8' });
     expect(main.calls.at(-1)).toBe('POST /v3/pay/partner/transactions/native signed');
@@ -128,7 +129,7 @@ describe('API v3 client', () => {
   test.each(['tampered', 'probe', 'wrong-key'] as const)('an answer %s is a channel error, never a result', async (m) => {
     mode = m;
     const log = recordingLog();
-    const client = new V3Client({ baseUrl: main.url, signer, timeoutMs: 5000, log }, keys);
+    const client = new V3Client({ baseUrl: main.url, signer, timeoutMs: 5000, clock: systemClock, log }, keys);
     await expect(client.call({ method: 'POST', path: '/v3/pay/partner/transactions/native', body: {}, repeatable: true })).rejects.toMatchObject({
       error: 'channel_error',
     });
@@ -140,11 +141,11 @@ describe('API v3 client', () => {
     const dead = await platformServer(() => undefined);
     await close(dead.server);
     try {
-      const viaDead = new V3Client({ baseUrl: dead.url, backupUrl: backup.url, signer, timeoutMs: 5000 }, keys);
+      const viaDead = new V3Client({ baseUrl: dead.url, backupUrl: backup.url, signer, timeoutMs: 5000, clock: systemClock }, keys);
       expect((await viaDead.call({ method: 'GET', path: '/v3/x', repeatable: true })).body).toEqual({ from: 'backup' });
       await expect(viaDead.call({ method: 'POST', path: '/v3/x', body: {}, repeatable: false })).rejects.toMatchObject({ error: 'channel_unavailable' });
       mode = 'fail';
-      const via5xx = new V3Client({ baseUrl: main.url, backupUrl: backup.url, signer, timeoutMs: 5000 }, keys);
+      const via5xx = new V3Client({ baseUrl: main.url, backupUrl: backup.url, signer, timeoutMs: 5000, clock: systemClock }, keys);
       expect((await via5xx.call({ method: 'GET', path: '/v3/y', repeatable: true })).body).toEqual({ from: 'backup' });
       // Not repeatable: the 5xx stands, as "send it again later", with the platform's code.
       await expect(via5xx.call({ method: 'POST', path: '/v3/y', body: {}, repeatable: false })).rejects.toMatchObject({
@@ -160,7 +161,7 @@ describe('API v3 client', () => {
 });
 
 describe('API v3 client: what the platform really does', () => {
-  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+  const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now);
   type Answer = { status: number; body: string; signed: boolean; headers?: Record<string, string> };
   let next: Answer = { status: 200, body: '{}', signed: true };
   const seen: Array<{ method: string; serial: string | undefined }> = [];
@@ -178,7 +179,7 @@ describe('API v3 client: what the platform really does', () => {
 
   test('every request names the key the kit verifies with in Wechatpay-Serial, GET and POST alike (wechatpay-go core/client.go)', async () => {
     next = { status: 200, body: '{}', signed: true };
-    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000 }, keys);
+    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000, clock: systemClock }, keys);
     await client.call({ method: 'GET', path: '/v3/pay/partner/transactions/out-trade-no/T1?sp_mchid=1', repeatable: true });
     await client.call({ method: 'POST', path: '/v3/pay/partner/transactions/native', body: { a: 1 }, repeatable: true });
     // A request with a name encrypted to a key names that key.
@@ -195,7 +196,7 @@ describe('API v3 client: what the platform really does', () => {
 
   test('an error answer is read unverified for its code, never as a success; SYSTEM_ERROR, 429 and 5xx ask for the same call later', async () => {
     const log = recordingLog();
-    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000, log }, keys);
+    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000, clock: systemClock, log }, keys);
     const call = () => client.call({ method: 'POST', path: '/v3/refund/domestic/refunds', body: { out_refund_no: 'R1' }, repeatable: true });
 
     // An unsigned 400 is the platform's refusal, code and message readable.
@@ -240,7 +241,10 @@ describe('API v3 client: what the platform really does', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     next = { status: 200, body: JSON.stringify({ from: 'backup' }), signed: true };
     try {
-      const client = new V3Client({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, backupUrl: srv.url, signer, timeoutMs: 1500 }, keys);
+      const client = new V3Client(
+        { baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, backupUrl: srv.url, signer, timeoutMs: 1500, clock: systemClock },
+        keys,
+      );
       seen.splice(0);
       expect((await client.call({ method: 'GET', path: '/v3/q', repeatable: true })).body).toEqual({ from: 'backup' });
       await expect(client.call({ method: 'POST', path: '/v3/once', body: {}, repeatable: false })).rejects.toMatchObject({
@@ -300,15 +304,15 @@ describe('public-key mode with a merchant in the middle of the switch (wechatpay
     const source: PublicKeySource = new PublicKeySource(
       PUB_KEY_ID,
       platform.publicKey,
+      () => clockNow,
       new CertificateSource(
         () => client,
         apiV3Key,
         () => clockNow,
         { id: PUB_KEY_ID, publicKey: platform.publicKey },
       ),
-      () => clockNow,
     );
-    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000 }, source);
+    const client = new V3Client({ baseUrl: srv.url, signer, timeoutMs: 5000, clock: systemClock }, source);
     return { client, tick: (ms: number) => (clockNow += ms) };
   };
   const fetches = () => srv.calls.filter((c) => c.startsWith('GET /v3/certificates')).length;
@@ -431,7 +435,7 @@ describe('certificate mode', () => {
       apiV3Key,
       () => clock,
     );
-    const client = new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000 }, source);
+    const client = new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000, clock: systemClock }, source);
     const fetches = () => platformSrv.calls.filter((c) => c.startsWith('GET /v3/certificates')).length;
 
     await client.call({ method: 'GET', path: '/v3/a', repeatable: true });
@@ -469,7 +473,7 @@ describe('certificate mode', () => {
       apiV3Key,
       () => clock,
     );
-    const client = new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000 }, source);
+    const client = new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000, clock: systemClock }, source);
     await client.call({ method: 'GET', path: '/v3/a', repeatable: true });
     return { source, client };
   };
@@ -508,7 +512,7 @@ describe('certificate mode', () => {
 
   test('a certificate list under another APIv3 key, or not signed by a listed certificate, is refused', async () => {
     const wrongKey: CertificateSource = new CertificateSource(
-      (): V3Client => new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000 }, wrongKey),
+      (): V3Client => new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000, clock: systemClock }, wrongKey),
       'k'.repeat(32),
       () => clock,
     );
@@ -516,7 +520,7 @@ describe('certificate mode', () => {
     listed = [{ pem: GO_NOTIFICATION.certificate }];
     signWith = { key: second.key, serial: second.serial };
     const unsigned: CertificateSource = new CertificateSource(
-      (): V3Client => new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000 }, unsigned),
+      (): V3Client => new V3Client({ baseUrl: platformSrv.url, signer, timeoutMs: 5000, clock: systemClock }, unsigned),
       apiV3Key,
       () => clock,
     );

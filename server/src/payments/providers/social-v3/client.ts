@@ -6,8 +6,9 @@
  * cannot be reached, does not answer in time or answers 5xx, for calls the caller says are safe to
  * repeat.
  */
+import type { Clock } from '@kit/shared/clock';
 import { KitError } from '@kit/shared';
-import { authorization, type MerchantSigner } from './sign';
+import { authorization, unixSeconds, type MerchantSigner } from './sign';
 import { signedHeaders, type SignedHeaders, type VerifyResult } from './verify';
 
 export interface V3CallLog {
@@ -32,6 +33,8 @@ export interface V3ClientOptions {
   backupUrl?: string;
   signer: MerchantSigner;
   timeoutMs: number;
+  /** The service's clock: the `Authorization` header's time and the calls' time limits. */
+  clock: Clock;
   log?: V3CallLog;
   /** Named in log lines. */
   channel?: string;
@@ -159,7 +162,7 @@ export class V3Client {
    */
   async send(req: V3Request): Promise<V3Answer> {
     const backup = req.repeatable ? this.options.backupUrl : undefined;
-    const deadline = Date.now() + this.options.timeoutMs;
+    const deadline = this.options.clock.now() + this.options.timeoutMs;
     let failure: unknown;
     try {
       const answer = await this.once(this.options.baseUrl, req, backup ? Math.ceil(this.options.timeoutMs / 2) : this.options.timeoutMs);
@@ -174,7 +177,7 @@ export class V3Client {
       'payment platform call sent again to the backup domain',
     );
     try {
-      return await this.once(backup, req, Math.max(1, deadline - Date.now()));
+      return await this.once(backup, req, Math.max(1, deadline - this.options.clock.now()));
     } catch (e) {
       throw this.unavailable(req, e);
     }
@@ -197,7 +200,7 @@ export class V3Client {
       throw new KitError('channel_error', 'the platform handed out a download URL that is not a URL');
     }
     const path = `${target.pathname}${target.search}`;
-    const started = Date.now();
+    const started = performance.now();
     const log = { channel: this.options.channel, method: 'GET', host: target.host, path: target.pathname };
     // Named like every request (wechatpay-java's `AbstractHttpClient.download` does too).
     const serial = await this.verifier.acceptSerial?.();
@@ -208,30 +211,33 @@ export class V3Client {
         headers: {
           accept: '*/*',
           'user-agent': 'merchant-kit',
-          authorization: authorization(this.options.signer, 'GET', path, ''),
+          authorization: authorization(this.options.signer, 'GET', path, '', unixSeconds(this.options.clock.now())),
           ...(serial ? { 'wechatpay-serial': serial } : {}),
         },
-        signal: AbortSignal.timeout(Math.max(this.options.timeoutMs, 60_000)),
+        signal: this.options.clock.timeout(Math.max(this.options.timeoutMs, 60_000)),
       });
       body = Buffer.from(await res.arrayBuffer());
     } catch (e) {
-      this.options.log?.warn({ ...log, ms: Date.now() - started, err: (e as Error).message }, 'payment platform download failed');
+      this.options.log?.warn({ ...log, ms: Math.round(performance.now() - started), err: (e as Error).message }, 'payment platform download failed');
       throw new KitError('channel_unavailable', `payment platform download failed: ${(e as Error).message}`);
     }
     const requestId = res.headers.get('request-id') ?? undefined;
-    this.options.log?.info({ ...log, status: res.status, requestId, bytes: body.length, ms: Date.now() - started }, 'payment platform download');
+    this.options.log?.info(
+      { ...log, status: res.status, requestId, bytes: body.length, ms: Math.round(performance.now() - started) },
+      'payment platform download',
+    );
     if (res.status !== 200)
       throw new KitError('channel_error', `payment platform download answered HTTP ${res.status}${requestId ? ` (Request-ID ${requestId})` : ''}`);
     return body;
   }
 
   private async once(base: string, req: V3Request, timeoutMs: number): Promise<V3Answer> {
-    const started = Date.now();
+    const started = performance.now();
     const body = req.body === undefined ? '' : JSON.stringify(req.body);
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': 'merchant-kit',
-      authorization: authorization(this.options.signer, req.method, req.path, body),
+      authorization: authorization(this.options.signer, req.method, req.path, body, unixSeconds(this.options.clock.now())),
     };
     if (body) headers['content-type'] = 'application/json';
     if (req.platformSerial) headers['wechatpay-serial'] = req.platformSerial;
@@ -240,10 +246,10 @@ export class V3Client {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(url, { method: req.method, headers, body: body || undefined, signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetch(url, { method: req.method, headers, body: body || undefined, signal: this.options.clock.timeout(timeoutMs) });
       text = await res.text();
     } catch (e) {
-      this.options.log?.warn({ ...log, ms: Date.now() - started, err: (e as Error).message }, 'payment platform call failed');
+      this.options.log?.warn({ ...log, ms: Math.round(performance.now() - started), err: (e as Error).message }, 'payment platform call failed');
       throw e;
     }
     const requestId = res.headers.get('request-id') ?? undefined;
@@ -258,8 +264,9 @@ export class V3Client {
     }
     const code = res.status >= 400 ? errorBody(parsed).code : '';
     // An expected answer says its code in the message, so that a 400 that is no error does not read as one.
-    if (code && req.answers?.has(code)) this.options.log?.info({ ...log, code, requestId, ms: Date.now() - started }, `payment platform answer ${code}`);
-    else this.options.log?.info({ ...log, status: res.status, requestId, ms: Date.now() - started }, 'payment platform call');
+    if (code && req.answers?.has(code))
+      this.options.log?.info({ ...log, code, requestId, ms: Math.round(performance.now() - started) }, `payment platform answer ${code}`);
+    else this.options.log?.info({ ...log, status: res.status, requestId, ms: Math.round(performance.now() - started) }, 'payment platform call');
     const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
     return {
       status: res.status,

@@ -3,6 +3,7 @@
  * v3, the default (`PAY_PROTOCOL=v3`). Its settings section holds the platform's too (address,
  * service-provider ids), which `social-v2` shares.
  */
+import { socialWallet } from '@kit/shared/wallets';
 import { z } from 'zod';
 import { json } from '../../../openapi/describe';
 import { unconfigured } from '../protocol-v2/merchant';
@@ -46,6 +47,7 @@ export const socialV3 = defineProvider({
   description: 'the social payment platform',
   payerBrowser: /\bMicroMessenger\//i,
   flows: ['scan', 'miniProgram', 'app'],
+  ways: socialWallet.ways,
   settings: socialSettings,
   settingsProblem: socialV3Problem,
   active: (config) => config.PAY_PROTOCOL === 'v3',
@@ -63,7 +65,7 @@ export const socialV3 = defineProvider({
   },
   create(config, ctx) {
     const adapter = socialAdapter(config, () => unconfigured('PAY_PROTOCOL=v2 for protocol v2 calls'));
-    const side = new SocialV3(config, () => ctx.gateway(), ctx.notifyUrl, ctx.log);
+    const side = new SocialV3(config, () => ctx.gateway(), ctx.notifyUrl, ctx.clock, ctx.log);
     return new SocialV3Provider(adapter, side);
   },
   notificationDoc: {

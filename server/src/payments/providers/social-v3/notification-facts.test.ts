@@ -8,7 +8,7 @@ import { PublicKeySource } from './platform-key-source';
 const platform = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PUB_KEY_ID = 'PUB_KEY_ID_0119000000012025010100000000000003';
 const apiV3Key = randomBytes(16).toString('hex');
-const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now);
 
 function notification(eventType: string, resource: object, o: { key?: typeof platform.privateKey; ts?: number; signature?: string } = {}) {
   const nonce = Formatter.nonce(12);

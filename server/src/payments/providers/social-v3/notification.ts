@@ -33,7 +33,7 @@ export type DecodedNotification =
   { ok: true; id: string; eventType: string; resource: Record<string, unknown> } | { ok: false; reason: 'malformed' | 'undecryptable'; message: string };
 
 /** Verified, then decoded: for a key ring at hand (the key sources verify on their own, then call `decodeNotification`). */
-export function openNotification(headers: SignedHeaders, rawBody: string, keys: PlatformKeyring, apiV3Key: string, now = Date.now()): OpenedNotification {
+export function openNotification(headers: SignedHeaders, rawBody: string, keys: PlatformKeyring, apiV3Key: string, now: number): OpenedNotification {
   const verified = verifyPlatformSignature(headers, rawBody, keys, now);
   if (!verified.ok) return verified;
   const decoded = decodeNotification(rawBody, apiV3Key);

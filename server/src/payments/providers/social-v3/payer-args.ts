@@ -4,7 +4,7 @@
  * (`signType: "RSA"`), app `sign` over `appid\ntimestamp\nnoncestr\nprepayid\n`.
  */
 import type { KeyObject } from 'node:crypto';
-import { lines, newNonce, rsaSign, unixSeconds } from './sign';
+import { lines, newNonce, rsaSign } from './sign';
 
 export interface V3MiniProgramArgs {
   timeStamp: number;
@@ -24,7 +24,7 @@ export interface V3AppArgs {
   sign: string;
 }
 
-export function miniProgramArgs(appId: string, prepayId: string, privateKey: KeyObject, timeStamp = unixSeconds(), nonceStr = newNonce()): V3MiniProgramArgs {
+export function miniProgramArgs(appId: string, prepayId: string, privateKey: KeyObject, timeStamp: number, nonceStr = newNonce()): V3MiniProgramArgs {
   const pkg = `prepay_id=${prepayId}`;
   return { timeStamp, nonceStr, package: pkg, signType: 'RSA', paySign: rsaSign(lines(appId, timeStamp, nonceStr, pkg), privateKey) };
 }
@@ -33,7 +33,7 @@ export function appArgs(
   ids: { appid: string; partnerid: string },
   prepayId: string,
   privateKey: KeyObject,
-  timestamp = String(unixSeconds()),
+  timestamp: string,
   noncestr = newNonce(),
 ): V3AppArgs {
   const sign = rsaSign(lines(ids.appid, timestamp, noncestr, prepayId), privateKey);

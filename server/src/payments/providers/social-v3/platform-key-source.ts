@@ -38,9 +38,9 @@ export class PublicKeySource implements PlatformKeySource {
   constructor(
     private readonly id: string,
     private readonly publicKey: KeyObject,
+    private readonly now: () => number,
     /** The platform certificates, for what the platform still signs with them during the switch. */
     private readonly certificates?: CertificateSource,
-    private readonly now: () => number = Date.now,
   ) {
     this.ring = PlatformKeyring.publicKeyMode(id, publicKey);
   }
@@ -81,7 +81,7 @@ export class CertificateSource implements PlatformKeySource {
   constructor(
     private readonly client: () => V3Client,
     private readonly apiV3Key: string,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
     /**
      * In public-key mode, the public key: the download names its id, like every other request, and
      * the platform may sign the list with it (the key that request named).

@@ -46,7 +46,7 @@ export class PlatformKeyring {
   }
 
   /** The key with this id, unless it is an expired certificate. */
-  key(id: string, now = Date.now()): KeyObject | undefined {
+  key(id: string, now: number): KeyObject | undefined {
     const k = this.keys.get(normalSerial(id));
     return k && (k.notAfter === undefined || k.notAfter > now) ? k.publicKey : undefined;
   }
@@ -55,7 +55,7 @@ export class PlatformKeyring {
    * The key requests should encrypt personal names to, and its id (the `Wechatpay-Serial` request
    * header): the public key, or the certificate that expires last.
    */
-  encryptionKey(now = Date.now()): PlatformKey | undefined {
+  encryptionKey(now: number): PlatformKey | undefined {
     let best: PlatformKey | undefined;
     for (const k of this.keys.values()) {
       if (k.notAfter !== undefined && k.notAfter <= now) continue;

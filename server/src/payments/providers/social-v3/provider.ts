@@ -52,7 +52,7 @@ export class SocialV3Provider implements PaymentProvider {
   }
 
   async queryOrder(co: PayChannelOrdersTable) {
-    return outcome('order', await this.side.calls.orderQuery(co), (f) => paymentFacts(co, f));
+    return outcome('order', await this.side.calls.orderQuery(co), (f) => paymentFacts(co, f, this.side.clock.now()));
   }
 
   async closeOrder(co: PayChannelOrdersTable) {
@@ -101,7 +101,7 @@ function v3Notifications(side: V3Side): NotificationReader {
       if (problem) return { event: 'refused', reason: problem, orderNo: n.out_trade_no };
       // Only `TRANSACTION.SUCCESS` reaches here; its resource still has to say SUCCESS.
       if (n.trade_state !== 'SUCCESS') return { event: 'refused', reason: `trade_state ${n.trade_state} in a payment notification`, orderNo: n.out_trade_no };
-      return { event: 'paid', order: co, facts: paidFacts(n) };
+      return { event: 'paid', order: co, facts: paidFacts(n, side.clock.now()) };
     },
     answer(outcome, message) {
       if (outcome === 'ack') return { status: 204 };

@@ -35,7 +35,7 @@ export function newNonce(): string {
   return Array.from(randomBytes(32), (b) => alphabet[b % 36]).join('');
 }
 
-export const unixSeconds = (ms = Date.now()): number => Math.floor(ms / 1000);
+export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 export interface MerchantSigner {
   mchid: string;
@@ -58,7 +58,7 @@ export function authorization(
   method: string,
   pathAndQuery: string,
   body: string,
-  timestamp: number = unixSeconds(),
+  timestamp: number,
   nonce: string = newNonce(),
 ): string {
   const signature = rsaSign(requestMessage(method, pathAndQuery, timestamp, nonce, body), signer.privateKey);

@@ -3,6 +3,7 @@
  * helpers: each call goes where the documentation says, signed; each documented answer reads into
  * what the services act on; a verified answer that is not the documented JSON is a channel error.
  */
+import { systemClock } from '@kit/shared/clock';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync } from 'node:crypto';
@@ -135,12 +136,13 @@ describe('SocialNative v3 calls', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey);
+    const keys = new PublicKeySource(PUB_KEY_ID, platform.publicKey, Date.now);
     const client = new V3Client(
       {
         baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         signer: { mchid: merchant.mch_id, serial: 'ABCDEF0123456789', privateKey: merchantKeys.privateKey },
         timeoutMs: 5000,
+        clock: systemClock,
       },
       keys,
     );

@@ -7,6 +7,7 @@
  * notifications read. Credentials are read on first use, so that a service without any (production
  * before the account is set up) answers 503 `channel_unavailable` naming the settings, as on v2.
  */
+import type { Clock } from '@kit/shared/clock';
 import type { KeyObject } from 'node:crypto';
 import { KitError } from '@kit/shared';
 import { unconfigured } from '../protocol-v2/merchant';
@@ -21,6 +22,7 @@ import type { SocialSettings } from './settings';
 import { appArgs, miniProgramArgs, type V3AppArgs, type V3MiniProgramArgs } from './payer-args';
 import { CertificateSource, PublicKeySource, type PlatformKeySource } from './platform-key-source';
 import type { PlatformKey } from './platform-keys';
+import { unixSeconds } from './sign';
 import { V3Calls } from './v3-calls';
 import type { SignedHeaders, VerifyResult } from './verify';
 
@@ -49,6 +51,8 @@ export interface V3Side {
   miniProgramArgs(appId: string, prepayId: string): V3MiniProgramArgs;
   appArgs(ids: { appid: string; partnerid: string }, prepayId: string): V3AppArgs;
   notification(kind: 'pay' | 'refund', headers: SignedHeaders, rawBody: string): Promise<NotificationFacts>;
+  /** The service's clock. */
+  clock: Clock;
 }
 
 export class SocialV3 implements V3Side {
@@ -63,6 +67,7 @@ export class SocialV3 implements V3Side {
     /** The platform's base URL, known once the service listens when it is the service's own sandbox. */
     private readonly baseUrl: () => string | undefined,
     notifyUrl: (kind: 'pay' | 'refund') => string,
+    readonly clock: Clock,
     private readonly log?: V3CallLog,
   ) {
     // Both read the keys and the client lazily: nothing is needed before the first call.
@@ -93,11 +98,22 @@ export class SocialV3 implements V3Side {
   keys(): PlatformKeySource {
     if (!this.keySource) {
       const c = this.credentials();
-      const certificates = (publicKey?: PlatformKey) => new CertificateSource(() => this.v3Client(), c.apiV3Key, Date.now, publicKey);
+      const certificates = (publicKey?: PlatformKey) =>
+        new CertificateSource(
+          () => this.v3Client(),
+          c.apiV3Key,
+          () => this.clock.now(),
+          publicKey,
+        );
       // Public-key mode keeps the certificates at hand for a merchant in the middle of the switch.
       this.keySource =
         c.platform.mode === 'public-key'
-          ? new PublicKeySource(c.platform.id, c.platform.publicKey, certificates({ id: c.platform.id, publicKey: c.platform.publicKey }))
+          ? new PublicKeySource(
+              c.platform.id,
+              c.platform.publicKey,
+              () => this.clock.now(),
+              certificates({ id: c.platform.id, publicKey: c.platform.publicKey }),
+            )
           : certificates();
     }
     return this.keySource;
@@ -113,6 +129,7 @@ export class SocialV3 implements V3Side {
           backupUrl: this.config.PAY_GATEWAY_BACKUP_URL,
           signer: this.credentials().signer,
           timeoutMs: this.config.PAY_GATEWAY_TIMEOUT,
+          clock: this.clock,
           log: this.log,
           channel: 'SocialNative',
         },
@@ -132,12 +149,12 @@ export class SocialV3 implements V3Side {
 
   /** 4.4: `signType: "RSA"`, `paySign` with the merchant API private key. */
   miniProgramArgs(appId: string, prepayId: string): V3MiniProgramArgs {
-    return miniProgramArgs(appId, prepayId, this.privateKey);
+    return miniProgramArgs(appId, prepayId, this.privateKey, unixSeconds(this.clock.now()));
   }
 
   /** 4.5: the app arguments, `sign` with the merchant API private key. */
   appArgs(ids: { appid: string; partnerid: string }, prepayId: string): V3AppArgs {
-    return appArgs(ids, prepayId, this.privateKey);
+    return appArgs(ids, prepayId, this.privateKey, String(unixSeconds(this.clock.now())));
   }
 
   /** A notification's headers verified (certificate mode fetches certificates for an unknown serial), its resource decrypted and read. */

@@ -32,7 +32,7 @@ export type VerifyResult = { ok: true; serial: string } | { ok: false; reason: V
 
 const fail = (reason: VerifyFailure, message: string): VerifyResult => ({ ok: false, reason, message });
 
-export function verifyPlatformSignature(h: SignedHeaders, body: string, keys: PlatformKeyring, now = Date.now()): VerifyResult {
+export function verifyPlatformSignature(h: SignedHeaders, body: string, keys: PlatformKeyring, now: number): VerifyResult {
   const { timestamp, nonce, signature, serial } = h;
   if (!timestamp || !nonce || !signature || !serial) return fail('missing_headers', 'Wechatpay-Timestamp, -Nonce, -Signature and -Serial are required');
   if (signature.startsWith(PROBE_PREFIX)) return fail('probe', 'signature probe refused');
