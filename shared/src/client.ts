@@ -112,16 +112,24 @@ export interface RawAnswer<T = Record<string, unknown>> {
 }
 
 /**
- * The last `_t` any client of this process used. `_t` is strictly increasing across every
- * `KitClient` of the process, so two identical calls made in the same millisecond (by one client
- * or by two) never share a signature, which the service would refuse as a replay.
+ * `_t` is strictly increasing for the clients of one clock, and never handed out twice in this
+ * process whatever clock each client reads, so two identical calls made in the same millisecond (by
+ * one client or by two) never share a signature, which the service would refuse as a replay. A
+ * clock a test moved hours ahead leaves the other clocks' sequences where they were.
  */
-let lastT = 0;
+const lastTOf = new WeakMap<object, number>();
+const systemKey = {};
+const recentlyIssued = new Set<number>();
+const RECENT_KEPT = 4096;
 
-/** A fresh `_t`: the current time in milliseconds (of the client's clock), or one more than the last one handed out. */
-export function nextTimestamp(now = Date.now()): number {
-  lastT = Math.max(now, lastT + 1);
-  return lastT;
+/** A fresh `_t`: the current time in milliseconds of `clock` (the machine's by default), unique in this process. */
+export function nextTimestamp(now = Date.now(), clock: object = systemKey): number {
+  let t = Math.max(now, (lastTOf.get(clock) ?? 0) + 1);
+  while (recentlyIssued.has(t)) t++;
+  lastTOf.set(clock, t);
+  recentlyIssued.add(t);
+  if (recentlyIssued.size > RECENT_KEPT) recentlyIssued.delete(recentlyIssued.values().next().value as number);
+  return t;
 }
 
 export class KitClient {
@@ -141,7 +149,7 @@ export class KitClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const pairs = options.unsigned
       ? Object.entries(options.query ?? {}).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, String(v)] as [string, string]]))
-      : signRequest({ method, path, query: options.query, body }, this.opts, nextTimestamp(this.opts.clock?.now()));
+      : signRequest({ method, path, query: options.query, body }, this.opts, this.opts.clock ? nextTimestamp(this.opts.clock.now(), this.opts.clock) : nextTimestamp());
     const qs = encodeQuery(pairs);
     const url = `${this.base}${this.basePath}${path}${qs ? `?${qs}` : ''}`;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.opts.timeoutMs ?? 30_000);

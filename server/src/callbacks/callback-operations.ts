@@ -2,8 +2,8 @@
  * Callback operations (design 5.3) for the app that owns the merchant: the callbacks with every
  * attempt, resending one, recovering the given-up callbacks of a window. A resend or a recovery
  * starts a fresh series of attempts on the retry schedule, freshly signed by the delivery; a
- * callback already pending is never doubled (`CallbackStore.rearm`). Callbacks of merchants the
- * app does not own are `not_found`, as orders are.
+ * callback already pending is never doubled (`CallbackStore.rearm`): a resend brings its next
+ * attempt forward instead. Callbacks of merchants the app does not own are `not_found`, as orders are.
  */
 import {
   CALLBACK_ANSWER_BYTES,
@@ -84,10 +84,19 @@ export class CallbackOperations {
     return { version: PAY_VERSION, status: 'success', data };
   }
 
-  async resend(appId: string, id: string): Promise<CallbackResendResponse> {
+  /**
+   * `signedAt`, when the caller signed the call, is when it asked: resends sent together are
+   * satisfied by the series the first of them started, even one that ended before the last of them
+   * was read (the service's clock bounds it, for a caller whose clock runs ahead).
+   */
+  async resend(appId: string, id: string, signedAt?: number): Promise<CallbackResendResponse> {
+    const now = this.jobs.store.clock.now();
+    const askedAt = signedAt === undefined ? now : Math.min(signedAt, now);
     const row = await this.store.byId(Number(id));
     if (!row || !(await this.owns(appId, row.sub_merchant_id))) throw new KitError('not_found', `callback "${id}" does not exist`);
-    const resent = await this.store.rearm(row.id);
+    // The endpoint was just fixed: an ended callback starts a new series, a pending one waiting for
+    // its next attempt has it now. Either way one series, whatever races this call.
+    const resent = (await this.store.rearm(row.id, askedAt)) || (await this.store.bringForward(row.id));
     if (resent) this.jobs.wake(CALLBACK_QUEUE);
     return { version: PAY_VERSION, status: 'success', data: { id, state: 'pending', resent } };
   }

@@ -147,9 +147,14 @@ export class CallbackStore {
       .executeTakeFirst();
   }
 
-  /** Starts a fresh series of attempts for a callback that is not pending (`JobStore.rearmEnded`). */
-  rearm(id: number, now = this.jobs.clock.now()): Promise<boolean> {
-    return this.jobs.rearmEnded(CALLBACK_QUEUE, id, now);
+  /** Starts a fresh series of attempts for a callback that ended before `askedAt` (`JobStore.rearmEnded`). */
+  rearm(id: number, askedAt: number): Promise<boolean> {
+    return this.jobs.rearmEnded(CALLBACK_QUEUE, id, askedAt);
+  }
+
+  /** Makes a pending callback's next attempt due now, in its series (`JobStore.bringForward`). */
+  bringForward(id: number): Promise<boolean> {
+    return this.jobs.bringForward(CALLBACK_QUEUE, id);
   }
 
   /** Rearms every given-up callback of those sub-merchants created in the window, in one statement; how many. */

@@ -63,6 +63,9 @@ class HttpCaller implements Caller {
   get ip() {
     return this.req.ip;
   }
+  get signedAt(): number | undefined {
+    return this.res.locals.signedAt;
+  }
   hold() {
     return callerGone(this.res);
   }

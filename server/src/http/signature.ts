@@ -43,6 +43,7 @@ export function requireSignature(opts: SignatureOptions): RequestHandler {
     });
     if (!result.ok) return next(refuse(result.reason, result.detail));
     res.locals.appId = result.appId;
+    res.locals.signedAt = result.t;
     if (SAFE_METHODS.has(req.method)) return next();
     const sig = signatureFields(pairs).s!;
     if (opts.replayInService) {

@@ -11,6 +11,8 @@ export interface KitLocals {
   apiVersion: ApiVersion;
   /** The app whose signature was verified (signed routes only). */
   appId?: string;
+  /** The verified signature's `_t`: when the caller signed the call, by its clock. */
+  signedAt?: number;
   /** Set while a held call waits (4.2 waitForFinish): aborts when the caller hangs up. */
   gone?: CallerGone;
   /** Frees the replay guard's entry of this request's signature (set once it was spent). */

@@ -277,18 +277,38 @@ export class JobStore {
   }
 
   /**
-   * Starts a fresh series of runs, due now, for a job that has ended (done or given up). One
-   * conditional update: a pending job (or one being run, under a worker's lease) is left alone, and
-   * of rearms racing each other exactly one changes the row; the worker's lease token is gone once
-   * it settled, so no earlier run can overwrite the new series.
+   * Starts a fresh series of runs, due now, for a job that ended (done or given up) before
+   * `askedAt`, the moment the caller was asked. One conditional update, so racing rearms start one
+   * series on any instance: a pending job (or one being run, under a worker's lease) is left alone,
+   * and a job whose latest series ended at or after `askedAt` was rearmed and run by a racing ask
+   * already (its `done_at` moved), which this ask is satisfied by. The worker's lease token is gone
+   * once it settled, so no earlier run can overwrite the new series.
    */
-  async rearmEnded(queue: QueueName, id: number, now = this.clock.now()): Promise<boolean> {
+  async rearmEnded(queue: QueueName, id: number, askedAt = this.clock.now()): Promise<boolean> {
     const res = await this.db
       .updateTable('jobs')
-      .set(freshSeries(now))
+      .set(freshSeries(this.clock.now()))
       .where('id', '=', id)
       .where('queue', '=', queue)
       .where('state', '!=', 'pending')
+      .where('done_at', '<', askedAt)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Makes a pending job waiting for its next run due now, within its series (attempts go on); one
+   * being run (under a lease) or already due is left alone. Whether this changed anything.
+   */
+  async bringForward(queue: QueueName, id: number, now = this.clock.now()): Promise<boolean> {
+    const res = await this.db
+      .updateTable('jobs')
+      .set({ next_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('queue', '=', queue)
+      .where('state', '=', 'pending')
+      .where('lease_token', 'is', null)
+      .where('next_at', '>', now)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }

@@ -96,7 +96,8 @@ export const ZH_OPERATIONS: Record<string, OperationProse> = {
   },
   postCallbacksResend: {
     summary: '立即重新发送一个回调，重新签名，按重试计划开始新一轮尝试',
-    description: '仍在发送中的回调不会重复：应答 `resent: false`，原有尝试继续。',
+    description:
+      '仍在发送中的回调不会重复：等待下次重试的，立即在原有一轮中尝试；正在尝试的继续（应答 `resent: false`）。并发的重发请求，无论在哪个实例，只开始一轮。',
   },
   postCallbacksRecover: { summary: '重发一个商户（及其子商户）在某时间段内创建的所有已放弃回调；应答重发的数量' },
   getReconciliation: {

@@ -57,12 +57,13 @@ export const resendCallback = defineRoute({
   method: 'post',
   path: '/callbacks/resend',
   summary: 'Deliver a callback again now, freshly signed, as a new series of attempts on the retry schedule',
-  description: 'A callback already pending is not doubled: the answer says `resent: false` and its series goes on.',
+  description:
+    'A callback already pending is not doubled: one waiting for its next retry is attempted now, within its series; one being attempted goes on (`resent: false`). Racing resends, on any instance, start one series.',
   example: { body: { id: '42' }, answer: { version: 1, status: 'success', data: { id: '42', state: 'pending', resent: true } } },
   body: callbackResendRequestSchema,
   answer: callbackResendResponseSchema,
   errors: ['invalid_request', 'not_found'],
-  handler: ({ services, body, caller }) => services.callbackOps.resend(caller.appId, body.id),
+  handler: ({ services, body, caller }) => services.callbackOps.resend(caller.appId, body.id, caller.signedAt),
 });
 
 export const recoverCallbacks = defineRoute({

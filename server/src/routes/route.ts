@@ -35,6 +35,8 @@ export interface Caller {
   readonly replay?: SpentSignature;
   /** The caller's address (the login's brute-force limit). */
   readonly ip?: string;
+  /** When the caller signed the call (its `_t`; over HTTP only): when it asked, by its own clock. */
+  readonly signedAt?: number;
   /** Aborts when the caller goes away; asked for only by a call that holds (4.2 waitForFinish). */
   hold(): WaitSignal | undefined;
 }

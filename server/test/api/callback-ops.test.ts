@@ -1,7 +1,7 @@
 /** The callback operations API (design 5.3) over real HTTP: list and its filters, paging, resend, recover, other apps, resend racing the worker. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KitApiError, verifyCallback, type CallbackItem } from '@kit/shared';
+import { KitApiError, KitClient, verifyCallback, type CallbackItem } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
 import { SOCIAL_PARAMS, newOrder, payByCode, payFixture, startReceiver, type PayFixture } from '../support/payments';
@@ -63,7 +63,7 @@ describeEachBackend('callback operations', (backend) => {
       const done = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered');
       expect(done.attempts).toHaveLength(14);
       expect(done.attempts[13]).toMatchObject({ httpStatus: 200, error: null, answer: 'OK' });
-      await new Promise((r) => setTimeout(r, 200));
+      await kit.settle();
       expect(receiver.received.length - before).toBe(1);
       const last = receiver.received.at(-1)!;
       expect(verifyCallback({ url: last.url, rawBody: last.body }, f.appSecret, { appId: f.appId })).toMatchObject({ prepayId, status: 'finish' });
@@ -90,6 +90,79 @@ describeEachBackend('callback operations', (backend) => {
       await receiver.close();
     }
   });
+
+  test('racing resends of a delivered callback start one series, burst after burst, the receiver answering at once', async () => {
+    const receiver = await startReceiver();
+    try {
+      const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+      const prepayId = await newOrder(f);
+      await payByCode(kit, f, prepayId);
+      const { id } = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered');
+      for (let burst = 1; burst <= 10; burst++) {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => f.client.resendCallback(id)));
+        expect(answers.filter((a) => a.data.resent)).toHaveLength(1);
+        await waitFor(async () => (await one(f, prepayId)).state === 'delivered', `burst ${burst} delivered`);
+        await kit.settle();
+        expect(receiver.received).toHaveLength(1 + burst);
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('a resend of a pending callback waiting for its retry attempts it now, in its series', async () => {
+    let up = false;
+    const receiver = await startReceiver(() => (up ? { body: 'OK' } : { status: 503, body: 'down' }));
+    // Hours between attempts: only the resend can bring the next one now.
+    const slow = await startTestKit(backend, { CALLBACK_RETRY_SCHEDULE: '3h,3h,3h', CALLBACK_POLL_INTERVAL: '20ms' });
+    try {
+      const f = await payFixture(slow, { notifyCallbackUrl: `${receiver.url}/cb` });
+      const prepayId = await newOrder(f);
+      await payByCode(slow, f, prepayId);
+      const waiting = await waitFor(async () => ((await one(f, prepayId))?.attempts.length === 1 ? one(f, prepayId) : null), 'the first attempt refused');
+      expect(waiting.state).toBe('pending');
+      expect(Date.parse(waiting.nextAttemptAt!) - slow.clock.now()).toBeGreaterThan(2 * 3_600_000);
+      up = true;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => f.client.resendCallback(waiting.id)));
+      expect(answers.filter((a) => a.data.resent)).toHaveLength(1);
+      const done = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered now');
+      // One series: its second attempt, not a new series' first.
+      expect(done.attempts.map((a) => a.httpStatus)).toEqual([503, 200]);
+      await slow.settle();
+      expect(receiver.received).toHaveLength(2);
+    } finally {
+      await receiver.close();
+      await slow.close();
+    }
+  });
+
+  if (backend.name === 'postgres') {
+    test('racing resends on two instances of one database start one series', async () => {
+      const receiver = await startReceiver();
+      const other = await startTestKit(
+        backend,
+        { DATA_DIR: kit.runtime.config.DATA_DIR, DATABASE_SCHEMA: kit.runtime.db.schema, CALLBACK_POLL_INTERVAL: '20ms' },
+        { clock: kit.clock },
+      );
+      try {
+        const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
+        const there = new KitClient({ baseUrl: other.url, appId: f.appId, appSecret: f.appSecret, clock: kit.clock });
+        const prepayId = await newOrder(f);
+        await payByCode(kit, f, prepayId);
+        const { id } = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered');
+        for (let burst = 1; burst <= 5; burst++) {
+          const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? there : f.client).resendCallback(id)));
+          expect(answers.filter((a) => a.data.resent)).toHaveLength(1);
+          await waitFor(async () => (await one(f, prepayId)).state === 'delivered', `burst ${burst} delivered`);
+          await Promise.all([kit.settle(), other.settle()]);
+          expect(receiver.received).toHaveLength(1 + burst);
+        }
+      } finally {
+        await receiver.close();
+        await other.close();
+      }
+    });
+  }
 
   test('filters: by order, by parent (its sub-merchants too) and by sub-merchant, by state, by window; pages with a cursor', async () => {
     let failing = '';

@@ -262,4 +262,15 @@ describeEachBackend('replay refusal', (backend) => {
       await kit.close();
     }
   });
+
+  it("a clock moved hours ahead leaves the other clocks' _t where they are, and no _t is handed out twice", () => {
+    const ahead = { now: () => Date.now() + 7_200_000 };
+    const aheadTs = Array.from({ length: 50 }, () => nextTimestamp(ahead.now(), ahead));
+    const machineTs = Array.from({ length: 50 }, () => nextTimestamp());
+    expect(Math.max(...machineTs) - Date.now()).toBeLessThan(3_600_000);
+    expect(new Set([...aheadTs, ...machineTs]).size).toBe(100);
+    const stillAt = { now: () => aheadTs[0] };
+    const clashing = Array.from({ length: 10 }, () => nextTimestamp(stillAt.now(), stillAt));
+    expect(clashing.filter((t) => aheadTs.includes(t))).toEqual([]);
+  });
 });

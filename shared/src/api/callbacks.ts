@@ -111,7 +111,7 @@ export const callbackListResponseSchema = z.object({
 });
 export type CallbackListResponse = z.infer<typeof callbackListResponseSchema>;
 
-/** `resent` is false when the callback was already pending: its series goes on, none is added. */
+/** `resent`: this call made an attempt due now (a new series, or a pending callback's next retry brought forward); false when one was already under way. */
 export const callbackResendResponseSchema = z.object({
   version: z.literal(PAY_VERSION),
   status: z.literal('success'),
