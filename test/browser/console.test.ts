@@ -305,6 +305,12 @@ describe('the reconciliation view', () => {
       expect(await page.evaluate(() => location.hash)).toBe(`#/reconciliation/${today}`);
       const resolutions = await page.getByTestId('console-recon-diff').evaluateAll((els) => els.map((e) => e.getAttribute('data-resolution')));
       expect(resolutions).toEqual(['open', 'open', 'pending_next_day']);
+      // The login's share of the bill, as the service counts it, at the bill's amounts (12.01 for the changed order).
+      const [social] = await kit.runtime.services.reconciliation.forMerchants([f.parentId, f.subId], today);
+      const totals = page.getByTestId('console-recon-totals').first();
+      expect(await totals.locator('[data-total="payments"] dd').textContent()).toBe(`${social.totals.payments.count} ×¥${social.totals.payments.amount}`);
+      expect(await totals.locator('[data-total="net"] dd').textContent()).toBe(`¥${social.totals.net}`);
+      expect(social.totals.payments.count).toBeGreaterThanOrEqual(2);
       const amount = page.locator('[data-testid="console-recon-diff"][data-kind="amount_mismatch"]');
       expect(await amount.textContent()).toContain(await tradeNo(changed));
       expect(await amount.getByTestId('console-recon-kit').textContent()).toBe('KitPaid¥12.00');

@@ -4,7 +4,7 @@
  * kind of difference means and what to do about it written on the page.
  */
 import { useEffect, useState } from 'react';
-import type { ConsoleReconciliationDay } from '@kit/shared/api/console';
+import type { ConsoleReconciliationDay, ConsoleReconciliationReport } from '@kit/shared/api/console';
 import type { DifferenceKind, ReconciliationDifference } from '@kit/shared/api/reconciliation';
 import { useConsoleApp } from '../state/app';
 import { useStore } from '@kit/web-common/use-store';
@@ -218,6 +218,7 @@ export function ReconciliationDayView({ date }: { date: string }) {
             </h2>
             <span className="muted">{t.count('recon.differences', r.differences.length)}</span>
           </div>
+          <Totals totals={r.totals} t={t} />
           {r.differences.length === 0 && <p className="muted">{t('recon.noDifferences')}</p>}
           <ul className="diffs">
             {r.differences.map((d) => (
@@ -247,6 +248,29 @@ export function ReconciliationDayView({ date }: { date: string }) {
         </div>
       )}
     </section>
+  );
+}
+
+/** The login's merchants' share of a channel's bill, as `kit reconcile` prints a bill's totals. */
+function Totals({ totals, t }: { totals: ConsoleReconciliationReport['totals']; t: Translator }) {
+  const rows = [
+    { key: 'payments', count: totals.payments.count, amount: totals.payments.amount },
+    { key: 'refunds', count: totals.refunds.count, amount: totals.refunds.amount },
+    { key: 'fees', amount: totals.fees },
+    { key: 'net', amount: totals.net },
+  ] as const;
+  return (
+    <dl className="recon-totals" data-testid="console-recon-totals" aria-label={t('recon.totals')}>
+      {rows.map((r) => (
+        <div key={r.key} data-total={r.key}>
+          <dt className="muted">{t(`recon.totals.${r.key}`)}</dt>
+          <dd>
+            {'count' in r && <span className="muted count">{t('recon.totals.count', { count: r.count })} </span>}
+            <Money value={r.amount} lang={t.lang} />
+          </dd>
+        </div>
+      ))}
+    </dl>
   );
 }
 

@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { formatCents, formatDecimal, isKitError, KitError, type PaymentChannel } from '@kit/shared';
+import type { ReconciliationTotals } from '@kit/shared/api/reconciliation';
 import type { Providers } from '../payments/providers/in-use';
 import { FEE_SCALE, type BillDownload, type BillLine, type PaymentProvider, type StoredParams } from '../payments/providers/provider';
 import type { ChannelOrders } from '../payments/channel-orders';
@@ -24,12 +25,7 @@ import type { DifferenceKind, Resolution } from './recon-tables';
 type Bill = Extract<BillDownload, { kind: 'bill' }>;
 type BillingProvider = PaymentProvider & Required<Pick<PaymentProvider, 'dailyBill'>>;
 
-export interface ReportTotals {
-  payments: { count: number; amount: string };
-  refunds: { count: number; amount: string };
-  fees: string;
-  net: string;
-}
+export type ReportTotals = ReconciliationTotals;
 
 export interface ReportDifference {
   kind: DifferenceKind;
@@ -109,7 +105,7 @@ export class ReconciliationService {
     try {
       bill = await this.download(gateway, date);
     } catch (e) {
-      await this.store.failRun(date, channel, (e as Error).message);
+      await this.store.endRunWithoutBill(date, channel, e instanceof BillNotReady ? 'pending' : 'failed', (e as Error).message);
       throw e;
     }
     const lines = bill?.lines ?? [];
@@ -168,11 +164,29 @@ export class ReconciliationService {
     return this.summaries(await this.merchantVisibility(merchantIds), limit, before);
   }
 
-  /** The console's day: each channel's done report with the given merchants' differences; `not_found` until reconciled. */
+  /**
+   * The console's day: each channel's done report with the given merchants' differences, and the
+   * totals of their share of the bill (the bill's own totals cover every merchant of the account);
+   * `not_found` until reconciled.
+   */
   async forMerchants(merchantIds: readonly string[], date: string): Promise<Report[]> {
-    const reports = await this.reportsOf(date, await this.merchantVisibility(merchantIds));
+    const accounts = await this.accountsOf(merchantIds);
+    const reports = await this.reportsOf(date, visibleBy({ merchantIds: new Set(merchantIds), channelMchIds: accounts }));
     if (!reports.length) throw new KitError('not_found', `${date} has not been reconciled (yet)`);
-    return reports;
+    return Promise.all(reports.map(async (r) => ({ ...r, totals: await this.totalsOfMerchants(date, r.channel, merchantIds, accounts) })));
+  }
+
+  private async totalsOfMerchants(date: string, channel: string, merchantIds: readonly string[], accounts: Set<string>): Promise<ReportTotals> {
+    const bill = (this.providers.get(channel as PaymentChannel) as BillingProvider).dailyBill;
+    const lines = (await this.store.billLinesOf(date, channel, merchantIds, [...accounts])).filter((l) => bill.settled(l.kind, l.status));
+    const sum = (kind: 'payment' | 'refund') => lines.filter((l) => l.kind === kind).reduce((n, l) => n + Number(l.amount_cents), 0);
+    const feeCents = Math.round(lines.reduce((n, l) => n + Number(l.fee_units), 0) / FEE_UNITS_PER_CENT);
+    return {
+      payments: { count: lines.filter((l) => l.kind === 'payment').length, amount: formatCents(sum('payment')) },
+      refunds: { count: lines.filter((l) => l.kind === 'refund').length, amount: formatCents(sum('refund')) },
+      fees: formatCents(feeCents),
+      net: formatDecimal(sum('payment') - sum('refund') - feeCents, 2),
+    };
   }
 
   private async summaries(visible: (d: DifferenceRow) => boolean, limit: number, before?: string): Promise<MerchantReportSummary[]> {
@@ -189,7 +203,7 @@ export class ReconciliationService {
         date: r.day,
         channel: r.channel,
         state: r.state,
-        ...(r.state === 'failed' && r.error ? { error: r.error } : {}),
+        ...((r.state === 'failed' || r.state === 'pending') && r.error ? { error: r.error } : {}),
         differences: mine.length,
         open: byResolution.open ?? 0,
         byKind,
@@ -208,13 +222,18 @@ export class ReconciliationService {
    * by the account its bill line names, which the providers read from the merchants' parameters.
    */
   private async merchantVisibility(merchantIds: readonly string[]): Promise<(d: DifferenceRow) => boolean> {
-    const channelAccounts = new Set<string>();
+    return visibleBy({ merchantIds: new Set(merchantIds), channelMchIds: await this.accountsOf(merchantIds) });
+  }
+
+  /** The merchants' accounts at the channels, as their payment parameters name them. */
+  private async accountsOf(merchantIds: readonly string[]): Promise<Set<string>> {
+    const accounts = new Set<string>();
     for (const { channel, params } of await this.store.paramsOf(merchantIds)) {
       const provider = this.providers.has(channel as PaymentChannel) ? this.providers.get(channel) : undefined;
       const account = provider?.accountOf?.(params as StoredParams);
-      if (account) channelAccounts.add(account);
+      if (account) accounts.add(account);
     }
-    return visibleBy({ merchantIds: new Set(merchantIds), channelMchIds: channelAccounts });
+    return accounts;
   }
 
   private async download(provider: BillingProvider, date: string): Promise<Bill | null> {

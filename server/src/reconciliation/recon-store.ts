@@ -33,11 +33,14 @@ export class ReconStore {
       .execute();
   }
 
-  /** A run that could not have or read the bill: a report that was never done says why; a done one stays as it was. */
-  async failRun(day: string, channel: string, error: string, now = this.clock.now()): Promise<void> {
+  /**
+   * A run that did not get the bill: `pending` while the channel has not made it yet, `failed` when
+   * it could not be had or read. A report that was never done says why; a done one stays as it was.
+   */
+  async endRunWithoutBill(day: string, channel: string, state: 'pending' | 'failed', error: string, now = this.clock.now()): Promise<void> {
     await this.db
       .updateTable('recon_reports')
-      .set({ state: 'failed', error, updated_at: now })
+      .set({ state, error, updated_at: now })
       .where('day', '=', day)
       .where('channel', '=', channel)
       .where('state', '!=', 'done')
@@ -124,6 +127,28 @@ export class ReconStore {
       this.db.selectFrom('payment_params').select(['channel', 'params_json']).where('merchant_id', 'in', ids).execute(),
     );
     return rows.map((r) => ({ channel: r.channel, params: JSON.parse(r.params_json) as Record<string, unknown> }));
+  }
+
+  /**
+   * A day's bill lines of some merchants: the lines of their orders, and the lines the kit has no
+   * order for that name one of their accounts at the channel.
+   */
+  billLinesOf(day: string, channel: string, merchantIds: readonly string[], accounts: readonly string[]) {
+    if (!merchantIds.length && !accounts.length) return Promise.resolve([]);
+    return this.db
+      .selectFrom('recon_bill_lines as l')
+      .leftJoin('pay_channel_orders as c', 'c.out_trade_no', 'l.out_trade_no')
+      .leftJoin('prepay_orders as o', 'o.prepay_id', 'c.prepay_id')
+      .select(['l.kind', 'l.status', 'l.amount_cents', 'l.fee_units'])
+      .where('l.day', '=', day)
+      .where('l.channel', '=', channel)
+      .where((eb) =>
+        eb.or([
+          ...(merchantIds.length ? [eb('o.sub_merchant_id', 'in', [...merchantIds])] : []),
+          ...(accounts.length ? [eb.and([eb('o.prepay_id', 'is', null), eb('l.sub_mch_id', 'in', [...accounts])])] : []),
+        ]),
+      )
+      .execute();
   }
 
   /** Every merchant's stored payment parameters of a channel (a channel with one bill per merchant downloads one for each). */

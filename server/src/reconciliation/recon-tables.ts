@@ -1,7 +1,13 @@
 /** Reconciliation's tables (migration 0009_reconciliation): one report per day and channel, the bill's lines, the differences. */
 
-/** `running` while a run is under way; `done` once the day was matched; `failed` when the bill could not be had or read (`error` says why). */
-export type ReportState = 'running' | 'done' | 'failed';
+/**
+ * `running` while a run is under way; `done` once the day was matched (a day without a bill, when the
+ * channel says there is none, is done with zero totals); `pending` while the channel has not made
+ * the day's bill yet (`error` says until when; the daily job tries again); `failed` when the bill
+ * could not be had or read (`error` says why).
+ */
+export const REPORT_STATES = ['running', 'done', 'pending', 'failed'] as const;
+export type ReportState = (typeof REPORT_STATES)[number];
 
 export const DIFFERENCE_KINDS = ['status_mismatch', 'amount_mismatch', 'channel_only', 'kit_only'] as const;
 export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];

@@ -241,12 +241,29 @@ describeEachBackend('console router', (backend) => {
     const subDiffs = (await sub.call('GET', `/reconciliation/${today}`)).body.reports[0].differences;
     expect(subDiffs.map((d: { kind: string; prepayId?: string }) => [d.kind, d.prepayId])).toEqual([['amount_mismatch', mine]]);
 
+    // Each login's share of the bill's totals, as `kit reconcile` prints a bill's: the sub-merchant's
+    // orders (at the bill's amounts), the parent's those and its other shops' and the lines of its account.
+    type Totals = { payments: { count: number; amount: string }; refunds: { count: number; amount: string }; fees: string; net: string };
+    const subTotals: Totals = (await sub.call('GET', `/reconciliation/${today}`)).body.reports[0].totals;
+    const parentTotals: Totals = report.totals;
+    const cents = (a: string) => Math.round(Number(a) * 100);
+    for (const t of [subTotals, parentTotals]) {
+      expect(t.payments.count).toBeGreaterThanOrEqual(1);
+      expect(cents(t.net)).toBe(cents(t.payments.amount) - cents(t.refunds.amount) - cents(t.fees));
+    }
+    // The parent's: its sub-merchant's, the sibling's orders in the bill (not the one left out) and the line only the channel has.
+    expect(parentTotals.payments.count).toBeGreaterThanOrEqual(subTotals.payments.count + 1);
+    expect(cents(parentTotals.payments.amount)).toBeGreaterThan(cents(subTotals.payments.amount));
+
     // Another app's merchant (its own channel account) sees the day, with none of these differences.
     const stranger = await payFixture(kit, { socialMchId: '1230000999' });
     const other = new Desk(kit.url);
     await other.call('POST', '/login', { userId: stranger.parentId, pw: stranger.pw });
     expect((await other.call('GET', '/reconciliation')).body.days[0]).toMatchObject({ date: today, differences: 0, open: 0, byKind: {} });
-    expect((await other.call('GET', `/reconciliation/${today}`)).body.reports[0].differences).toEqual([]);
+    expect((await other.call('GET', `/reconciliation/${today}`)).body.reports[0]).toMatchObject({
+      differences: [],
+      totals: { payments: { count: 0, amount: '0.00' }, refunds: { count: 0, amount: '0.00' }, fees: '0.00', net: '0.00' },
+    });
 
     // A day not reconciled is "not found", a date that is none a 400, no login a 401.
     expect((await parent.call('GET', '/reconciliation/2000-01-01')).body.error).toBe('not_found');
@@ -296,7 +313,9 @@ describeEachBackend('console router', (backend) => {
       { channel: 'SocialNative', outcome: 'done' },
       { channel: 'Alipay', outcome: 'done' },
     ]);
-    expect((await desk.call('GET', `/reconciliation/${today}`)).body.reports).toEqual(before);
+    // (The totals are the bill's as read last: its amount is the agreeing one now.)
+    const differencesOf = (reports: Array<{ channel: string; differences: unknown[] }>) => reports.map((r) => [r.channel, r.differences]);
+    expect(differencesOf((await desk.call('GET', `/reconciliation/${today}`)).body.reports)).toEqual(differencesOf(before));
 
     // A bill the channel is still making is "not ready", not a failure; a done day stays done.
     await setFaults({ bills: 'creating' });

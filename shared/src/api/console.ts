@@ -5,7 +5,7 @@
 import type { CallbackItem } from './callbacks';
 import type { OrderStatus } from './prepay';
 import type { PaymentChannel } from './merchant';
-import type { DifferenceKind, DifferenceResolution, ReconciliationDifference } from './reconciliation';
+import type { DifferenceKind, DifferenceResolution, ReconciliationDifference, ReconciliationTotals } from './reconciliation';
 
 export type { ConsoleOrdersQuery, ConsoleRecoverRequest } from './console-schemas';
 
@@ -109,8 +109,8 @@ export interface ConsoleReceived {
 export interface ConsoleReconciliationDay {
   date: string;
   channel: string;
-  /** `failed`: the bill could not be had or read (`error`); the day is retried. */
-  state: 'running' | 'done' | 'failed';
+  /** `pending`: the channel has not made the day's bill yet; `failed`: it could not be had or read (`error` says why); the day is retried. */
+  state: 'running' | 'done' | 'pending' | 'failed';
   error?: string;
   differences: number;
   open: number;
@@ -122,6 +122,8 @@ export interface ConsoleReconciliationDay {
 export interface ConsoleReconciliationReport {
   date: string;
   channel: string;
+  /** The login's merchants' share of the channel's bill: what `kit reconcile` prints for the whole bill. */
+  totals: ReconciliationTotals;
   differences: ReconciliationDifference[];
 }
 

@@ -31,6 +31,15 @@ export const reconciliationDifferenceSchema = z.object({
 });
 export type ReconciliationDifference = z.infer<typeof reconciliationDifferenceSchema>;
 
+/** A bill's totals (decimal strings): settled payments and refunds, the channel's fees, and what is left. */
+export const reconciliationTotalsSchema = z.object({
+  payments: z.object({ count: z.number().int(), amount: z.string() }),
+  refunds: z.object({ count: z.number().int(), amount: z.string() }),
+  fees: z.string(),
+  net: z.string(),
+});
+export type ReconciliationTotals = z.infer<typeof reconciliationTotalsSchema>;
+
 /** `GET /reconciliation/<date>`: each channel's reconciled day, with the differences of the caller's merchants. */
 export const reconciliationResponseSchema = z.object({
   version: z.literal(PAY_VERSION),
@@ -67,8 +76,12 @@ export const reconciliationListResponseSchema = z.object({
       z.object({
         date: z.string(),
         channel: z.enum(PAYMENT_CHANNELS),
-        /** `running`, `done`, or `failed` (the bill could not be had or read: `error` says why; the day is retried). */
-        state: z.enum(['running', 'done', 'failed']),
+        /**
+         * `running`, `done` (a day without trade is done with zero totals), `pending` (the channel has
+         * not made the day's bill yet: `error` says so; the daily job tries again) or `failed` (the
+         * bill could not be had or read: `error` says why; the day is retried).
+         */
+        state: z.enum(['running', 'done', 'pending', 'failed']),
         error: z.string().optional(),
         differences: z.number().int(),
         open: z.number().int(),

@@ -108,6 +108,7 @@ export class ConsoleBackend {
     return reports.map((r) => ({
       date: r.date,
       channel: r.channel,
+      totals: r.totals,
       differences: [...r.differences].sort((a, b) => Number(b.resolution === 'open') - Number(a.resolution === 'open')),
     }));
   }

@@ -4,7 +4,15 @@
  * `/callbacks` directly instead.
  */
 import { z } from 'zod';
-import { DIFFERENCE_KINDS, DIFFERENCE_RESOLUTIONS, ORDER_STATUSES, PAYMENT_CHANNELS, callbackItemSchema, reconciliationDifferenceSchema } from '@kit/shared';
+import {
+  DIFFERENCE_KINDS,
+  DIFFERENCE_RESOLUTIONS,
+  ORDER_STATUSES,
+  PAYMENT_CHANNELS,
+  callbackItemSchema,
+  reconciliationDifferenceSchema,
+  reconciliationTotalsSchema,
+} from '@kit/shared';
 import {
   consoleCallbacksQuerySchema,
   consoleLoginSchema,
@@ -142,7 +150,7 @@ export const consoleRoutes: RouteDoc[] = [
         z.object({
           date: z.string(),
           channel: z.string(),
-          state: z.enum(['running', 'done', 'failed']),
+          state: z.enum(['running', 'done', 'pending', 'failed']),
           error: z.string().optional(),
           differences: z.number().int(),
           open: z.number().int(),
@@ -158,7 +166,11 @@ export const consoleRoutes: RouteDoc[] = [
     path: '/console/api/reconciliation/:date',
     summary: 'A China date’s reconciliation: the differences of the login’s merchants per channel, open ones first',
     params: consoleReconciliationDateSchema,
-    answer: success(1, { reports: z.array(z.object({ date: z.string(), channel: z.string(), differences: z.array(reconciliationDifferenceSchema) })) }),
+    answer: success(1, {
+      reports: z.array(
+        z.object({ date: z.string(), channel: z.string(), totals: reconciliationTotalsSchema, differences: z.array(reconciliationDifferenceSchema) }),
+      ),
+    }),
     errors: ['login_invalid', 'invalid_request', 'not_found'],
   }),
   con({
