@@ -162,9 +162,8 @@ describe('API reference page', () => {
       await page.getByText('规范第 4.6 节。', { exact: false }).first().waitFor();
       expect(await look(page, 'docs-zh-CN-1280x800', DOCS_LOOK)).toEqual([]);
       await page.getByTestId('docs-lang-en').click();
-      // Back at the top, where the list starts (it draws only what is near the screen).
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await page.getByText('4.1 Create a prepay order').waitFor({ timeout: RENDERED_WITHIN });
+      // Back to the top, where the list starts, as a reader scrolls (it draws only what is near the screen).
+      await scrollTo(page, page.getByText('4.1 Create a prepay order'));
       // Opened with ?lang=zh-CN, the page is Chinese from the start.
       await page.goto(`${kit.url}/docs/?lang=zh-CN`);
       await page.getByText('4.1 创建预支付订单').waitFor({ timeout: RENDERED_WITHIN });
