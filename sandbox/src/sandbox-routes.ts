@@ -4,7 +4,7 @@
  * (docs/sandbox.md); the cashier page and the sandbox's own page for a person (`/sandbox/`).
  */
 import express, { Router, type Request, type Response } from 'express';
-import { ZodError } from 'zod';
+import { z, ZodError } from 'zod';
 import { describeZodError } from '@kit/shared';
 import { DOWNLOAD_BILL_PATH, PROTOCOL_PATHS, type ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
 import { sandboxRealms } from './stand-ins';
@@ -19,8 +19,14 @@ import { readJsonObject } from './json-body';
 import type { Sandbox } from './sandbox';
 import { sandboxV3Routes } from './v3/sandbox-v3-routes';
 import { ALIPAY_PAYER_PATHS, alipayPayerRoutes } from './alipay/sandbox-alipay-routes';
+import { CODE_BEHAVIOURS, issuePaymentCode } from './sandbox-codes';
 
 /** `rules`: the service's rules for bodies and URLs (the plug-in contract's); `home`: the service's front page, linked from the sandbox page. */
+/** The payer's payment codes (7.4): one issued, and the payer's confirmation. */
+const CODE_PATHS = ['/payment-code', '/payment-code/confirm'];
+const paymentCodeRequest = z.object({ wallet: z.enum(['social', 'alipay']).default('social'), behaviour: z.enum(CODE_BEHAVIOURS).default('pay') }).strict();
+const paymentCodeConfirm = z.object({ code: z.string().regex(/^\d{16,24}$/, 'must be a payment code: 16 to 24 digits') }).strict();
+
 export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { home: string } = { home: '/' }): Router {
   const r = Router();
   const raw = express.raw({ type: () => true, limit: '64kb' });
@@ -118,7 +124,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     }
   };
 
-  r.options(['/pay', ...ALIPAY_PAYER_PATHS, '/alipay/revoke', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  r.options(['/pay', ...ALIPAY_PAYER_PATHS, ...CODE_PATHS, '/alipay/revoke', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
   // Alipay's payers: pay what the kit gave (a code, a mini-program trade, an app order string, a page URL), log in, the cashier page.
   alipayPayerRoutes(r, alipay, { raw, cors, json, payer });
   // A merchant withdraws its authorization of the kit's application: Alipay refuses its calls from then on.
@@ -139,6 +145,28 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     cors,
     raw,
     payer(async (req) => ({ status: 'success', transactionId: (await sandbox.payer.pay(json(req))).transactionId })),
+  );
+  // The payer's payment code (7.4): a code of a wallet that goes the way its behaviour says, and the payer's confirmation on the phone.
+  r.post(
+    '/payment-code',
+    cors,
+    raw,
+    payer(async (req) => {
+      const body = paymentCodeRequest.parse(json(req));
+      if (body.wallet === 'alipay' && !alipay) throw new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
+      return { status: 'success', code: issuePaymentCode(body.wallet, body.behaviour), wallet: body.wallet, behaviour: body.behaviour };
+    }),
+  );
+  r.post(
+    '/payment-code/confirm',
+    cors,
+    raw,
+    payer(async (req) => {
+      const { code } = paymentCodeConfirm.parse(json(req));
+      const confirmed = (await sandbox.v3.payments.confirmCode(code)) || (alipay?.confirmCode(code) ?? false);
+      if (!confirmed) throw new SandboxError(409, 'no payment waits for the payer to confirm under this code');
+      return { status: 'success' };
+    }),
   );
   r.post(
     '/login',
@@ -199,7 +227,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
   const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
   r.all(
-    ['/pay', ...ALIPAY_PAYER_PATHS, '/alipay/revoke', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
+    ['/pay', ...ALIPAY_PAYER_PATHS, ...CODE_PATHS, '/alipay/revoke', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
     methodNotAllowed(['POST']),
   );
   r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));

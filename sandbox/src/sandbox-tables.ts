@@ -8,7 +8,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '@kit/server/db/schema';
 
 /** The platform's trade states the sandbox keeps (the order query reports them as `trade_state`). */
-export type SandboxOrderState = 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND';
+export type SandboxOrderState = 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND' | 'USERPAYING' | 'REVOKED' | 'PAYERROR';
 
 export interface SandboxOrdersTable {
   prepay_id: string;

@@ -11,6 +11,7 @@ import { SandboxBills } from './sandbox-bills';
 import { SandboxFaults } from './sandbox-faults';
 import { SandboxNotifier } from './sandbox-notifier';
 import { SandboxPayer } from './sandbox-payer';
+import { SandboxCodes } from './sandbox-codes';
 import { SandboxPlatform } from './sandbox-platform';
 import { SandboxProfitSharing } from './sandbox-profit-sharing';
 import { SandboxReceiver } from './sandbox-receiver';
@@ -41,6 +42,8 @@ export interface Sandbox {
   miniProgram: SandboxMiniProgram;
   /** Alipay's gateway (`/sandbox/alipay/gateway.do`), when it plays Alipay (no `ALIPAY_*` setting). */
   alipay?: SandboxAlipay;
+  /** The social platform's payment codes (7.4): charged through `codepay`, confirmed by the payer. */
+  codes: SandboxCodes;
 }
 
 export function createSandbox(
@@ -62,7 +65,9 @@ export function createSandbox(
   const platform = new SandboxPlatform(store, notifier, faults, config, sharing, v3Notices(v3Keys, clock));
   const payer = new SandboxPayer(store, platform, notifier, faults, config);
   const bills = new SandboxBills(store, faults, config);
+  const codes = new SandboxCodes(store, clock);
   return {
+    codes,
     clock,
     platform,
     payer,
@@ -70,7 +75,7 @@ export function createSandbox(
     faults,
     receiver: new SandboxReceiver(secretOf, clock),
     bills,
-    v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills }),
+    v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills, codes }),
     miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config, clock),
     alipay: alipayPlayed(config) ? sandboxAlipay(config, faults, clock) : undefined,
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.

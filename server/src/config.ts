@@ -243,6 +243,11 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     PAYMENT_QUERY_SCHEDULE: durationList('10s,30s,1m,2m,5m,10m,30m,60m').describe(
       'Waits between order queries of a placed channel order until it is paid or closed, so that a lost payment notification still finishes the order; refund queries follow it too, then repeat its last wait until the refund ends.',
     ),
+    CODE_PAY_WAIT: duration('30s')
+      .refine((ms) => ms >= 1_000 && ms <= 600_000, 'must be between 1s and 10m')
+      .describe(
+        "How long a payment code scanned at the counter (7.4) may wait for the payer's confirmation on the phone; after it, or when the outcome cannot be known, the kit cancels the trade at the platform (money taken meanwhile is returned) and the order stays payable.",
+      ),
     RECONCILE_AT: z
       .string()
       .regex(/^(off|([01][0-9]|2[0-3]):[0-5][0-9])$/, 'must be a China time of day written HH:MM, or off')

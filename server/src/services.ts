@@ -39,6 +39,9 @@ import { ChannelOrders } from './payments/channel-orders';
 import { NotificationService } from './payments/notification-service';
 import { PaymentArgs } from './payments/payment-args';
 import { PaymentFollower } from './payments/payment-follower';
+import { CodeCancel } from './payments/code-cancel';
+import { CodePayments } from './payments/code-payments';
+import { CodePaymentFollow } from './payments/code-payment-follow';
 import { PaymentStore } from './payments/payment-store';
 import { RefundFollower } from './payments/refund-follower';
 import { DuplicateRefundFollower } from './payments/duplicate-refund-follower';
@@ -185,8 +188,24 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
   );
   const followOpts = { channelTimeoutMs: config.PAY_GATEWAY_TIMEOUT, querySchedule: config.PAYMENT_QUERY_SCHEDULE };
   const refunds = new RefundService(paymentStore, merchants, providers, jobs, followOpts, plog, clock);
+  // The payer's payment code at the counter (7.4): charged at once, followed until paid or cancelled.
+  const codeCancel = new CodeCancel(paymentStore, providers, jobs, plog, clock);
+  const codes = new CodePayments(
+    paymentStore,
+    merchants,
+    providers,
+    channelOrders,
+    settlement,
+    jobs,
+    codeCancel,
+    duplicates.store,
+    { confirmWaitMs: config.CODE_PAY_WAIT },
+    plog,
+    clock,
+  );
+  const codeFollow = new CodePaymentFollow(prepay, providers, channelOrders, codeCancel, followOpts, plog, clock);
   const payments: Payments = {
-    args: new PaymentArgs(paymentStore, prepay, merchants, providers, channelOrders, clock),
+    args: new PaymentArgs(paymentStore, prepay, merchants, providers, channelOrders, clock, codes),
     refunds,
     notifications: new NotificationService(paymentStore, providers, settlement, plog, duplicates),
     channelOrders,
@@ -238,7 +257,11 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
         log.child({ part: 'callbacks' }),
         metrics,
       ),
-      paymentFollower: new FollowUp(new PaymentFollower(paymentStore, prepay, providers, channelOrders, followOpts, plog, clock), followOpts, metrics),
+      paymentFollower: new FollowUp(
+        new PaymentFollower(paymentStore, prepay, providers, channelOrders, followOpts, plog, clock, codeFollow),
+        followOpts,
+        metrics,
+      ),
       refundFollower: new FollowUp(new RefundFollower(paymentStore, providers, refunds, settlement, followOpts, plog, clock), followOpts, metrics),
       duplicateRefundFollower: new FollowUp(new DuplicateRefundFollower(duplicates, paymentStore, providers, plog), followOpts, metrics),
       dailyReconciliation,

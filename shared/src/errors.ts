@@ -40,6 +40,8 @@ export const ERROR_CATALOGUE = {
   channel_unavailable: { code: 'E0034', http: 503, msg: 'The payment channel cannot be reached' },
   refund_in_progress: { code: 'E0035', http: 409, msg: 'A refund of this order was already requested' },
   notification_invalid: { code: 'E0036', http: 400, msg: 'The channel notification is forged or does not match the order' },
+  payment_code_refused: { code: 'E0037', http: 402, msg: "The wallet refused the payer's payment code" },
+  code_payment_waiting: { code: 'E0038', http: 409, msg: "A payment code of this order is waiting for the payer's confirmation" },
   // Chain, donations and points
   too_many_items: { code: 'E0040', http: 400, msg: 'Too many items in one call' },
   item_too_large: { code: 'E0041', http: 400, msg: 'An item is larger than 50 KB' },

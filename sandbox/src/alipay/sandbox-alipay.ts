@@ -20,6 +20,7 @@ import { formatCents, parseCents } from '@kit/shared';
 import { rsa2Sign, rsa2Verify, signContent, signNotification, type Params } from '@kit/server/payments/providers/alipay/sign';
 import { alipayTime, parseAlipayTime } from '@kit/server/payments/providers/alipay/time';
 import { SandboxAlipayBills, type AlipayBillFaults } from './sandbox-alipay-bills';
+import { behaviourOf, CONFIRM_AFTER_MS } from '../sandbox-codes';
 
 export interface SandboxAlipayOptions {
   /** The service provider's application, and its public key (requests are checked with it). */
@@ -51,6 +52,8 @@ export interface AlipayFaults {
   refundNotifications: 'deliver' | 'drop';
   /** `hold`: `alipay.trade.refund` is never answered and not recorded (lost before Alipay). */
   refunds: 'answer' | 'hold';
+  /** How many `alipay.trade.cancel` calls of a trade are answered `retry_flag: "Y"` (call again) without cancelling; none by default. */
+  alipayCancelRetries?: number;
   /**
    * Methods refused with the `sub_code` each names (`40004`; `ACQ.SYSTEM_ERROR`: call again with the
    * same parameters) without doing anything; a refund so refused is received but not taken: its
@@ -83,6 +86,10 @@ interface Trade {
   refunds: Map<string, { cents: number; at: number }>;
   /** Refund request numbers received but not taken (refused by the fault `alipayRefusals`). */
   untaken: Set<string>;
+  /** A payment code's trade (7.4): the code, and when its payer confirms on the phone (`confirm` codes). */
+  paymentCode?: { code: string; confirmAt?: number };
+  /** How many times a cancel was asked for (the fault `alipayCancelRetries` answers the first ones `retry_flag: "Y"`). */
+  cancelsAsked?: number;
 }
 
 /** A precreated code: no trade until it is scanned. */
@@ -119,6 +126,8 @@ const refusedByFault = (subCode: string) => business(subCode, subCode === 'ACQ.S
 
 /** The gateway methods the stand-in answers (`alipayRefusals` names some of them). */
 export const ALIPAY_METHODS = [
+  'alipay.trade.pay',
+  'alipay.trade.cancel',
   'alipay.trade.precreate',
   'alipay.trade.create',
   'alipay.trade.query',
@@ -133,6 +142,8 @@ type Method = (typeof ALIPAY_METHODS)[number];
 /** How far the request's `timestamp` may be from the stand-in's clock. */
 const TIMESTAMP_SLACK_MS = 15 * 60_000;
 const OUT_NO = /^[A-Za-z0-9_]{1,64}$/;
+/** Alipay's payment codes: 16 to 24 digits starting 25–30. */
+const ALIPAY_CODE = /^(2[5-9]|30)\d{14,22}$/;
 /** A login code is good this long, once (Alipay's `auth_code` lives a few minutes). */
 const AUTH_CODE_TTL_MS = 5 * 60_000;
 
@@ -242,10 +253,11 @@ export class SandboxAlipay {
       const biz = this.bizContent(params);
       const refused = faults.alipayRefusals?.[method];
       if (refused) throw this.refusedByFault(method, params, biz, refused);
+      if (method === 'alipay.trade.pay') return this.codePay(nodeName, params, biz);
       return this.answer(nodeName, {
         code: '10000',
         msg: 'Success',
-        ...this.perform(method as Exclude<Method, 'alipay.system.oauth.token'>, params, biz, base),
+        ...this.perform(method as Exclude<Method, 'alipay.system.oauth.token' | 'alipay.trade.pay'>, params, biz, base),
       });
     } catch (e) {
       if (!(e instanceof Fail)) throw e;
@@ -463,8 +475,93 @@ export class SandboxAlipay {
     return Object.fromEntries(Object.entries(biz).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   }
 
-  private perform(method: Exclude<Method, 'alipay.system.oauth.token'>, p: Params, biz: Record<string, string>, base: string): Record<string, string> {
+  /** The payment codes charged so far: a code is good once. */
+  private readonly usedCodes = new Set<string>();
+
+  /**
+   * `alipay.trade.pay` with a payment code (`scene: bar_code`): 10000 paid, 10003 the payer confirms
+   * on the phone, 40004 refused (a code that is not Alipay's, used before, a short balance); a
+   * `silent` code pays and is never answered (sandbox-codes.ts says how a code goes).
+   */
+  private codePay(nodeName: string, p: Params, biz: Record<string, string>): string | null {
+    if (biz.scene !== 'bar_code') throw invalid('isv.invalid-parameter', 'scene must be bar_code');
+    this.checkOrder(biz);
+    const key = tradeKey(p.app_auth_token, biz.out_trade_no);
+    const existing = this.trades.get(key);
+    if (existing) {
+      this.ripen(existing);
+      if (existing.status === 'TRADE_SUCCESS') return this.answer(nodeName, { code: '10000', msg: 'Success', ...this.paidNode(existing) });
+      throw business('ACQ.TRADE_HAS_CLOSE', '交易已经关闭');
+    }
+    const code = biz.auth_code ?? '';
+    if (!ALIPAY_CODE.test(code)) throw business('ACQ.PAYMENT_AUTH_CODE_INVALID', '支付失败，获取顾客账户信息失败，请顾客刷新付款码后重新收款');
+    if (this.usedCodes.has(code)) throw business('ACQ.PAYMENT_AUTH_CODE_INVALID', '付款码已使用，请顾客刷新付款码后重新收款');
+    this.usedCodes.add(code);
+    const behaviour = behaviourOf(code);
+    if (behaviour === 'balance') throw business('ACQ.BUYER_BALANCE_NOT_ENOUGH', '买家余额不足');
+    const t = this.newTrade(p.app_auth_token, biz, p.notify_url, this.now() + 15 * 86_400_000);
+    t.paymentCode = { code, confirmAt: behaviour === 'confirm' ? this.now() + CONFIRM_AFTER_MS : undefined };
+    if (behaviour === 'confirm' || behaviour === 'never') {
+      return this.answer(nodeName, { code: '10003', msg: ' order success pay inprocess', trade_no: t.tradeNo, out_trade_no: t.outTradeNo });
+    }
+    this.paidNow(t, 'sandbox_alipay_buyer');
+    if (behaviour === 'silent') return null;
+    return this.answer(nodeName, { code: '10000', msg: 'Success', ...this.paidNode(t) });
+  }
+
+  private paidNode(t: Trade): Record<string, string> {
+    return {
+      trade_no: t.tradeNo,
+      out_trade_no: t.outTradeNo,
+      buyer_open_id: t.buyerOpenId ?? '',
+      total_amount: formatCents(t.totalCents),
+      receipt_amount: formatCents(t.totalCents),
+      gmt_payment: alipayTime(t.paidAt ?? this.now()),
+    };
+  }
+
+  /** Paid now, its notification sent in the background (a code payment's answer does not wait for it). */
+  private paidNow(t: Trade, buyerOpenId: string): void {
+    t.status = 'TRADE_SUCCESS';
+    t.paidAt = Math.floor(this.now() / 1000) * 1000;
+    t.buyerOpenId = buyerOpenId;
+    this.inFlight(this.notify(t));
+  }
+
+  /** A `confirm` code's trade whose payer has confirmed by now. */
+  private ripen(t: Trade): void {
+    const at = t.paymentCode?.confirmAt;
+    if (t.status === 'WAIT_BUYER_PAY' && at !== undefined && this.now() >= at) this.paidNow(t, 'sandbox_alipay_buyer');
+  }
+
+  /** The payer confirms a payment code's trade on the phone: paid. False when no trade waits under this code. */
+  confirmCode(code: string): boolean {
+    const t = [...this.trades.values()].find((x) => x.paymentCode?.code === code);
+    if (!t || t.status !== 'WAIT_BUYER_PAY') return false;
+    this.paidNow(t, 'sandbox_alipay_buyer');
+    return true;
+  }
+
+  private perform(
+    method: Exclude<Method, 'alipay.system.oauth.token' | 'alipay.trade.pay'>,
+    p: Params,
+    biz: Record<string, string>,
+    base: string,
+  ): Record<string, string> {
     switch (method) {
+      case 'alipay.trade.cancel': {
+        // 撤销: an unpaid trade is closed, a paid one refunded in full; asked again, nothing more moves.
+        const t = this.find(p, biz);
+        t.cancelsAsked = (t.cancelsAsked ?? 0) + 1;
+        if (t.cancelsAsked <= (this.faults().alipayCancelRetries ?? 0)) {
+          return { trade_no: t.tradeNo, out_trade_no: t.outTradeNo, retry_flag: 'Y', action: '' };
+        }
+        this.ripen(t);
+        const action = t.status === 'TRADE_SUCCESS' ? 'refund' : t.status === 'WAIT_BUYER_PAY' ? 'close' : '';
+        if (action === 'refund') t.refunds.set(`cancel_${t.outTradeNo}`.slice(0, 64), { cents: t.totalCents, at: Math.floor(this.now() / 1000) * 1000 });
+        t.status = 'TRADE_CLOSED';
+        return { trade_no: t.tradeNo, out_trade_no: t.outTradeNo, retry_flag: 'N', action };
+      }
       case 'alipay.data.dataservice.bill.downloadurl.query': {
         if (biz.bill_type !== 'trade') throw invalid('isv.invalid-parameter', 'the sandbox keeps bill_type trade only');
         const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(biz.bill_date ?? '');
@@ -502,6 +599,7 @@ export class SandboxAlipay {
       }
       case 'alipay.trade.query': {
         const t = this.find(p, biz);
+        this.ripen(t);
         const out: Record<string, string> = {
           trade_no: t.tradeNo,
           out_trade_no: t.outTradeNo,

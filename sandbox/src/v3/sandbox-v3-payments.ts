@@ -17,6 +17,7 @@ import type { SandboxStore } from '../sandbox-store';
 import { v3Failure } from './sandbox-v3-errors';
 import { V3Fail } from './sandbox-v3-http';
 import { refundOf, transactionOf } from './sandbox-v3-resources';
+import { CodeRefused, type SandboxCodes } from '../sandbox-codes';
 
 /** What an endpoint answers: a status and a JSON body (null: no body, 204), or null when a fault says the call is lost. */
 export type V3Result = { status: number; body: object | null } | null;
@@ -42,7 +43,24 @@ const placeBody = z.object({
     .optional(),
 });
 
-const closeBody = z.object({ sp_mchid: z.string().min(1), sub_mchid: z.string().min(1) });
+const closeBody = z.object({ sp_appid: z.string().min(1).optional(), sp_mchid: z.string().min(1), sub_mchid: z.string().min(1) });
+
+const codePayBody = z.object({
+  sp_appid: z.string().min(1).max(32),
+  sp_mchid: z.string().min(1).max(32),
+  sub_appid: z.string().min(1).max(32).optional(),
+  sub_mchid: z.string().min(1).max(32),
+  description: z.string().min(1).max(127),
+  out_trade_no: z.string().min(6).max(32),
+  attach: z.string().max(128).optional(),
+  payer: z.object({ auth_code: z.string().min(1).max(128) }),
+  amount: z.object({ total: z.number().int().positive(), currency: z.literal('CNY').default('CNY') }),
+  scene_info: z
+    .object({ device_id: z.string().max(32).optional() })
+    .passthrough()
+    .optional(),
+  settle_info: z.object({ profit_sharing: z.boolean().optional() }).optional(),
+});
 
 const refundBody = z.object({
   sub_mchid: z.string().min(1).max(32),
@@ -79,6 +97,7 @@ export class SandboxV3Payments {
     private readonly platform: SandboxPlatform,
     private readonly store: SandboxStore,
     private readonly config: Config,
+    private readonly codes: SandboxCodes,
   ) {}
 
   /** The shared rules with v2 failures in v3 words; `notFound` is what an unknown order is called here. */
@@ -129,6 +148,56 @@ export class SandboxV3Payments {
     return { status: 200, body: tradeType === 'NATIVE' ? { code_url: out.code_url } : { prepay_id: out.prepay_id } };
   }
 
+  /**
+   * The payer's payment code (付款码支付, 7.4): the trade when paid (200), `USERPAYING` (202) while the
+   * payer confirms, a refusal naming the platform's code; a `silent` code is never answered.
+   */
+  async codePay(mchid: string, text: string): Promise<V3Result> {
+    const b = parseBody(codePayBody, text);
+    if (b.sp_mchid !== mchid) throw new V3Fail(400, 'PARAM_ERROR', 'sp_mchid is not the merchant that signed the request');
+    const f: Fields = { appid: b.sp_appid, mch_id: b.sp_mchid, ...(b.sub_appid ? { sub_appid: b.sub_appid } : {}), sub_mch_id: b.sub_mchid };
+    this.merchant(f);
+    let charged;
+    try {
+      charged = await this.codes.charge(
+        REALM,
+        {
+          ...(f as { appid: string; mch_id: string; sub_mch_id: string }),
+          out_trade_no: b.out_trade_no,
+          body: b.description,
+          total_fee: b.amount.total,
+          device_info: b.scene_info?.device_id,
+        },
+        b.payer.auth_code,
+        V3_SIGN_TYPE,
+      );
+    } catch (e) {
+      if (e instanceof CodeRefused) throw new V3Fail(e.status, e.code, e.message);
+      throw e;
+    }
+    if (!charged.answered) return null;
+    const o = charged.order;
+    if (o.state === 'USERPAYING') return { status: 202, body: { code: 'USERPAYING', message: '需要用户输入支付密码' } };
+    if (o.state === 'SUCCESS') return { status: 200, body: transactionOf(o) };
+    throw new V3Fail(403, 'TRADE_ERROR', `the order is ${o.state}`);
+  }
+
+  /** Undoes a code payment (撤销): 200, whatever its state; money taken goes back. */
+  async reverse(mchid: string, outTradeNo: string, text: string): Promise<V3Result> {
+    const b = parseBody(closeBody, text);
+    if (b.sp_mchid !== mchid) throw new V3Fail(400, 'PARAM_ERROR', 'sp_mchid is not the merchant that signed the request');
+    const o = await this.order(mchid, b.sub_mchid, outTradeNo);
+    if (o.trade_type !== 'MICROPAY') throw new V3Fail(400, 'INVALID_REQUEST', 'only a payment code order can be reversed; close the others');
+    await this.codes.reverse(await this.codes.ripen(o));
+    return { status: 200, body: { recall: false } };
+  }
+
+  /** The payer confirms a code payment on the phone; false when none was waiting under this code. */
+  async confirmCode(authCode: string): Promise<boolean> {
+    const o = await this.store.orderByCodeToken(authCode);
+    return !!o && o.trade_type === 'MICROPAY' && !!(await this.codes.confirm(o));
+  }
+
   /** The order of this service provider and sub-merchant, or 404 ORDER_NOT_EXIST. */
   private async order(mchid: string, subMchid: string, outTradeNo: string) {
     const o = await this.store.orderByTradeNo(REALM, mchid, outTradeNo);
@@ -139,7 +208,7 @@ export class SandboxV3Payments {
   async query(mchid: string, outTradeNo: string, q: Record<string, unknown>): Promise<V3Result> {
     if (q.sp_mchid !== mchid) throw new V3Fail(400, 'PARAM_ERROR', 'sp_mchid must be the merchant that signed the request');
     if (typeof q.sub_mchid !== 'string' || !q.sub_mchid) throw new V3Fail(400, 'PARAM_ERROR', 'sub_mchid is required');
-    await this.order(mchid, q.sub_mchid, outTradeNo);
+    await this.codes.ripen(await this.order(mchid, q.sub_mchid, outTradeNo));
     const out = await this.perform('orderQuery', { mch_id: mchid, out_trade_no: outTradeNo });
     const o = await this.order(mchid, q.sub_mchid, outTradeNo);
     return { status: 200, body: transactionOf(o, out!.trade_state) };

@@ -13,6 +13,9 @@ const TRADE_STATE_DESC: Record<string, string> = {
   SUCCESS: '支付成功',
   REFUND: '转入退款',
   CLOSED: '已关闭',
+  USERPAYING: '用户支付中（输入密码）',
+  REVOKED: '已撤销（付款码支付）',
+  PAYERROR: '支付失败',
 };
 
 /** The partner transaction (`/v3/pay/partner/transactions/out-trade-no/{no}`); `state` as the query sees it. */

@@ -61,6 +61,16 @@ export function sandboxV3Routes(v3: SandboxV3, rules: RequestRules): Router {
       signed((mchid, body) => v3.payments.place(t.toUpperCase() as 'NATIVE' | 'JSAPI' | 'APP', mchid, body)),
     );
   }
+  r.post(
+    '/pay/partner/transactions/codepay',
+    raw,
+    signed((mchid, body) => v3.payments.codePay(mchid, body)),
+  );
+  r.post(
+    '/pay/partner/transactions/out-trade-no/:no/reverse',
+    raw,
+    signed((mchid, body, req) => v3.payments.reverse(mchid, param(req, 'no'), body)),
+  );
   r.get(
     '/pay/partner/transactions/out-trade-no/:no',
     signed((mchid, _b, req) => v3.payments.query(mchid, param(req, 'no'), query(req))),
@@ -142,7 +152,13 @@ export function sandboxV3Routes(v3: SandboxV3, rules: RequestRules): Router {
   });
 
   r.all(
-    ['/pay/partner/transactions/:t', '/pay/partner/transactions/out-trade-no/:no/close', '/profitsharing/receivers/:op', '/profitsharing/orders/unfreeze'],
+    [
+      '/pay/partner/transactions/:t',
+      '/pay/partner/transactions/out-trade-no/:no/close',
+      '/pay/partner/transactions/out-trade-no/:no/reverse',
+      '/profitsharing/receivers/:op',
+      '/profitsharing/orders/unfreeze',
+    ],
     methodNotAllowed(['POST']),
   );
   r.all('/refund/domestic/refunds', methodNotAllowed(['POST']));

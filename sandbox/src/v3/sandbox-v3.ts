@@ -8,6 +8,7 @@ import type { SandboxStore } from '../sandbox-store';
 import { SandboxV3Bills } from './sandbox-v3-bills';
 import type { SandboxV3Keys } from './sandbox-v3-keys';
 import { SandboxV3Payments } from './sandbox-v3-payments';
+import type { SandboxCodes } from '../sandbox-codes';
 import { SandboxV3ProfitSharing } from './sandbox-v3-profit-sharing';
 
 export interface SandboxV3 {
@@ -27,11 +28,11 @@ export interface SandboxV3 {
  */
 export function createSandboxV3(
   config: Config,
-  parts: { keys: SandboxV3Keys; store: SandboxStore; platform: SandboxPlatform; faults: SandboxFaults; bills: SandboxBills },
+  parts: { keys: SandboxV3Keys; store: SandboxStore; platform: SandboxPlatform; faults: SandboxFaults; bills: SandboxBills; codes: SandboxCodes },
 ): SandboxV3 {
   const { keys } = parts;
   const clock = parts.store.clock;
-  const payments = new SandboxV3Payments(parts.platform, parts.store, config);
+  const payments = new SandboxV3Payments(parts.platform, parts.store, config, parts.codes);
   return {
     keys,
     clock,

@@ -92,16 +92,19 @@ export interface CoreTables {
 /**
  * A channel order: `creating` until the channel answers the unified order (a crash can leave it
  * there; the next request resumes it), `open` while payable, then `paid`, `closed` (closed at the
- * channel, or replaced) or `failed` (the channel refused it, or never received it).
+ * channel, or replaced) or `failed` (the channel refused it, or never received it). A payment code
+ * scanned at the counter (7.4) is `creating` while the platform is asked, `open` while the payer
+ * confirms on the phone, and `cancelled` once the kit cancels it there (which returns any money
+ * taken: unlike a closed order's, a payment of it never counts).
  */
-export type ChannelOrderState = 'creating' | 'open' | 'paid' | 'closed' | 'failed';
+export type ChannelOrderState = 'creating' | 'open' | 'paid' | 'closed' | 'failed' | 'cancelled';
 
 /**
  * How the kit learned that a channel order was paid: the channel's payment notification, an order
- * query (payment reconciliation, the check before expiry, a close answered "paid"), or the daily
- * statement reconciliation.
+ * query (payment reconciliation, the check before expiry, a close answered "paid"), the daily
+ * statement reconciliation, or the platform's answer to a payment code scanned at the counter.
  */
-export type PaidVia = 'notification' | 'query' | 'reconciliation';
+export type PaidVia = 'notification' | 'query' | 'reconciliation' | 'answer';
 
 /**
  * A refund: `requesting` until the channel accepts it (a crash or a lost call leaves it there; a

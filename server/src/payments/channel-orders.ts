@@ -48,6 +48,20 @@ export function closedWatchOf(payload: string): ClosedWatch | undefined {
   return typeof p?.payableUntil === 'number' ? { payableUntil: p.payableUntil } : undefined;
 }
 
+/** The payload of a payment code's follow-up job (`code-payment-follow.ts`): until when the payer may confirm. */
+export interface CodeWatch {
+  /** Unix ms: the kit cancels the trade if the payer has not confirmed by then (CODE_PAY_WAIT). */
+  confirmUntil: number;
+}
+
+export function codeWatchOf(payload: string): CodeWatch | undefined {
+  const p = JSON.parse(payload) as Partial<CodeWatch> | null;
+  return typeof p?.confirmUntil === 'number' ? { confirmUntil: p.confirmUntil } : undefined;
+}
+
+/** Whether a channel order is a payment code scanned at the counter (7.4). */
+export const isCodePayment = (co: Pick<PayChannelOrdersTable, 'trade_type'>): boolean => co.trade_type === FLOW_COLUMN.code;
+
 /** What a request wants from the channel. Two requests wanting the same thing share one channel order. */
 export interface ChannelOrderWish {
   provider: PaymentProvider;
@@ -111,6 +125,42 @@ export class ChannelOrders implements ExpiryGuard {
     return run;
   }
 
+  /**
+   * A new channel order for a payment code (7.4), `creating`, with the follow-up job that cancels it
+   * unless the platform says it was paid (`code-payment-follow.ts`): written before the platform is
+   * asked, so that no crash can leave a payer charged for an order the kit shows unpaid. The order's
+   * other payable channel order is closed first; one code at a time: while a code is being charged
+   * or confirmed, another is refused (`code_payment_waiting`).
+   */
+  forCode(order: OrderForChannel, provider: PaymentProvider, merchant: MerchantRef, confirmUntil: number): Promise<PayChannelOrdersTable> {
+    return this.oneAtATime(order.prepay_id, async () => {
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const existing = await this.store.payableChannelOrder(order.prepay_id);
+        if (existing && isCodePayment(existing))
+          throw new KitError('code_payment_waiting', `prepay order "${order.prepay_id}" has a payment code being charged or confirmed; wait for its end`);
+        if (existing) {
+          if ((await this.close(existing)) === 'paid') throw new KitError('order_not_active', `prepay order "${order.prepay_id}" has just been paid`);
+          continue;
+        }
+        const row = this.newRow(order, { provider, flow: 'code', openId: null, profitSharing: false, merchant });
+        const watch: CodeWatch = { confirmUntil };
+        try {
+          await this.store.db.transaction().execute(async (trx) => {
+            await this.store.insertChannelOrder(trx, row);
+            // Due once the platform's answer can no longer come: a request that died with its call is finished by the job.
+            const at = row.created_at + this.opts.channelTimeoutMs + 1_000;
+            await this.jobs.enqueue(trx, { queue: 'payment.reconcile', key: row.out_trade_no, ref: row.prepay_id, at, payload: watch });
+          });
+          return row;
+        } catch (e) {
+          if (!isUniqueViolation(e)) throw e;
+          // Another request placed a channel order meanwhile: look again.
+        }
+      }
+      throw new KitError('channel_unavailable', `prepay order "${order.prepay_id}" is being changed by other requests; retry`);
+    });
+  }
+
   private async payableNow(order: OrderForChannel, wish: ChannelOrderWish): Promise<PayChannelOrdersTable> {
     // Another request (on another instance) placing a channel order for the same order is waited
     // for, not interrupted: its request answers with it, and closing it under its feet only makes
@@ -130,6 +180,8 @@ export class ChannelOrders implements ExpiryGuard {
         if (placed) return placed;
         continue;
       }
+      if (existing && isCodePayment(existing))
+        throw new KitError('code_payment_waiting', `prepay order "${order.prepay_id}" has a payment code being charged or confirmed; wait for its end`);
       if (existing) {
         const placing = existing.state === 'creating' && this.clock.now() - existing.updated_at < this.opts.channelTimeoutMs + 1_000;
         if (placing && this.clock.now() < waitUntil) {
@@ -278,6 +330,12 @@ export class ChannelOrders implements ExpiryGuard {
   async beforeExpiry(prepayId: string): Promise<'paid' | 'unpaid'> {
     const co = await this.store.payableChannelOrder(prepayId);
     if (!co) return 'unpaid';
+    if (isCodePayment(co)) {
+      // A payment code being confirmed is its follow-up's to end: due now, it finds the order ended and cancels the code.
+      await this.jobs.enqueue(this.store.db, { queue: 'payment.reconcile', key: co.out_trade_no, ref: co.prepay_id, at: this.clock.now() }, 'rearm');
+      this.jobs.wake('payment.reconcile');
+      return 'unpaid';
+    }
     try {
       const closed = await this.close(co);
       this.metrics?.reconciliation('expiry_close', closed);

@@ -20,6 +20,7 @@ import type { MerchantService } from '../merchants/merchant-service';
 import type { PrepayService } from '../orders/prepay-service';
 import { orderVisibleTo } from '../orders/order-visibility';
 import type { ChannelOrders } from './channel-orders';
+import type { CodePayments } from './code-payments';
 import type { PaymentStore } from './payment-store';
 import type { Providers } from './providers/in-use';
 import { refusalText, type PaymentFlow, type PaymentProvider } from './providers/provider';
@@ -36,6 +37,8 @@ export class PaymentArgs {
     private readonly providers: Providers,
     private readonly channelOrders: ChannelOrders,
     private readonly clock: Clock,
+    /** The payer's payment code at the counter (7.4). */
+    private readonly codes?: CodePayments,
   ) {}
 
   /**
@@ -50,8 +53,12 @@ export class PaymentArgs {
     const way = wayOf(req.way);
     if (!way) throw new KitError('invalid_request', `way: there is no way named "${req.way}"`);
     const payer = way.payer(req as never);
-    // The payer's payment code at the counter (7.4): issue 45 builds its provider calls and follow-up.
-    if (way.chosenBy === 'code') throw new KitError('channel_unavailable', `way ${way.name} is not served yet`);
+    if (way.chosenBy === 'code') {
+      if (!this.codes || !payer.authCode) throw new KitError('channel_unavailable', `way ${way.name} is not served here`);
+      // The code's digits name its wallet: a code of none is refused before the order is read.
+      const provider = this.codes.providerOf(payer.authCode);
+      return this.codes.pay(provider, await this.payable(appId, req.prepayId), { authCode: payer.authCode, deviceId: payer.deviceId });
+    }
     if (way.flow === 'code') throw new Error(`way ${way.name}: a code is chosen by its digits`);
     if (way.chosenBy === 'wallet') return this.walletVia(appId, req.prepayId, this.providers.ofWay(way.name).channel, way.flow, payer);
     if (way.flow === 'scan') return this.native(appId, req.prepayId);

@@ -19,7 +19,8 @@ import type { PayChannelOrdersTable } from '../db/schema';
 import type { FollowUpRules } from '../jobs/follow-up';
 import type { Providers } from './providers/in-use';
 import { refusalText } from './providers/provider';
-import { closedWatchOf, type ChannelOrders } from './channel-orders';
+import { closedWatchOf, codeWatchOf, isCodePayment, type ChannelOrders } from './channel-orders';
+import type { CodePaymentFollow } from './code-payment-follow';
 import type { PaymentStore } from './payment-store';
 
 export interface ReconcilerOptions {
@@ -42,6 +43,8 @@ export class PaymentFollower implements FollowUpRules {
     private readonly opts: ReconcilerOptions,
     private readonly log: Logger,
     private readonly clock: Clock,
+    /** The rules of a payment code's channel order (7.4): paid, or cancelled. */
+    private readonly codes?: CodePaymentFollow,
   ) {}
 
   outcome(settled: JobSettlement): ReconciliationOutcome {
@@ -51,9 +54,11 @@ export class PaymentFollower implements FollowUpRules {
 
   async follow(job: JobRow, retry: Retry): Promise<JobSettlement> {
     const co = await this.store.channelOrder(job.key!);
+    if (co && isCodePayment(co) && this.codes) return this.codes.follow(co, codeWatchOf(job.payload), retry);
     const watch = co?.state === 'closed' ? closedWatchOf(job.payload) : undefined;
     if (co && watch) return this.watchClosed(co, watch.payableUntil, retry);
-    if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed') return { state: 'done', result: co?.state ?? 'gone' };
+    if (!co || co.state === 'paid' || co.state === 'closed' || co.state === 'failed' || co.state === 'cancelled')
+      return { state: 'done', result: co?.state ?? 'gone' };
     // While the order is active, queries stop with the schedule (expiry settles the rest); a
     // channel that cannot be reached (a KitError) is asked again and again (the frame, the queue's policy).
     const order = await this.prepay.find(co.prepay_id);

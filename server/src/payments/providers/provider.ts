@@ -17,18 +17,25 @@ import type { PayChannelOrdersTable, PayRefundsTable } from '../../db/schema';
 
 /**
  * How the payer pays: a code to scan (4.3), the kit's mini-program inside the social app (4.4), an
- * app (4.5); and a wallet's own ways (6.3): the kit's mini-program inside that wallet
- * (`walletMini`, the payer named by the wallet's open id) and a payment page opened in the wallet's
- * browser (`wap`).
+ * app (4.5); a wallet's own ways (6.3): the kit's mini-program inside that wallet (`walletMini`, the
+ * payer named by the wallet's open id) and a payment page opened in the wallet's browser (`wap`);
+ * and the payer's payment code scanned at the counter (`code`, 7.4).
  */
-export type PaymentFlow = 'scan' | 'miniProgram' | 'app' | 'walletMini' | 'wap';
+export type PaymentFlow = 'scan' | 'miniProgram' | 'app' | 'walletMini' | 'wap' | 'code';
 
 /**
  * The trade type column of a channel order keeps the names the first protocol gave the flows (the
  * rows written before this contract say them); the column's values, not a protocol's words. One
  * value per flow, whichever provider takes it (the column is read with the channel).
  */
-export const FLOW_COLUMN: Record<PaymentFlow, string> = { scan: 'NATIVE', miniProgram: 'JSAPI', app: 'APP', walletMini: 'WALLET_MINI', wap: 'WAP' };
+export const FLOW_COLUMN: Record<PaymentFlow, string> = {
+  scan: 'NATIVE',
+  miniProgram: 'JSAPI',
+  app: 'APP',
+  walletMini: 'WALLET_MINI',
+  wap: 'WAP',
+  code: 'MICROPAY',
+};
 
 export function flowOf(column: string): PaymentFlow {
   const flow = (Object.keys(FLOW_COLUMN) as PaymentFlow[]).find((f) => FLOW_COLUMN[f] === column);
@@ -295,12 +302,35 @@ export interface PaymentProvider {
   isRetryable(refusal: Refusal): boolean;
   profitSharing?: ProfitSharing;
   dailyBill?: DailyBill;
+  /** The payer's payment code at the counter (7.4), for a wallet whose codes the platform charges. */
+  codePayment?: CodePayment;
   /**
    * The merchant's account at the platform as bill lines name it (`BillLine.account`), from its
    * payment parameters; undefined when they name none. A bill line the kit has no record of is
    * shown to the merchants whose parameters name its account.
    */
   accountOf?(params: StoredParams): string | undefined;
+}
+
+/** The payer's payment code as the cashier scanned it (7.4). */
+export interface PaymentCode {
+  authCode: string;
+  /** The counter's device, for the platform's records. */
+  deviceId?: string;
+}
+
+/**
+ * The capability of charging a payer's payment code at the counter (7.4). `pay` places the channel
+ * order with the code: the platform took the money (`paid`), or the payer confirms on the phone
+ * (`paid: null`: the order query then tells), or a refusal (the code is used or invalid, the
+ * balance short: nothing was taken). An outcome the platform did not give (no answer, a time
+ * limit, a system error) throws `channel_unavailable`: the kit then cancels. `cancel` undoes the
+ * trade whatever its state (a trade the payer paid meanwhile is given back); `again` when the
+ * platform asks for the cancel once more. The order query follows a trade the payer confirms.
+ */
+export interface CodePayment {
+  pay(co: PayChannelOrdersTable, order: OrderForChannel, code: PaymentCode): Promise<Outcome<{ paid: PaidFacts | null }>>;
+  cancel(co: PayChannelOrdersTable): Promise<Outcome<{ again: boolean }>>;
 }
 
 /** The service's own settings a provider may read (its own section adds the rest). */

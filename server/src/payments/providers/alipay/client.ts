@@ -7,11 +7,11 @@
  * certificate named by `alipay_cert_sn`), then read into kit facts (`facts.ts`).
  */
 import { systemClock, type Clock } from '@kit/shared/clock';
-import { formatCents } from '@kit/shared';
+import { formatCents, parseCents } from '@kit/shared';
 import type { AlipayCredentials } from './settings';
 import { AlipayError } from './errors';
 import { AnswerFormatError, readAnswer, rsa2Verify, signRequest, type Params } from './sign';
-import { alipayTime } from './time';
+import { alipayTime, parseAlipayTime } from './time';
 import {
   billFacts,
   closeFacts,
@@ -146,6 +146,37 @@ export class AlipayClient {
       .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
       .join('&');
     return `${this.credentials.gatewayUrl}${this.credentials.gatewayUrl.includes('?') ? '&' : '?'}${query}`;
+  }
+
+  /**
+   * `alipay.trade.pay` with the payer's payment code (当面付条码支付, `scene: bar_code`, 7.4): `paid`
+   * (10000), or `waiting` (a signed 10003: the payer confirms on the phone; the query follows it). A
+   * refusal (40004: a used or invalid code, a short balance) throws AlipayError `refused`; no answer
+   * or 20000 / `ACQ.SYSTEM_ERROR` throws one that is `retryable`, which says nothing of the money.
+   */
+  async tradePay(
+    order: AlipayOrder & { authCode: string; deviceId?: string },
+  ): Promise<{ state: 'paid'; tradeNo: string; paidAt?: number; amountCents?: number } | { state: 'waiting' }> {
+    const biz: Record<string, unknown> = { ...this.orderBiz(order, 'expire'), scene: 'bar_code', auth_code: order.authCode };
+    if (order.deviceId) biz.terminal_id = order.deviceId;
+    let node: Record<string, unknown>;
+    try {
+      node = await this.call('alipay.trade.pay', order.appAuthToken, biz, order.notifyUrl);
+    } catch (e) {
+      if (e instanceof AlipayError && e.failure === 'refused' && !e.unsigned && e.details.code === '10003') return { state: 'waiting' };
+      throw e;
+    }
+    const tradeNo = stringField(node, 'trade_no');
+    if (!tradeNo) throw formatError('alipay.trade.pay', 'trade_no missing');
+    const paidAt = parseAlipayTime(stringField(node, 'gmt_payment') ?? '');
+    const amount = stringField(node, 'total_amount');
+    return { state: 'paid', tradeNo, paidAt: paidAt ?? undefined, amountCents: amount && /^\d+(\.\d{1,2})?$/.test(amount) ? parseCents(amount) : undefined };
+  }
+
+  /** `alipay.trade.cancel` (统一收单交易撤销): the trade undone whatever its state, money taken returned; `again` when Alipay says `retry_flag: "Y"`. */
+  async cancel(ref: AlipayTradeRef): Promise<{ again: boolean }> {
+    const node = await this.call('alipay.trade.cancel', ref.appAuthToken, { out_trade_no: checkOutNo(ref.outTradeNo) });
+    return { again: stringField(node, 'retry_flag') === 'Y' };
   }
 
   /** `alipay.trade.query`. A signed `ACQ.TRADE_NOT_EXIST` (a code nobody scanned yet) is "unpaid, ask again", never closed. */

@@ -27,6 +27,7 @@ import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema'
 import {
   defineProvider,
   flowOf,
+  type CodePayment,
   type DailyBill,
   type KitEvent,
   type NotificationReader,
@@ -113,7 +114,7 @@ const miniAppMissing = () =>
   new KitError('channel_unavailable', 'ALIPAY_MINI_APP_ID is not set: Alipay mini-program payments and logins need the mini-program payers open');
 
 /** The flows Alipay takes, all through its own endpoints. */
-const ALIPAY_FLOWS = ['scan', 'walletMini', 'app', 'wap'] as const satisfies readonly PaymentFlow[];
+const ALIPAY_FLOWS = ['scan', 'walletMini', 'app', 'wap', 'code'] as const satisfies readonly PaymentFlow[];
 
 export class AlipayProvider implements PaymentProvider {
   readonly id = 'alipay';
@@ -128,6 +129,18 @@ export class AlipayProvider implements PaymentProvider {
   private credentials?: Omit<AlipayCredentials, 'gatewayUrl'>;
 
   readonly payerLogin: PayerLogin;
+  /** The payer's payment code at the counter (7.4): `alipay.trade.pay` (bar_code), `alipay.trade.cancel`. */
+  readonly codePayment: CodePayment = {
+    pay: (co, order, code) =>
+      attempt('order', async () => {
+        const r = await this.client().tradePay({ ...this.trade(co, order), authCode: code.authCode, deviceId: code.deviceId });
+        if (r.state === 'waiting') return { paid: null };
+        if (r.amountCents !== undefined && r.amountCents !== co.total_cents)
+          throw new KitError('channel_unavailable', `Alipay reports ${r.amountCents} cents paid for the payment code, the order ${co.total_cents}`);
+        return { paid: { transactionId: r.tradeNo, paidAt: r.paidAt ?? this.ctx.clock.now() } };
+      }),
+    cancel: (co) => attempt('order', async () => this.client().cancel({ appAuthToken: merchantOf(co).appAuthToken, outTradeNo: co.out_trade_no })),
+  };
 
   constructor(
     private readonly config: Config,

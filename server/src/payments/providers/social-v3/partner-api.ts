@@ -67,6 +67,42 @@ export const closeRequest = (m: MerchantFields, outTradeNo: string): V3Request =
   repeatable: true,
 });
 
+/**
+ * The payer's payment code (付款码支付, partner mode, 7.4): `payer.auth_code`, the counter's device in
+ * `scene_info`. Placed again with the same `out_trade_no` and code, the platform answers the same trade.
+ */
+export function codePayRequest(
+  m: MerchantFields,
+  o: { out_trade_no: string; description: string; attach: string; total_cents: number; auth_code: string; device_id?: string },
+): V3Request {
+  return {
+    method: 'POST',
+    path: '/v3/pay/partner/transactions/codepay',
+    body: {
+      sp_appid: m.appid,
+      sp_mchid: m.mch_id,
+      ...(m.sub_appid ? { sub_appid: m.sub_appid } : {}),
+      sub_mchid: m.sub_mch_id,
+      description: o.description,
+      out_trade_no: o.out_trade_no,
+      attach: o.attach,
+      payer: { auth_code: o.auth_code },
+      amount: { total: o.total_cents, currency: 'CNY' },
+      ...(o.device_id ? { scene_info: { device_id: o.device_id } } : {}),
+    },
+    // Never sent twice on its own (not to the backup domain either): a code without an answer is cancelled instead.
+    repeatable: false,
+  };
+}
+
+/** Undoes a code payment (撤销订单): whatever the trade's state, money taken goes back. */
+export const reverseRequest = (m: MerchantFields, outTradeNo: string): V3Request => ({
+  method: 'POST',
+  path: `/v3/pay/partner/transactions/out-trade-no/${enc(outTradeNo)}/reverse`,
+  body: { sp_appid: m.appid, sp_mchid: m.mch_id, sub_mchid: m.sub_mch_id },
+  repeatable: true,
+});
+
 export function refundRequest(
   m: MerchantFields,
   r: { out_trade_no: string; transaction_id?: string | null; out_refund_no: string; refund_cents: number; total_cents: number; notify_url: string },
@@ -186,6 +222,27 @@ export function transactionFields(body: unknown): Fields {
 export function readQueried(a: V3Answer): ProtocolAnswer {
   if (a.status !== 200) return failure(a, 'ORDERNOTEXIST');
   return { fields: { return_code: 'SUCCESS', ...transactionFields(a.body) }, ok: true };
+}
+
+/**
+ * The code payment's answer: the trade when the platform took the money (200, `trade_state`
+ * SUCCESS); `USERPAYING` (202, or that code) while the payer confirms with a password, as the
+ * platform's guide and wechatpay-php's `Codepay` read it; any other code a failure. A failure
+ * the platform asks to be followed by a query (`SYSTEM_ERROR`, `BANK_ERROR`, a 5xx) keeps its
+ * code: the provider reads it as "no outcome".
+ */
+export function readCodePaid(a: V3Answer): ProtocolAnswer {
+  const e = errorBody.safeParse(a.body);
+  if (a.status === 202 || (e.success && e.data.code === 'USERPAYING')) return { fields: { return_code: 'SUCCESS', trade_state: 'USERPAYING' }, ok: true };
+  if (a.status !== 200) return failure(a, 'ORDERNOTEXIST');
+  return { fields: { return_code: 'SUCCESS', ...transactionFields(a.body) }, ok: true };
+}
+
+/** The reverse's answer: done (200 or 204), unless it says `recall: true` (call it again). */
+export function readReversed(a: V3Answer): ProtocolAnswer {
+  if (a.status !== 200 && a.status !== 204) return failure(a, 'ORDERNOTEXIST');
+  const recall = a.body && typeof a.body === 'object' ? (a.body as { recall?: unknown }).recall : undefined;
+  return { fields: { return_code: 'SUCCESS', result_code: 'SUCCESS', recall: recall === true || recall === 'Y' ? 'Y' : 'N' }, ok: true };
 }
 
 export function readClosed(a: V3Answer): ProtocolAnswer {

@@ -5,7 +5,7 @@
  */
 import { KitError, type AppPayArgs, type MiniProgramPayArgs } from '@kit/shared';
 import type { PayChannelOrdersTable } from '../../../db/schema';
-import type { KitEvent, NotificationReader, PaymentFlow, PaymentProvider, Refusal } from '../provider';
+import type { CodePayment, KitEvent, NotificationReader, PaymentFlow, PaymentProvider, Refusal } from '../provider';
 import { FLOW_COLUMN } from '../provider';
 import { paidFacts, paidFieldsProblem } from '../protocol-v2/checks';
 import { isRetryable, outcome, paymentFacts, placedOf, refundFacts } from '../protocol-v2/facts';
@@ -19,6 +19,9 @@ import { refusal } from './notification';
 import type { V3Side } from './v3-channel';
 import { signedHeaders } from './verify';
 
+/** Failures of a payment code that say nothing of the money (the platform's guide: query, then reverse). */
+const NO_OUTCOME = new Set(['BANKERROR', 'BANK_ERROR', 'SYSTEMERROR', 'SYSTEM_ERROR']);
+
 export class SocialV3Provider implements PaymentProvider {
   readonly id = 'social-v3';
   readonly channel = 'SocialNative' as const;
@@ -28,6 +31,25 @@ export class SocialV3Provider implements PaymentProvider {
   readonly dailyBill;
   readonly notifications: NotificationReader;
   readonly accountOf = socialAccountOf;
+  readonly codePayment: CodePayment = {
+    pay: async (co, order, code) => {
+      const a = await this.side.calls.codePay(co, order, code);
+      // A bank that did not answer the platform: the platform asks for a query; the kit cancels instead.
+      if (!a.ok && NO_OUTCOME.has(a.errCode ?? ''))
+        throw new KitError('channel_unavailable', `the payment platform gave no outcome: ${a.errCode} ${a.errMsg}`.trim());
+      return outcome('order', a, (f) => {
+        if (f.trade_state === 'USERPAYING') return { paid: null };
+        const problem =
+          f.trade_state === 'SUCCESS'
+            ? paidFieldsProblem(f, { sign_type: co.sign_type, total_cents: co.total_cents, merchant: merchantOf(co) })
+            : 'not SUCCESS';
+        if (problem)
+          throw new KitError('channel_unavailable', `the payment platform's answer to the payment code says ${f.trade_state ?? 'nothing'}: ${problem}`);
+        return { paid: paidFacts(f, this.side.clock.now()) };
+      });
+    },
+    cancel: async (co) => outcome('order', await this.side.calls.reverse(co), (f) => ({ again: f.recall === 'Y' })),
+  };
 
   constructor(
     private readonly adapter: ChannelAdapter,

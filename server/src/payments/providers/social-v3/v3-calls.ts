@@ -11,6 +11,10 @@ import { merchantOf } from '../protocol-v2/merchant';
 import type { OrderCalls, ProfitSharingCalls, TradeType } from '../protocol-v2/types';
 import type { V3Client, V3Request, V3Answer } from './client';
 import {
+  codePayRequest,
+  readCodePaid,
+  readReversed,
+  reverseRequest,
   closeRequest,
   placeRequest,
   queryRequest,
@@ -80,6 +84,23 @@ export class V3Calls implements OrderCalls, ProfitSharingCalls {
       if (placed.ok) placed.fields = { return_msg: 'OK', appid: m.appid, mch_id: m.mch_id, nonce_str: a.headers.nonce ?? '', sign: '', ...placed.fields };
       return placed;
     });
+  }
+
+  /** The payer's payment code (7.4): the trade, `USERPAYING`, or a failure (`readCodePaid`). */
+  codePay(co: PayChannelOrdersTable, order: OrderForV3, code: { authCode: string; deviceId?: string }): Promise<ProtocolAnswer> {
+    const req = codePayRequest(merchantOf(co), {
+      out_trade_no: co.out_trade_no,
+      description: description(order.display_name),
+      attach: order.prepay_id,
+      total_cents: co.total_cents,
+      auth_code: code.authCode,
+      device_id: code.deviceId,
+    });
+    return this.exchange(req, readCodePaid);
+  }
+
+  reverse(co: PayChannelOrdersTable): Promise<ProtocolAnswer> {
+    return this.exchange(reverseRequest(merchantOf(co), co.out_trade_no), readReversed);
   }
 
   orderQuery(co: PayChannelOrdersTable): Promise<ProtocolAnswer> {

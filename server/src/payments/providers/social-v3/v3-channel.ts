@@ -46,7 +46,7 @@ export function effectiveV3Settings(config: ServiceSettings & SocialSettings): V
  * payer arguments signed with the merchant's RSA key, and its notifications read.
  */
 export interface V3Side {
-  calls: OrderCalls & ProfitSharingCalls;
+  calls: OrderCalls & ProfitSharingCalls & Pick<V3Calls, 'codePay' | 'reverse'>;
   bills: { download(date: string): Promise<BillText> };
   miniProgramArgs(appId: string, prepayId: string): V3MiniProgramArgs;
   appArgs(ids: { appid: string; partnerid: string }, prepayId: string): V3AppArgs;
