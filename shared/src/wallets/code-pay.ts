@@ -30,6 +30,7 @@ export const codePay = defineWay({
   args: codePayArgsSchema,
   payer: (i) => ({ authCode: i.authCode, deviceId: i.deviceId }),
   payerStep: 'showCode',
+  errors: ['payment_code_refused', 'code_payment_waiting'],
   example: { input: { authCode: '134567890123456789', deviceId: 'POS-01' }, args: { result: 'paid', channel: 'SocialNative' } },
   words: {
     en: {

@@ -60,7 +60,7 @@ export function orderStory({ row, channelOrders, refund, duplicates = [], callba
         cause: co.paid_via ?? 'unrecorded',
         detail: { transactionId: co.transaction_id ?? '', outTradeNo: co.out_trade_no, channel: co.channel },
       });
-    } else if (co.state === 'closed' || co.state === 'failed') {
+    } else if (co.state === 'closed' || co.state === 'failed' || co.state === 'cancelled') {
       timeline.push({ at: iso(co.updated_at)!, kind: 'channelOrderClosed', cause: co.state, detail: { outTradeNo: co.out_trade_no } });
     }
   }
