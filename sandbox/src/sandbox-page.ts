@@ -40,7 +40,21 @@ type Key =
   | 'v3Serial'
   | 'public-key'
   | 'certificate'
-  | 'switching';
+  | 'switching'
+  | 'codeTitle'
+  | 'codeIntro'
+  | 'codeWallet'
+  | 'codeBehaviour'
+  | 'codeShow'
+  | 'codeConfirm'
+  | 'codeConfirmed'
+  | 'wallet.social'
+  | 'wallet.alipay'
+  | 'code.pay'
+  | 'code.confirm'
+  | 'code.never'
+  | 'code.balance'
+  | 'code.silent';
 
 const text = catalogue<Key>({
   en: {
@@ -80,6 +94,21 @@ const text = catalogue<Key>({
     'public-key': 'the platform public key (PUB_KEY_ID_…)',
     certificate: 'the platform certificate (certificate mode)',
     switching: 'either, by turns (a merchant switching from certificates to the public key)',
+    codeTitle: "The payer's payment code",
+    codeIntro:
+      'The code a payer shows at the counter: scan it (or type its digits) in the POS\'s "Scan the payer\'s code". How its payment goes is chosen here; a code is good once.',
+    codeWallet: 'Wallet',
+    codeBehaviour: 'When the cashier scans it',
+    codeShow: 'Show a payment code',
+    codeConfirm: 'Confirm on the phone',
+    codeConfirmed: 'Confirmed: the payment is done.',
+    'wallet.social': 'Social app',
+    'wallet.alipay': 'Alipay',
+    'code.pay': 'paid at once',
+    'code.confirm': 'the payer confirms on the phone (by the button, or after 10 s)',
+    'code.never': 'the payer never confirms',
+    'code.balance': 'refused: balance too low',
+    'code.silent': 'the money is taken, no answer comes',
   },
   'zh-CN': {
     title: '支付沙箱',
@@ -116,6 +145,20 @@ const text = catalogue<Key>({
     'public-key': '平台公钥（PUB_KEY_ID_…）',
     certificate: '平台证书（证书模式）',
     switching: '两者轮流（商户正从平台证书切换到微信支付公钥）',
+    codeTitle: '付款人的付款码',
+    codeIntro: '付款人在收银台出示的码：在收银台的“扫付款码”中扫描（或输入数字）。支付结果在这里选择；每个码只能用一次。',
+    codeWallet: '钱包',
+    codeBehaviour: '收银员扫码后',
+    codeShow: '出示付款码',
+    codeConfirm: '在手机上确认',
+    codeConfirmed: '已确认：支付完成。',
+    'wallet.social': '社交应用',
+    'wallet.alipay': '支付宝',
+    'code.pay': '立即支付成功',
+    'code.confirm': '付款人在手机上确认（点按钮，或 10 秒后）',
+    'code.never': '付款人始终不确认',
+    'code.balance': '被拒绝：余额不足',
+    'code.silent': '已扣款，但没有应答',
   },
 });
 
@@ -133,8 +176,17 @@ const FAULT_CHOICES: Array<
   ['v3Serial', ['public-key', 'certificate', 'switching']],
 ];
 
-function body(lang: Lang, faults: Faults, home: string): { body: string; script: string } {
+const BEHAVIOURS = ['pay', 'confirm', 'never', 'balance', 'silent'] as const;
+
+function body(lang: Lang, faults: Faults, home: string, wallets: readonly ('social' | 'alipay')[]): { body: string; script: string } {
   const t = text(lang);
+  const codeSection = `<section class="card" data-testid="sandbox-payment-code"><h2>${esc(t('codeTitle'))}</h2><p class="muted">${esc(t('codeIntro'))}</p>
+<label>${esc(t('codeWallet'))}<select id="code-wallet" data-testid="code-wallet">${wallets.map((w) => `<option value="${w}">${esc(t(`wallet.${w}`))}</option>`).join('')}</select></label>
+<label>${esc(t('codeBehaviour'))}<select id="code-behaviour" data-testid="code-behaviour">${BEHAVIOURS.map((b) => `<option value="${b}">${esc(t(`code.${b}`))}</option>`).join('')}</select></label>
+<div class="row"><button class="primary" id="code-show" data-testid="code-show">${esc(t('codeShow'))}</button></div>
+<div id="code-shown" hidden><img id="code-barcode" data-testid="code-barcode" alt="" style="max-width:100%;image-rendering:pixelated"><p class="code-digits" id="code-digits" data-testid="code-digits" style="font:600 1.4rem/1.2 ui-monospace,monospace;letter-spacing:.08em"></p>
+<div class="row"><button class="secondary" id="code-confirm" data-testid="code-confirm">${esc(t('codeConfirm'))}</button></div></div>
+<p class="message" id="code-message" data-testid="code-message" role="status"></p></section>`;
   const selects = FAULT_CHOICES.map(
     ([field, values]) =>
       `<label>${esc(t(field))} <code>${field}</code><select name="${field}" data-testid="fault-${field}">${values
@@ -147,6 +199,7 @@ function body(lang: Lang, faults: Faults, home: string): { body: string; script:
 <p class="note">${esc(t('payHint'))}</p>
 <div class="row"><button class="primary" id="sandbox-pay-code" data-testid="sandbox-pay-code">${esc(t('pay'))}</button></div>
 <p class="message" id="pay-message" data-testid="pay-message" role="status"></p></section>
+${codeSection}
 <section class="card"><h2>${esc(t('faultsTitle'))}</h2><p class="muted">${esc(t('faultsIntro'))}</p>${selects}
 <p class="note">${esc(t('billsNote'))}</p>
 <div class="row"><button class="primary" id="faults-apply" data-testid="faults-apply">${esc(t('apply'))}</button><button class="secondary" id="faults-reset" data-testid="faults-reset">${esc(t('reset'))}</button></div>
@@ -155,7 +208,7 @@ function body(lang: Lang, faults: Faults, home: string): { body: string; script:
     pay: `<code>curl -XPOST …/sandbox/pay -H 'content-type: application/json' -d '{"codeUrl":"…"}'</code>`,
     faults: `<code>POST …/sandbox/faults</code>`,
   })}<br><a href="${esc(home)}">${esc(t('back'))}</a></p>`;
-  const script = `const T = ${js({ paying: t('paying'), pay: t('pay'), applied: t('applied'), enterCode: t('enterCode'), paid: t('paid') })};
+  const script = `const T = ${js({ paying: t('paying'), pay: t('pay'), applied: t('applied'), enterCode: t('enterCode'), paid: t('paid'), confirmed: t('codeConfirmed') })};
 const show = (id, text, ok) => { const el = document.getElementById(id); el.textContent = text; el.className = 'message ' + (ok ? 'ok' : 'error'); };
 const post = async (path, body) => {
   const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -172,6 +225,23 @@ document.getElementById('sandbox-pay-code').addEventListener('click', async (ev)
     show('pay-message', T.paid.replace('{transactionId}', transactionId), true);
   } catch (e) { show('pay-message', e.message, false); }
   ev.target.disabled = false; ev.target.textContent = T.pay;
+});
+let shownCode = '';
+document.getElementById('code-show').addEventListener('click', async () => {
+  try {
+    const { code } = await post('payment-code', { wallet: document.getElementById('code-wallet').value, behaviour: document.getElementById('code-behaviour').value });
+    shownCode = code;
+    document.getElementById('code-barcode').src = 'payment-code.svg?code=' + code;
+    document.getElementById('code-digits').textContent = code.replace(/(\\d{4})(?=\\d)/g, '$1 ');
+    document.getElementById('code-shown').hidden = false;
+    show('code-message', '', true);
+  } catch (e) { show('code-message', e.message, false); }
+});
+document.getElementById('code-confirm').addEventListener('click', async () => {
+  try {
+    await post('payment-code/confirm', { code: shownCode });
+    show('code-message', T.confirmed, true);
+  } catch (e) { show('code-message', e.message, false); }
 });
 const setFaults = async (faults) => {
   try {
@@ -191,14 +261,14 @@ document.getElementById('faults-reset').addEventListener('click', () => void set
   return { body: html, script };
 }
 
-export function sandboxPage(faults: () => Faults, home: string): RequestHandler {
+export function sandboxPage(faults: () => Faults, home: string, wallets: readonly ('social' | 'alipay')[] = ['social']): RequestHandler {
   return (req, res) => {
     // `/sandbox` → `/sandbox/`, so that the page's relative calls (`pay`, `faults`) resolve under it.
     const [path, query] = req.originalUrl.split(/\?(.*)/s, 2);
     if (!path.endsWith('/')) return res.redirect(301, `${path}/${query ? `?${query}` : ''}`);
     const lang = pageLang(req);
     const t = text(lang);
-    const parts = body(lang, faults(), home);
+    const parts = body(lang, faults(), home, wallets);
     sendPage(res, renderPage(req, { lang, title: t('title'), tag: t('tag'), ...parts }));
   };
 }

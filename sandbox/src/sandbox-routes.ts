@@ -20,6 +20,7 @@ import type { Sandbox } from './sandbox';
 import { sandboxV3Routes } from './v3/sandbox-v3-routes';
 import { ALIPAY_PAYER_PATHS, alipayPayerRoutes } from './alipay/sandbox-alipay-routes';
 import { CODE_BEHAVIOURS, issuePaymentCode } from './sandbox-codes';
+import { code128Svg } from './barcode';
 
 /** `rules`: the service's rules for bodies and URLs (the plug-in contract's); `home`: the service's front page, linked from the sandbox page. */
 /** The payer's payment codes (7.4): one issued, and the payer's confirmation. */
@@ -157,6 +158,13 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
       return { status: 'success', code: issuePaymentCode(body.wallet, body.behaviour), wallet: body.wallet, behaviour: body.behaviour };
     }),
   );
+  // The code drawn as the wallet draws it: a Code 128 barcode a scanner reads off the screen.
+  r.get('/payment-code.svg', (req, res) => {
+    const code = typeof req.query.code === 'string' ? req.query.code : '';
+    if (!/^(\d\d){8,12}$/.test(code)) return void res.status(400).json({ status: 'fail', msg: 'code: 16 to 24 digits, an even number' });
+    res.type('image/svg+xml').setHeader('cache-control', 'no-store');
+    res.send(code128Svg(code));
+  });
   r.post(
     '/payment-code/confirm',
     cors,
@@ -220,7 +228,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
   });
   r.get(
     '/',
-    sandboxPage(() => sandbox.faults.current, opts.home),
+    sandboxPage(() => sandbox.faults.current, opts.home, alipay ? ['social', 'alipay'] : ['social']),
   );
 
   // Known paths asked with another method: 405 with `Allow`.
@@ -230,7 +238,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     ['/pay', ...ALIPAY_PAYER_PATHS, ...CODE_PATHS, '/alipay/revoke', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
     methodNotAllowed(['POST']),
   );
-  r.all(['/', '/sns/jscode2session', '/cashier'], methodNotAllowed(['GET']));
+  r.all(['/', '/sns/jscode2session', '/cashier', '/payment-code.svg'], methodNotAllowed(['GET']));
   r.all(['/faults', '/receiver'], methodNotAllowed(['GET', 'POST']));
   return r;
 }
