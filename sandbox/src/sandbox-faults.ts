@@ -70,7 +70,7 @@ export const faultsSchema = z
      */
     alipayErrors: z.enum(['signed', 'unsigned', 'error_response']).default('signed'),
     /** How many `alipay.trade.cancel` calls are answered `retry_flag: "Y"` (call again) without cancelling (a payment code's cancel, 7.4). */
-    alipayCancelRetries: z.number().int().min(0).max(10).default(0),
+    alipayCancelRetries: z.number().int().min(0).max(10).optional(),
     /** The chance (0 to 1) that a v3 notification is preceded by a `WECHATPAY/SIGNTEST/` probe the service must refuse; 0.02 by default, 0 under NODE_ENV=test. */
     v3SignProbes: z.number().min(0).max(1).optional(),
   })
