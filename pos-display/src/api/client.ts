@@ -7,6 +7,7 @@ import { KitApiError, KitNetworkError } from '@kit/shared/errors';
 import type {
   PosBalanceQuery,
   PosBalanceResponse,
+  PosCodePaymentResponse,
   PosLoginResponse,
   PosOrderListResponse,
   PosOrderResponse,
@@ -29,6 +30,8 @@ export interface PosApi {
   waitOrder(prepayId: string, signal?: AbortSignal): Promise<PosWaitResponse>;
   listOrders(since: number): Promise<PosOrderListResponse>;
   refund(prepayId: string): Promise<PosRefundResponse>;
+  /** Charges the payer's payment code for the order (7.4): paid, waiting for the payer, refused or cancelled. */
+  payCode(prepayId: string, authCode: string): Promise<PosCodePaymentResponse>;
   balance(q: PosBalanceQuery): Promise<PosBalanceResponse>;
   startPoints(req: PosPointsSessionRequest): Promise<PosPointsSessionResponse>;
   pointsCode(handle: string, signal?: AbortSignal): Promise<PosPointsCodeResponse>;
@@ -47,6 +50,8 @@ export interface HttpApiOptions {
 /** Ordinary calls give up after this; the held wait call gets the service's longest hold on top. */
 const CALL_TIMEOUT_MS = 15_000;
 const WAIT_TIMEOUT_MS = 65_000;
+/** A payment code's call: the wallet's time limit, then a cancel's, on top of an ordinary call. */
+const CODE_TIMEOUT_MS = 45_000;
 
 export function createHttpApi(opts: HttpApiOptions = {}): PosApi {
   const base = opts.base ?? 'api/';
@@ -121,6 +126,7 @@ export function createHttpApi(opts: HttpApiOptions = {}): PosApi {
     waitOrder: (prepayId, signal) => call('GET', `orders/${id(prepayId)}/wait`, undefined, { signal, timeoutMs: WAIT_TIMEOUT_MS }),
     listOrders: (since) => call('GET', `orders?since=${since}`),
     refund: (prepayId) => call('POST', `orders/${id(prepayId)}/refund`),
+    payCode: (prepayId, authCode) => call('POST', `orders/${id(prepayId)}/code`, { authCode }, { timeoutMs: CODE_TIMEOUT_MS }),
     balance: (q) => call('GET', `points/balance?${new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined) as [string, string][])}`),
     startPoints: (req) => call('POST', 'points/sessions', req),
     pointsCode: (handle, signal) => call('POST', 'points/code', { handle }, { signal }),

@@ -150,7 +150,7 @@ describe('POS display', () => {
     await click(screen.getByTestId('charge-submit'));
     expect(screen.getByTestId('view-anywallet').getAttribute('aria-selected')).toBe('true');
     const tabs = screen.getAllByRole('tab').map((b) => b.dataset.testid);
-    expect(tabs).toEqual(['view-anywallet', 'view-miniprogram', 'view-scancode']);
+    expect(tabs).toEqual(['view-anywallet', 'view-miniprogram', 'view-scancode', 'view-payercode']);
     expect(screen.getByTestId('pay-qr').getAttribute('alt')).toMatch(/any wallet/);
     expect(screen.getByText('Scan with the social app or Alipay to pay')).toBeTruthy();
     await act(async () => held.resolve(detail({ status: 'finish', paymentTime: new Date(2024, 4, 1, 14, 3, 22).toISOString(), paymentChannel: 'Alipay' })));

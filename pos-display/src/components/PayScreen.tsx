@@ -14,6 +14,7 @@ import { serviceError } from '../i18n/failure';
 import { Money } from '@kit/web-common/Money';
 import { QrCode } from './QrCode';
 import { PlatformCode } from './PlatformCode';
+import { PayerCode } from './PayerCode';
 
 export function PayScreen({ prepayId }: { prepayId: string }) {
   const { sale, route } = usePosApp();
@@ -76,6 +77,7 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
                   ['anyWallet', 'view-anywallet', 'pay.viewAny'],
                   ['miniProgram', 'view-miniprogram', 'pay.viewMini'],
                   ['scanCode', 'view-scancode', 'pay.viewScan'],
+                  ['payerCode', 'view-payercode', 'pay.viewPayerCode'],
                 ] as const
               ).map(([v, testId, label]) => (
                 <button
@@ -91,7 +93,9 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
                 </button>
               ))}
             </div>
-            {view === 'anyWallet' ? (
+            {view === 'payerCode' ? (
+              <PayerCode prepayId={order.prepayId} />
+            ) : view === 'anyWallet' ? (
               <QrCode content={order.payerLink} testId="pay-qr" label={t('pay.qrAny', { amount })} />
             ) : view === 'miniProgram' ? (
               order.miniProgramCode === 'platform' ? (
@@ -106,8 +110,10 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
                 {t('pay.codeUrlMissing', { reason: serviceError(order.codeUrlErrorId ?? 'channel_error', 'E0033') })}
               </p>
             )}
-            <p className="scan-hint">{t(view === 'anyWallet' ? 'pay.hintAny' : view === 'miniProgram' ? 'pay.hintMini' : 'pay.hintScan')}</p>
-            {order.development && (
+            {view !== 'payerCode' && (
+              <p className="scan-hint">{t(view === 'anyWallet' ? 'pay.hintAny' : view === 'miniProgram' ? 'pay.hintMini' : 'pay.hintScan')}</p>
+            )}
+            {order.development && view !== 'payerCode' && (
               <DevLinks
                 link={view === 'anyWallet' ? order.payerLink : view === 'miniProgram' ? order.miniProgramLink : order.codeUrl}
                 view={view}

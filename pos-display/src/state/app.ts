@@ -3,6 +3,7 @@ import { createContext, useContext } from 'react';
 import { createHttpApi, type PosApi } from '../api/client';
 import { createSessionStore } from '@kit/web-common/session-store';
 import { createSaleStore } from './sale-store';
+import { createCodePayStore } from './code-pay-store';
 import { createOrdersStore, type OrdersOptions } from './orders-store';
 import { createPointsStore, type PointsOptions } from './points-store';
 import { createRouteStore } from './route';
@@ -23,16 +24,18 @@ export function createPosApp(opts: PosAppOptions = {}) {
   const route = createRouteStore(opts.win ?? window);
   const lang = createLangStore(opts.win ?? window);
   const sale = createSaleStore(api);
+  const codePay = createCodePayStore(api);
   const orders = createOrdersStore(api, opts.orders);
   const points = createPointsStore(api, { storage: localStorageOf(opts.win ?? window), ...opts.points });
   // Leaving the session stops everything that talks to the router.
   const session = createSessionStore(api, { describeFailure, loginInvalid: msg('error.login_invalid') }, () => {
     sale.getState().reset();
+    codePay.getState().clear();
     orders.getState().stop();
     points.getState().stop();
   });
   onUnauthorized = () => session.getState().expired();
-  return { api, route, lang, session, sale, orders, points };
+  return { api, route, lang, session, sale, codePay, orders, points };
 }
 
 /** The page's localStorage, or none where the browser refuses it (private modes). */

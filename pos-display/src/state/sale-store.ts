@@ -10,8 +10,8 @@ import { describeFailure } from '../i18n/failure';
 import type { Msg } from '../i18n/i18n';
 import { checkAmount, pressKey, type KeypadKey } from './amount-input';
 
-/** The code on show: the one for any wallet (first), the mini-program code, the scan-code QR. */
-export type CodeView = 'anyWallet' | 'miniProgram' | 'scanCode';
+/** The code on show: the one for any wallet (first), the mini-program code, the scan-code QR; or the payer's code to scan (7.4). */
+export type CodeView = 'anyWallet' | 'miniProgram' | 'scanCode' | 'payerCode';
 
 export interface SaleState {
   amountText: string;

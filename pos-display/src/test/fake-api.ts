@@ -73,6 +73,7 @@ export function fakeApi(): FakeApi {
       async () => 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
     ),
     refund: jest.fn(async () => ({ ...ok, detail: detail({ status: 'refunded' }) })),
+    payCode: jest.fn(async () => ({ ...ok, payment: { result: 'paid' as const, channel: 'SocialNative' as const } })),
     balance: jest.fn(async (q) => ({
       ...ok,
       balance: '100.00000',

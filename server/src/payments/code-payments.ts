@@ -23,6 +23,9 @@ import type { Settlement } from './settlement';
 /** How often a code the payer is confirming is asked about: the platforms' advice (every 5 s, up to 30 s). */
 export const CODE_QUERY_EVERY_MS = 5_000;
 
+/** The details of a `channel_unavailable` that ended in the code's cancel (the payer is not charged), for a screen to say so. */
+export const CODE_CANCELLED = { codeCancelled: true } as const;
+
 export interface CodePaymentOptions {
   /** CODE_PAY_WAIT: how long the payer may take to confirm. */
   confirmWaitMs: number;
@@ -86,6 +89,7 @@ export class CodePayments {
       throw new KitError(
         'channel_unavailable',
         `the platform gave no outcome for the payment code (${e.message}); the payment ${ended === 'cancelled' ? 'was cancelled' : 'is being cancelled'}, so the payer is not charged: scan a fresh code`,
+        CODE_CANCELLED,
       );
     }
     if (!outcome.ok) {
@@ -94,7 +98,8 @@ export class CodePayments {
         await this.store.moveChannelOrder(trx, co.out_trade_no, ['creating'], 'failed');
         await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'refused');
       });
-      throw new KitError('payment_code_refused', `the wallet refused the payment code: ${refusalText(outcome.refusal, ': ')}`);
+      const { code, meaning } = outcome.refusal;
+      throw new KitError('payment_code_refused', `the wallet refused the payment code: ${refusalText(outcome.refusal, ': ')}`, { refusal: { code, meaning } });
     }
     if (outcome.paid) {
       if (await this.settlement.recordPayment(co, outcome.paid, 'answer')) return answer('paid');
@@ -123,7 +128,11 @@ export class CodePayments {
   private async afterRace<T>(co: PayChannelOrdersTable, answer: (r: 'paid') => T): Promise<T> {
     const now = await this.store.channelOrder(co.out_trade_no);
     if (now?.state !== 'paid')
-      throw new KitError('channel_unavailable', 'the payment code was cancelled before its answer came, so the payer is not charged: scan a fresh code');
+      throw new KitError(
+        'channel_unavailable',
+        'the payment code was cancelled before its answer came, so the payer is not charged: scan a fresh code',
+        CODE_CANCELLED,
+      );
     if (await this.duplicates.byChannelOrder(co.out_trade_no))
       throw new KitError('order_not_active', `prepay order "${co.prepay_id}" was paid already: this payment is refunded automatically`);
     return answer('paid');

@@ -18,6 +18,17 @@ export type PosLoginRequest = z.infer<typeof posLoginSchema>;
 export const posCreateOrderSchema = z.object({ amount: z.string().max(32) }).strict();
 export type PosCreateOrderRequest = z.infer<typeof posCreateOrderSchema>;
 
+/** The payer's payment code as the scanner (or the camera, or the cashier's fingers) read it: digits only, spaces and dashes left out. */
+export const posPayCodeSchema = z
+  .object({
+    authCode: z
+      .string()
+      .max(64)
+      .transform((s) => s.replace(/[\s-]/g, ''))
+      .pipe(z.string().regex(/^\d{16,24}$/, 'must be a payment code: 16 to 24 digits')),
+  })
+  .strict();
+
 export const posOrderIdSchema = z.object({ prepayId: z.string().regex(/^[0-9A-Za-z]{1,64}$/, 'must be a prepay id') });
 
 /** Start of "today" as the display's clock sees it (Unix ms); the router accepts at most 48 h back. */

@@ -103,11 +103,24 @@ export interface PosPointsCode {
   refreshEveryMs: number;
 }
 
+/**
+ * What charging the payer's payment code did (7.4): `paid`; `waiting` while the payer confirms on the
+ * phone, until `confirmUntil` (the order then finishes as any other, or the code is cancelled);
+ * `refused` by the wallet (`reason`: `code` the code is used or expired, ask for a fresh one;
+ * `payer` the payer cannot pay with it, another card or way; `other`), with the wallet's own code;
+ * `cancelled`: the wallet gave no outcome, so the kit cancelled it (the payer is not charged).
+ */
+export type PosCodePayment =
+  | { result: 'paid' | 'waiting'; channel: PaymentChannel; confirmUntil?: string }
+  | { result: 'refused'; reason: 'code' | 'payer' | 'other'; platformCode: string }
+  | { result: 'cancelled' };
+
 export type PosOk<T> = { version: 1; status: 'success' } & T;
 export type PosLoginResponse = PosOk<{ session: PosSession }>;
 /** `session` is null when nobody is logged in; `expired` when the cookie's login is no longer valid. */
 export type PosSessionResponse = PosOk<{ session: PosSession | null; expired?: boolean }>;
 export type PosOrderResponse = PosOk<{ order: PosOrder }>;
+export type PosCodePaymentResponse = PosOk<{ payment: PosCodePayment }>;
 export type PosOrderListResponse = PosOk<{ orders: PosOrderSummary[] }>;
 /** 4.2's held answer as it came, plus the wallet that paid once the order is paid. */
 export type PosWaitResponse = PrepayDetail & { paymentChannel?: PaymentChannel };

@@ -10,6 +10,7 @@ import {
   DEDUCTION_CODE_REFRESH_MS,
   DEDUCTION_CODE_TTL_MS,
   type PosBalanceQuery,
+  type PosCodePayment,
   type PosOrder,
   type PosOrderSummary,
   type PosPointsCode,
@@ -27,6 +28,7 @@ import { randomAlnum } from '../../security/ids';
 import { openHandle, sealHandle } from './points-handle';
 import { shownStatus } from '../../orders/order-expiry';
 import type { MiniProgramCode } from '../../mini-program/mini-program-codes';
+import type { CODE_CANCELLED } from '../../payments/code-payments';
 
 /** The cashier behind a request: the sub-merchant, its owning app and the login token. */
 export interface Cashier extends PosSession {
@@ -39,6 +41,8 @@ export interface PosBackendOptions {
   pointsSessionMs: number;
   /** What the mini-program tab shows (`POS_MP_CODE`). */
   miniProgramCode: 'platform' | 'link';
+  /** CODE_PAY_WAIT: how long the payer may take to confirm a payment code. */
+  codePayWaitMs: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -145,6 +149,31 @@ export class PosBackend {
       if (shared && (r.status === 'finish' || shared.sharedAmount !== '0.00')) line.profitSharing = shared;
       return line;
     });
+  }
+
+  /**
+   * The payer's payment code (7.4), through the way `codePay` as the owning app: a refusal or a
+   * cancelled code is an outcome the screen says in words, not a failure of the display.
+   */
+  async payCode(cashier: Cashier, prepayId: string, authCode: string): Promise<PosCodePayment> {
+    await this.requireOwnOrder(cashier, prepayId);
+    const deviceId = `POS-${cashier.merchantId}`.slice(0, 32);
+    try {
+      const { args } = await upstream('charging the payment code', () => this.api.pay(cashier, { prepayId, way: 'codePay', authCode, deviceId }));
+      const channel = args.channel as PaymentChannel;
+      if (args.result === 'paid') return { result: 'paid', channel };
+      return { result: 'waiting', channel, confirmUntil: new Date(this.services.clock.now() + this.opts.codePayWaitMs).toISOString() };
+    } catch (e) {
+      if (!(e instanceof KitError)) throw e;
+      if (e.error === 'payment_code_refused') {
+        const refusal = (e.details as { refusal?: { code: string; meaning: string } } | undefined)?.refusal;
+        const reason = refusal?.meaning === 'code_unusable' ? 'code' : refusal?.meaning === 'payer_cannot_pay' ? 'payer' : 'other';
+        return { result: 'refused', reason, platformCode: refusal?.code ?? '' };
+      }
+      // No outcome from the wallet: the kit cancelled the code (the payer is not charged).
+      if ((e.details as typeof CODE_CANCELLED | undefined)?.codeCancelled) return { result: 'cancelled' };
+      throw e;
+    }
   }
 
   /** 4.6 with the cashier's own login token, then the order's state after it. */

@@ -11,6 +11,7 @@ import {
   posListOrdersSchema,
   posLoginSchema,
   posOrderIdSchema,
+  posPayCodeSchema,
   posPointsCodeSchema,
   posPointsSessionSchema,
 } from '@kit/shared/api/pos-schemas';
@@ -27,7 +28,11 @@ import { listensOnAllAddresses } from '../../listen-addresses';
 export const POS_COOKIE = 'pos_login';
 
 export function posApiRoutes({ config, services, api }: RouteDeps): Router {
-  const backend = new PosBackend(services, api, { pointsSessionMs: config.POS_POINTS_SESSION_TTL, miniProgramCode: config.POS_MP_CODE });
+  const backend = new PosBackend(services, api, {
+    pointsSessionMs: config.POS_POINTS_SESSION_TTL,
+    miniProgramCode: config.POS_MP_CODE,
+    codePayWaitMs: config.CODE_PAY_WAIT,
+  });
   const scope: CookieScope = { path: `${config.BASE_PATH}/pos`, maxAgeMs: config.POS_SESSION_MAX_AGE, name: POS_COOKIE };
   const r = Router();
   r.use(apiGroup(PAY_VERSION, '16kb'), noStore);
@@ -118,6 +123,16 @@ export function posApiRoutes({ config, services, api }: RouteDeps): Router {
         if (gone.signal.aborted) return;
         throw e;
       }
+    }),
+  );
+
+  r.post(
+    '/orders/:prepayId/code',
+    cashier,
+    guarded(async (req, res) => {
+      const { prepayId } = validate(posOrderIdSchema, req.params, 'path');
+      const { authCode } = validate(posPayCodeSchema, req.body);
+      res.json(ok({ payment: await backend.payCode(who(res), prepayId, authCode) }));
     }),
   );
 

@@ -12,6 +12,7 @@ import {
   posListOrdersSchema,
   posLoginSchema,
   posOrderIdSchema,
+  posPayCodeSchema,
   posPointsCodeSchema,
   posPointsSessionSchema,
 } from '@kit/shared/api/pos-schemas';
@@ -145,6 +146,23 @@ export const frontendRoutes: RouteDoc[] = [
     params: posOrderIdSchema,
     answer: detailWithChannel,
     errors: ['login_invalid', 'not_found'],
+  }),
+  pos({
+    method: 'post',
+    path: '/pos/api/orders/:prepayId/code',
+    summary: "Charge the payer's payment code, scanned at the counter (7.4 `codePay` behind the router)",
+    description:
+      "`paid`, `waiting` (the payer confirms on the phone until `confirmUntil`), `refused` by the wallet (`reason`: `code` the code is used or expired, `payer` the payer cannot pay with it, `other`; `platformCode` the wallet's own), or `cancelled` (the wallet gave no outcome: the kit cancelled it, the payer is not charged).",
+    params: posOrderIdSchema,
+    body: posPayCodeSchema,
+    answer: success(1, {
+      payment: z.union([
+        z.object({ result: z.enum(['paid', 'waiting']), channel: z.string(), confirmUntil: z.string().optional() }),
+        z.object({ result: z.literal('refused'), reason: z.enum(['code', 'payer', 'other']), platformCode: z.string() }),
+        z.object({ result: z.literal('cancelled') }),
+      ]),
+    }),
+    errors: ['login_invalid', 'invalid_request', 'not_found', 'order_not_active', 'code_payment_waiting', 'channel_unavailable'],
   }),
   pos({
     method: 'post',

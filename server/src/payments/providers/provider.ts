@@ -67,7 +67,8 @@ export type CallKind = 'order' | 'refund' | 'profitSharing';
  */
 export interface Refusal {
   call: CallKind;
-  meaning: 'not_found' | 'closed' | 'paid' | 'other';
+  /** `code_unusable`, `payer_cannot_pay`: a payment code's refusals (7.4): refresh the code; pay another way. */
+  meaning: 'not_found' | 'closed' | 'paid' | 'code_unusable' | 'payer_cannot_pay' | 'other';
   code: string;
   message: string;
 }

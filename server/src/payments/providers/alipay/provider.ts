@@ -68,6 +68,17 @@ interface AlipayMerchant extends Record<string, string> {
 
 const merchantOf = (co: Pick<PayChannelOrdersTable, 'merchant_json'>): AlipayMerchant => JSON.parse(co.merchant_json) as AlipayMerchant;
 
+/** A payment code's refusals that say the payer cannot pay with it (7.4): another card, or another way. */
+const ALIPAY_PAYER_CANNOT_PAY = new Set([
+  'ACQ.BUYER_BALANCE_NOT_ENOUGH',
+  'ACQ.BUYER_BANKCARD_BALANCE_NOT_ENOUGH',
+  'ACQ.PAYMENT_FAIL',
+  'ACQ.BUYER_PAYMENT_AMOUNT_DAY_LIMIT_ERROR',
+  'ACQ.BUYER_PAYMENT_AMOUNT_MONTH_LIMIT_ERROR',
+  'ACQ.ERROR_BUYER_CERTIFY_LEVEL_LIMIT',
+  'ACQ.BUYER_ENABLE_STATUS_FORBID',
+]);
+
 /** `Retry-After` of the kit's 503 when Alipay asks for the same call again later (`ACQ.SYSTEM_ERROR`…) and says not when. */
 const ALIPAY_RETRY_AFTER_SECONDS = 5;
 
@@ -95,7 +106,11 @@ function refusalOf(call: Refusal['call'], e: unknown, unsignedDecides = false): 
         ? 'closed'
         : code === 'ACQ.TRADE_HAS_SUCCESS'
           ? 'paid'
-          : 'other';
+          : code === 'ACQ.PAYMENT_AUTH_CODE_INVALID'
+            ? 'code_unusable'
+            : ALIPAY_PAYER_CANNOT_PAY.has(code)
+              ? 'payer_cannot_pay'
+              : 'other';
   return { call, meaning, code, message: e.subMsg ?? e.details.msg ?? e.message };
 }
 

@@ -31,9 +31,24 @@ const RETRYABLE: Record<CallKind, ReadonlySet<string>> = {
   profitSharing: new Set(['SYSTEMERROR', 'FREQUENCY_LIMITED', 'ORDER_NOT_READY']),
 };
 
+/** A payment code's refusals (7.4): the code cannot be used (the payer refreshes it), or the payer cannot pay with it. */
+const CODE_UNUSABLE = new Set(['AUTHCODEEXPIRE', 'AUTH_CODE_INVALID', 'AUTH_CODE_ERROR', 'AUTH_CODE_EXPIRE']);
+const PAYER_CANNOT_PAY = new Set(['NOTENOUGH', 'NOT_ENOUGH', 'BUYER_MISMATCH', 'PAYER_ACCOUNT_ABNORMAL', 'PARTIAL_PAY_NOT_SUPPORTED']);
+
 export function refusalOf(call: CallKind, a: ProtocolAnswer): Refusal {
   const code = a.errCode ?? '';
-  const meaning = code === NOT_FOUND[call] ? 'not_found' : code === 'ORDERCLOSED' ? 'closed' : code === 'ORDERPAID' ? 'paid' : 'other';
+  const meaning =
+    code === NOT_FOUND[call]
+      ? 'not_found'
+      : code === 'ORDERCLOSED'
+        ? 'closed'
+        : code === 'ORDERPAID'
+          ? 'paid'
+          : CODE_UNUSABLE.has(code)
+            ? 'code_unusable'
+            : PAYER_CANNOT_PAY.has(code)
+              ? 'payer_cannot_pay'
+              : 'other';
   return { call, meaning, code, message: a.errMsg ?? '' };
 }
 

@@ -1,0 +1,194 @@
+/**
+ * "Scan the payer's code" (7.4): a field that takes what a USB or Bluetooth scanner types (the
+ * digits, then Enter, fast) or the cashier's fingers, and the camera where the browser can read
+ * barcodes (`BarcodeDetector`). Says what is happening: asking the wallet, the payer confirming on
+ * the phone with the time left, paid (which wallet), refused (why, and what to do), cancelled.
+ */
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { usePosApp } from '../state/app';
+import { useStore } from '@kit/web-common/use-store';
+import { useT } from '../i18n/use-t';
+
+/** A payment code as scanners read it (the wallets' own ranges are the service's to judge). */
+const PAYMENT_CODE = /^\d{16,24}$/;
+/** The barcode formats wallets draw their payment codes in. */
+const CODE_FORMATS = ['code_128', 'qr_code'];
+
+interface Detector {
+  detect(source: HTMLVideoElement): Promise<Array<{ rawValue: string }>>;
+}
+type DetectorClass = { new (o: { formats: string[] }): Detector; getSupportedFormats?: () => Promise<string[]> };
+
+export function PayerCode({ prepayId }: { prepayId: string }) {
+  const { codePay } = usePosApp();
+  const state = useStore(codePay, (s) => s);
+  const t = useT();
+  const [text, setText] = useState('');
+  const [invalid, setInvalid] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const mine = state.prepayId === prepayId;
+  const phase = mine ? state.phase : 'idle';
+
+  useEffect(() => {
+    if (!mine) codePay.getState().clear(prepayId);
+    input.current?.focus();
+  }, [codePay, prepayId, mine]);
+
+  const charge = useCallback(
+    (raw: string) => {
+      const code = raw.replace(/[\s-]/g, '');
+      if (!PAYMENT_CODE.test(code)) return setInvalid(true);
+      setInvalid(false);
+      setText('');
+      void codePay.getState().pay(prepayId, code);
+    },
+    [codePay, prepayId],
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    charge(text);
+  };
+  const busy = phase === 'asking' || phase === 'waiting';
+
+  return (
+    <div className="payer-code" data-testid="payer-code">
+      <form className="payer-code-form" onSubmit={submit}>
+        <label htmlFor="payer-code-input">{t('code.label')}</label>
+        <div className="payer-code-row">
+          <input
+            id="payer-code-input"
+            ref={input}
+            data-testid="payer-code-input"
+            inputMode="numeric"
+            autoComplete="off"
+            spellCheck={false}
+            value={text}
+            disabled={busy}
+            onChange={(e) => {
+              setText(e.target.value);
+              setInvalid(false);
+            }}
+          />
+          <button type="submit" className="primary" data-testid="payer-code-submit" disabled={busy || !text.trim()}>
+            {t('code.submit')}
+          </button>
+        </div>
+      </form>
+      <p className="scan-hint">{t('code.hint')}</p>
+      <Camera onCode={charge} disabled={busy} />
+      {invalid && (
+        <p className="message error" role="alert" data-testid="payer-code-message" data-phase="invalid">
+          {t('code.invalid')}
+        </p>
+      )}
+      {!invalid && phase !== 'idle' && <Status />}
+    </div>
+  );
+}
+
+/** What the last code did, in words a cashier acts on. */
+function Status() {
+  const { codePay } = usePosApp();
+  const s = useStore(codePay, (x) => x);
+  const t = useT();
+  const seconds = useSecondsLeft(s.phase === 'waiting' ? s.confirmUntil : null);
+  const text =
+    s.phase === 'asking'
+      ? t('code.asking')
+      : s.phase === 'waiting'
+        ? seconds > 0
+          ? t('code.waiting', { seconds })
+          : t('code.waitingOver')
+        : s.phase === 'paid' && s.channel
+          ? t(`code.paid.${s.channel}`)
+          : s.phase === 'refused' && s.refusal
+            ? t(`code.refused.${s.refusal.reason}`, { code: s.refusal.platformCode })
+            : s.phase === 'cancelled'
+              ? t('code.cancelled')
+              : s.error
+                ? t(s.error)
+                : '';
+  const tone = s.phase === 'paid' ? 'ok' : s.phase === 'asking' || (s.phase === 'waiting' && seconds > 0) ? 'hint' : 'error';
+  return (
+    <p className={`message ${tone}`} role="status" aria-live="assertive" data-testid="payer-code-message" data-phase={s.phase}>
+      {text}
+      {(s.phase === 'asking' || (s.phase === 'waiting' && seconds > 0)) && <span className="dots" aria-hidden="true" />}
+    </p>
+  );
+}
+
+/** Whole seconds left until `until` (Unix ms), counting down on the page's clock. */
+function useSecondsLeft(until: number | null): number {
+  const left = () => (until === null ? 0 : Math.max(0, Math.ceil((until - Date.now()) / 1000)));
+  const [seconds, setSeconds] = useState(left);
+  useEffect(() => {
+    setSeconds(left());
+    if (until === null) return;
+    const timer = setInterval(() => setSeconds(left()), 250);
+    return () => clearInterval(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [until]);
+  return seconds;
+}
+
+/** The camera, where the browser reads barcodes itself; nothing otherwise (the scanner and the field remain). */
+function Camera({ onCode, disabled }: { onCode: (code: string) => void; disabled: boolean }) {
+  const t = useT();
+  const Detector = (window as unknown as { BarcodeDetector?: DetectorClass }).BarcodeDetector;
+  const [on, setOn] = useState(false);
+  const [failed, setFailed] = useState(false);
+  const video = useRef<HTMLVideoElement>(null);
+
+  useEffect(() => {
+    if (!on || !Detector) return;
+    let stream: MediaStream | null = null;
+    let stopped = false;
+    const detector = new Detector({ formats: CODE_FORMATS });
+    const look = async () => {
+      if (stopped || !video.current) return;
+      try {
+        const found = (await detector.detect(video.current)).map((b) => b.rawValue).find((v) => PAYMENT_CODE.test(v));
+        if (found) {
+          setOn(false);
+          return onCode(found);
+        }
+      } catch {
+        // A frame the detector could not read: the next one.
+      }
+      requestAnimationFrame(() => void look());
+    };
+    navigator.mediaDevices
+      ?.getUserMedia({ video: { facingMode: 'environment' } })
+      .then(async (s) => {
+        stream = s;
+        if (stopped || !video.current) return;
+        video.current.srcObject = s;
+        await video.current.play();
+        void look();
+      })
+      .catch(() => {
+        setFailed(true);
+        setOn(false);
+      });
+    return () => {
+      stopped = true;
+      stream?.getTracks().forEach((track) => track.stop());
+    };
+  }, [on, Detector, onCode]);
+
+  if (!Detector || !navigator.mediaDevices) return null;
+  return (
+    <div className="payer-code-camera">
+      <button type="button" className="secondary" data-testid="payer-code-camera" disabled={disabled} onClick={() => setOn(!on)}>
+        {on ? t('code.cameraStop') : t('code.camera')}
+      </button>
+      {on && (
+        <>
+          <video ref={video} muted playsInline className="payer-code-video" />
+          <p className="scan-hint">{t('code.cameraHint')}</p>
+        </>
+      )}
+      {failed && <p className="message warn">{t('code.cameraFailed')}</p>}
+    </div>
+  );
+}
