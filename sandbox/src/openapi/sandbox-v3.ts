@@ -31,6 +31,22 @@ export const sandboxV3Routes: RouteDoc[] = [
     }),
   ),
   v3({
+    method: 'post',
+    path: '/sandbox/v3/pay/partner/transactions/codepay',
+    summary: "charge the payer's payment code (partner mode, 7.4)",
+    description:
+      "200 with the transaction when paid; 202 `{code: USERPAYING}` while the payer confirms; 403 NOTENOUGH, AUTHCODEEXPIRE (a code used before), 400 AUTH_CODE_INVALID; a sandbox code's third digit says which (docs/sandbox.md); a `silent` code is never answered.",
+    body: obj('sp_appid, sp_mchid, sub_mchid, description, out_trade_no, payer {auth_code}, amount {total, currency}, scene_info {device_id}'),
+    answer: order,
+  }),
+  v3({
+    method: 'post',
+    path: '/sandbox/v3/pay/partner/transactions/out-trade-no/:no/reverse',
+    summary: 'undo a payment code order whatever its state (REVOKED; money taken goes back)',
+    body: z.object({ sp_appid: z.string().optional(), sp_mchid: z.string(), sub_mchid: z.string() }),
+    answer: z.object({ recall: z.boolean() }),
+  }),
+  v3({
     method: 'get',
     path: '/sandbox/v3/pay/partner/transactions/out-trade-no/:no',
     summary: 'query an order by out_trade_no',

@@ -114,6 +114,29 @@ export const sandboxRoutes: RouteDoc[] = [
   }),
   sandbox({
     method: 'post',
+    path: '/sandbox/payment-code',
+    summary: "A payer's payment code (7.4) of a wallet, whose payment goes the way `behaviour` says when the cashier scans it",
+    description:
+      '`pay` paid at once; `confirm` the payer confirms on the phone (by `/sandbox/payment-code/confirm`, or 10 s later); `never` never confirmed; `balance` refused, balance too low; `silent` the money is taken and no answer comes. A code is good once.',
+    body: z.object({ wallet: z.enum(['social', 'alipay']).optional(), behaviour: z.enum(['pay', 'confirm', 'never', 'balance', 'silent']).optional() }),
+    answer: z.union([z.object({ status: z.literal('success'), code: z.string(), wallet: z.string(), behaviour: z.string() }), fail]),
+  }),
+  sandbox({
+    method: 'post',
+    path: '/sandbox/payment-code/confirm',
+    summary: 'The payer confirms a payment code payment on the phone: the payment waiting under the code is paid (409 when none waits)',
+    body: z.object({ code: z.string() }),
+    answer: z.union([z.object({ status: z.literal('success') }), fail]),
+  }),
+  sandbox({
+    method: 'get',
+    path: '/sandbox/payment-code.svg',
+    summary: 'A payment code drawn as wallets draw it: a Code 128 barcode (SVG)',
+    query: z.object({ code: z.string() }),
+    answer: text('image/svg+xml', 'The barcode'),
+  }),
+  sandbox({
+    method: 'post',
     path: '/sandbox/renotify',
     summary: "Send a paid order's payment notification again",
     body: z.object({ prepayId: z.string() }),
@@ -214,6 +237,8 @@ export const sandboxRoutes: RouteDoc[] = [
     '/sandbox/alipay/revoke',
     '/sandbox/login',
     '/sandbox/renotify',
+    '/sandbox/payment-code',
+    '/sandbox/payment-code/confirm',
     '/sandbox/sns/jscode2session',
     '/sandbox/faults',
   ].map((path): RouteDoc =>
