@@ -51,12 +51,14 @@ export class SandboxBills {
         transactionId: o.transaction_id ?? '',
         outTradeNo: o.out_trade_no,
         tradeType: o.trade_type,
-        tradeState: 'SUCCESS',
+        // A payment code paid and then reversed (7.4) is in the bill as the platform writes it: REVOKED.
+        tradeState: o.state === 'REVOKED' ? 'REVOKED' : 'SUCCESS',
         refundId: null,
         outRefundNo: null,
         refundState: null,
         amountCents,
-        feeUnits: amountCents * FEE_UNITS_PER_CENT,
+        // A reversed code settles nothing, and no fee is charged for it.
+        ...(o.state === 'REVOKED' ? { settledCents: 0, feeUnits: 0 } : { feeUnits: amountCents * FEE_UNITS_PER_CENT }),
         body: o.body,
       });
     }

@@ -81,4 +81,13 @@ describe('matching a bill with the kit', () => {
       ),
     ).toEqual([]);
   });
+
+  it("a payment code the kit cancelled after the payer paid (7.4): its payment and the cancel's refund are nothing to do; its payment alone is", () => {
+    const cancelled = payment({ state: 'cancelled', status: 'active' });
+    expect(match([line({}), refundLine({ refundNo: 'cancel_T1' })], day([cancelled], []))).toEqual([]);
+    // Paid at the platform with no refund in the bill: a person looks.
+    expect(match([line({})], day([cancelled], []))).toEqual([expect.objectContaining({ kind: 'status_mismatch', of: 'payment', outTradeNo: 'T1' })]);
+    // A refund of part of it is no cancel.
+    expect(match([line({}), refundLine({ refundNo: 'cancel_T1', amountCents: 100 })], day([cancelled], []))).toHaveLength(2);
+  });
 });

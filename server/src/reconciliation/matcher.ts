@@ -66,9 +66,18 @@ export function match(lines: readonly BillLine[], kit: KitDay): Found[] {
   const found: Found[] = [];
   const billPaid = new Set<string>();
   const billRefunded = new Set<string>();
+  // Payment codes the kit cancelled (7.4) that the payer had paid: the cancel gave the whole amount
+  // back, which the bill shows as a refund the kit did not ask for. Paid and given back: nothing to do.
+  const reversed = new Set(
+    lines
+      .filter((l) => isRefundedLine(l) && kit.orders.get(l.orderNo)?.state === 'cancelled' && !kit.refunds.has(l.refundNo!))
+      .filter((l) => l.amountCents === kit.orders.get(l.orderNo)!.total_cents)
+      .map((l) => l.orderNo),
+  );
   for (const l of lines) {
     const channel: View = { status: l.status, amount: money(l.amountCents) };
     const base = { outTradeNo: l.orderNo, channelMchId: l.account, channel };
+    if (reversed.has(l.orderNo) && (isPaidLine(l) || (isRefundedLine(l) && !kit.refunds.has(l.refundNo!)))) continue;
     if (isPaidLine(l)) {
       billPaid.add(l.orderNo);
       const p = kit.orders.get(l.orderNo);

@@ -362,6 +362,8 @@ export class ReconciliationService {
     const co = await this.payments.channelOrder(d.out_trade_no);
     if (!co) return null;
     if (co.state === 'paid') return 'settled';
+    // A payment code the kit cancelled (7.4) never counts as paid: the bill showing it paid without its reversal is a person's to look at.
+    if (co.state === 'cancelled') return null;
     const q = await provider.queryOrder(co);
     if (!q.ok || (q.state !== 'paid' && q.state !== 'refunded')) return null;
     await this.channelOrders.recordQueriedPayment(co, q, 'reconciliation');

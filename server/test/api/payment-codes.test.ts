@@ -12,6 +12,7 @@ import { describeEachBackend } from '../support/backends';
 import { startTestKit, sandboxTables, type TestKit } from '../support/kit';
 import { bothWalletsFixture, newOrder, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
 import { waitFor } from '../support/wait';
+import { chinaDate } from '../../src/reconciliation/china-day';
 
 const TOKEN = 'appAuthToken_codes_0001';
 type Wallet = 'social' | 'alipay';
@@ -118,23 +119,26 @@ describeEachBackend('payment codes at the counter', (backend) => {
     expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
   });
 
-  test.each(['social', 'alipay'] as const)('a %s code without an answer is cancelled at once: the money taken goes back, the order stays payable', async (wallet) => {
-    // Alipay notifies the payment it took: lost here, so that only the cancel can end it.
-    expect((await sandboxPost(kit.url, '/faults', { payNotifications: 'drop' })).status).toBe(200);
-    const prepayId = await newOrder(f, '12.00');
-    const lost = await refusal(f.client.codePay(prepayId, await codeOf(wallet, 'silent')));
-    expect(lost).toMatchObject({ http: 503, error: 'channel_unavailable' });
-    expect(lost.msg).toContain('was cancelled');
-    const [co] = await codeOrders(prepayId);
-    expect(co.state).toBe('cancelled');
-    // The stand-in had taken the money: the cancel gave it back.
-    expect(await atPlatform(wallet, co.out_trade_no)).toBe(CANCELLED_AT[wallet]);
-    if (wallet === 'alipay') expect(sandboxOf(kit.runtime.services)!.alipay!.trade(TOKEN, co.out_trade_no)?.refunds).toHaveLength(1);
-    // Its notification of the payment (Alipay's) counts for nothing: the order is not paid.
-    await kit.settle();
-    expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
-    expect((await codeOrders(prepayId))[0].state).toBe('cancelled');
-  });
+  test.each(['social', 'alipay'] as const)(
+    'a %s code without an answer is cancelled at once: the money taken goes back, the order stays payable',
+    async (wallet) => {
+      // Alipay notifies the payment it took: lost here, so that only the cancel can end it.
+      expect((await sandboxPost(kit.url, '/faults', { payNotifications: 'drop' })).status).toBe(200);
+      const prepayId = await newOrder(f, '12.00');
+      const lost = await refusal(f.client.codePay(prepayId, await codeOf(wallet, 'silent')));
+      expect(lost).toMatchObject({ http: 503, error: 'channel_unavailable' });
+      expect(lost.msg).toContain('was cancelled');
+      const [co] = await codeOrders(prepayId);
+      expect(co.state).toBe('cancelled');
+      // The stand-in had taken the money: the cancel gave it back.
+      expect(await atPlatform(wallet, co.out_trade_no)).toBe(CANCELLED_AT[wallet]);
+      if (wallet === 'alipay') expect(sandboxOf(kit.runtime.services)!.alipay!.trade(TOKEN, co.out_trade_no)?.refunds).toHaveLength(1);
+      // Its notification of the payment (Alipay's) counts for nothing: the order is not paid.
+      await kit.settle();
+      expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
+      expect((await codeOrders(prepayId))[0].state).toBe('cancelled');
+    },
+  );
 
   test("an Alipay code without an answer whose payment Alipay notifies meanwhile is paid: the notification is the platform's word", async () => {
     const prepayId = await newOrder(f, '12.50');
@@ -181,5 +185,20 @@ describeEachBackend('payment codes at the counter', (backend) => {
     expect(viaPay.args).toEqual({ result: 'paid', channel: 'SocialNative' });
     // A paid order takes no more codes.
     expect(await refusal(f.client.codePay(prepayId, await codeOf('alipay', 'pay')))).toMatchObject({ http: 409, error: 'order_not_active' });
+  });
+
+  test.each(['SocialNative', 'Alipay'])("the day's %s bill lists the codes as the platform does, and agrees with the kit", async (channel) => {
+    const today = chinaDate(kit.clock.now());
+    const report = await kit.runtime.services.reconciliation.reconcile(today, channel as 'SocialNative');
+    const lines = await kit.runtime.db.db.selectFrom('recon_bill_lines').selectAll().where('day', '=', today).where('channel', '=', channel).execute();
+    const codes = await kit.runtime.db.db
+      .selectFrom('pay_channel_orders')
+      .selectAll()
+      .where('channel', '=', channel)
+      .where('trade_type', '=', 'MICROPAY')
+      .execute();
+    // Every code the platform took money for is in the bill; those it gave back are not counted as paid.
+    expect(lines.filter((l) => l.kind === 'payment' && codes.some((c) => c.out_trade_no === l.out_trade_no)).length).toBeGreaterThan(0);
+    expect(report.differences.filter((d) => codes.some((c) => c.out_trade_no === d.outTradeNo))).toEqual([]);
   });
 });
