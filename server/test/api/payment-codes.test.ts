@@ -12,6 +12,7 @@ import { describeEachBackend } from '../support/backends';
 import { startTestKit, sandboxTables, type TestKit } from '../support/kit';
 import { bothWalletsFixture, newOrder, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
 import { waitFor } from '../support/wait';
+import { PageClient } from '../support/page-client';
 import { chinaDate } from '../../src/reconciliation/china-day';
 
 const TOKEN = 'appAuthToken_codes_0001';
@@ -100,6 +101,15 @@ describeEachBackend('payment codes at the counter', (backend) => {
       // The payer refreshes the code; this one pays.
       expect((await f.client.codePay(prepayId, await codeOf(wallet, 'pay'))).args.result).toBe('paid');
       expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
+      // The console's story: two codes scanned at the counter, the first cancelled, the second's answer said paid.
+      const desk = new PageClient(`${kit.url}/console/api`);
+      await desk.call('POST', '/login', { userId: f.parentId, pw: f.pw });
+      const timeline = (await desk.call('GET', `/orders/${prepayId}`)).body.order.timeline as Array<{ kind: string; cause: string }>;
+      const story = timeline.filter((e) => e.kind !== 'callback').map((e) => `${e.kind} ${e.cause}`);
+      // (The cancel and the next code may share a millisecond of the test's clock: their order is not asserted.)
+      expect([...story].sort()).toEqual(['channelOrder MICROPAY', 'channelOrder MICROPAY', 'channelOrderClosed cancelled', 'created created', 'paid answer']);
+      expect(story[0]).toBe('created created');
+      expect(story.at(-1)).toBe('paid answer');
     },
   );
 
