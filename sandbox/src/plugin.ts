@@ -62,6 +62,7 @@ export const sandboxPlugin: DevPlugin = {
               `     or, for an Alipay code from alipayNative: curl -X POST ${url}${SANDBOX_PATH}/alipay/pay -H 'content-type: application/json' -d '{"qrCode":"<its qr_code>"}'`,
             ]
           : []),
+        `     Or the other way round: open ${url}${SANDBOX_PATH}/, Show a payment code, and type its digits in the display's "Scan the payer's code".`,
       ],
       // The demo shop's Alipay authorization: the stand-in takes any token until it is withdrawn (`/sandbox/alipay/revoke`).
       demoPaymentParams: sandbox.alipay ? [{ paymentChannel: 'Alipay', params: { appAuthToken: DEMO_ALIPAY_APP_AUTH_TOKEN } }] : [],
