@@ -119,16 +119,14 @@ function Status() {
 
 /** Whole seconds left until `until` (Unix ms), counting down on the page's clock. */
 function useSecondsLeft(until: number | null): number {
-  const left = () => (until === null ? 0 : Math.max(0, Math.ceil((until - Date.now()) / 1000)));
-  const [seconds, setSeconds] = useState(left);
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    setSeconds(left());
     if (until === null) return;
-    const timer = setInterval(() => setSeconds(left()), 250);
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 250);
     return () => clearInterval(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [until]);
-  return seconds;
+  return until === null ? 0 : Math.max(0, Math.ceil((until - now) / 1000));
 }
 
 /** The camera, where the browser reads barcodes itself; nothing otherwise (the scanner and the field remain). */
