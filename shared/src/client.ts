@@ -149,7 +149,11 @@ export class KitClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const pairs = options.unsigned
       ? Object.entries(options.query ?? {}).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, String(v)] as [string, string]]))
-      : signRequest({ method, path, query: options.query, body }, this.opts, this.opts.clock ? nextTimestamp(this.opts.clock.now(), this.opts.clock) : nextTimestamp());
+      : signRequest(
+          { method, path, query: options.query, body },
+          this.opts,
+          this.opts.clock ? nextTimestamp(this.opts.clock.now(), this.opts.clock) : nextTimestamp(),
+        );
     const qs = encodeQuery(pairs);
     const url = `${this.base}${this.basePath}${path}${qs ? `?${qs}` : ''}`;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.opts.timeoutMs ?? 30_000);

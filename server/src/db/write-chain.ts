@@ -23,7 +23,10 @@ export type Guard = Expression<SqlBool> | undefined;
 /** A query a step builds (a Kysely builder or raw SQL): run alone on SQLite, embedded in the WITH on PostgreSQL. */
 export type StepQuery = OperationNodeSource;
 
-export interface ChainStep<A extends unknown[]> {
+/** A chain's arguments, by name (each a parameter of its statements). */
+export type ChainArgs = Record<string, unknown>;
+
+export interface ChainStep<A extends ChainArgs> {
   /** Its name in the WITH, and its key in the result. */
   name: string;
   /** The step that must have written a row for this one to run; none: it always runs. */
@@ -35,13 +38,23 @@ export interface ChainStep<A extends unknown[]> {
    */
   unless?: string;
   /** The write, with `guard` (PostgreSQL; undefined on SQLite) added to its WHERE, returning a row per row written. */
-  build(guard: Guard, ...args: A): StepQuery;
+  build(guard: Guard, args: A): StepQuery;
 }
 
 export type ChainResult = Record<string, number>;
 
-/** The chain as one function of its arguments (statements prepared once); resolves with the rows each step wrote (0: not run). */
-export function writeChain<A extends unknown[]>(db: Kysely<Database>, steps: ChainStep<A>[], arity: A['length']): (...args: A) => Promise<ChainResult> {
+/**
+ * The chain as one function of its named arguments (statements prepared once, `argNames` their
+ * parameters' order); resolves with the rows each step wrote (0: not run).
+ */
+export function writeChain<A extends ChainArgs>(
+  db: Kysely<Database>,
+  steps: ChainStep<A>[],
+  argNames: readonly (keyof A & string)[],
+): (args: A) => Promise<ChainResult> {
+  const named = (values: unknown[]) => Object.fromEntries(argNames.map((n, i) => [n, values[i]])) as A;
+  const positional = (args: A) => argNames.map((n) => args[n]);
+  const arity = argNames.length;
   const names = new Set<string>();
   for (const s of steps) {
     if (s.after && !names.has(s.after)) throw new Error(`chain step ${s.name} follows ${s.after}, which is not before it`);
@@ -49,31 +62,34 @@ export function writeChain<A extends unknown[]>(db: Kysely<Database>, steps: Cha
     names.add(s.name);
   }
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const statement = preparedOn(db, (...args: A) => ({ compile: () => withStatement(steps, args).compile(db) }), arity, true);
-    return async (...args) => {
-      const row = (await statement(db, ...args)).rows[0] as Record<string, number | string>;
+    const statement = preparedOn(db, (...values: unknown[]) => ({ compile: () => withStatement(steps, named(values)).compile(db) }), arity, true);
+    return async (args) => {
+      const row = (await statement(db, ...positional(args))).rows[0] as Record<string, number | string>;
       return Object.fromEntries(steps.map((s) => [s.name, Number(row[s.name])]));
     };
   }
-  const statements = steps.map((s) => preparedOn(db, (...args: A) => ({ compile: () => sql`${s.build(undefined, ...args)}`.compile(db) }), arity, true));
-  return (...args) =>
+  const statements = steps.map((s) =>
+    preparedOn(db, (...values: unknown[]) => ({ compile: () => sql`${s.build(undefined, named(values))}`.compile(db) }), arity, true),
+  );
+  return (args) =>
     db.transaction().execute(async (trx) => {
+      const values = positional(args);
       const wrote: ChainResult = Object.fromEntries(steps.map((s) => [s.name, 0]));
       for (const [i, s] of steps.entries()) {
         if ((s.after && !wrote[s.after]) || (s.unless && wrote[s.unless])) continue;
-        wrote[s.name] = (await statements[i](trx, ...args)).rows.length;
+        wrote[s.name] = (await statements[i](trx, ...values)).rows.length;
       }
       return wrote;
     });
 }
 
 /** `with a as (…), b as (… where exists (select 1 from a)) select (select count(*) from a) as a, …` */
-function withStatement<A extends unknown[]>(steps: ChainStep<A>[], args: A) {
+function withStatement<A extends ChainArgs>(steps: ChainStep<A>[], args: A) {
   const parts = steps.map((s) => {
     const after = s.after ? sql<SqlBool>`exists (select 1 from ${sql.id(s.after)})` : undefined;
     const unless = s.unless ? sql<SqlBool>`not exists (select 1 from ${sql.id(s.unless)})` : undefined;
     const guard = after && unless ? sql<SqlBool>`${after} and ${unless}` : (after ?? unless);
-    return sql`${sql.id(s.name)} as (${s.build(guard, ...args)})`;
+    return sql`${sql.id(s.name)} as (${s.build(guard, args)})`;
   });
   // Every step is counted, so every one runs: PostgreSQL skips a plain SELECT in a WITH nobody reads.
   const counts = steps.map((s) => sql`(select count(*) from ${sql.id(s.name)}) as ${sql.id(s.name)}`);

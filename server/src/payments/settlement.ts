@@ -18,8 +18,17 @@ import { writeChain, type ChainStep } from '../db/write-chain';
 
 import type { PaidFacts } from './providers/provider';
 
-/** The arguments of a payment's chain of writes (`Settlement.payment`). */
-type PaymentArgs = [outTradeNo: string, transactionId: string, paidAt: number, via: PaidVia, now: number, prepayId: string, channel: PaymentChannel];
+/** The arguments of a payment's chain of writes (`Settlement.payment`), by name. */
+interface PaymentArgs extends Record<string, unknown> {
+  outTradeNo: string;
+  transactionId: string;
+  paidAt: number;
+  via: PaidVia;
+  now: number;
+  prepayId: string;
+  channel: PaymentChannel;
+}
+const PAYMENT_ARGS = ['outTradeNo', 'transactionId', 'paidAt', 'via', 'now', 'prepayId', 'channel'] as const satisfies readonly (keyof PaymentArgs)[];
 
 export class Settlement {
   /**
@@ -43,26 +52,28 @@ export class Settlement {
     private readonly clock: Clock,
   ) {
     const steps: ChainStep<PaymentArgs>[] = [
-      { name: 'paid', build: (g, outTradeNo, tx, paidAt, via, now) => this.store.markPaidQuery(g, outTradeNo, tx, paidAt, via, now).returning('out_trade_no') },
+      {
+        name: 'paid',
+        build: (g, a) => this.store.markPaidQuery(g, a.outTradeNo, a.transactionId, a.paidAt, a.via, a.now).returning('out_trade_no'),
+      },
       {
         name: 'followed',
         after: 'paid',
-        build: (g, outTradeNo, _tx, _paidAt, _via, now) => this.jobs.finishQuery(g, 'payment.reconcile', outTradeNo, 'paid', now).returning('id'),
+        build: (g, a) => this.jobs.finishQuery(g, 'payment.reconcile', a.outTradeNo, 'paid', a.now).returning('id'),
       },
       {
         name: 'moved',
         after: 'paid',
-        build: (g, _o, _tx, paidAt, _via, now, prepayId) =>
-          this.orders.transitionQuery(g, prepayId, ['active', 'cancel'], 'finish', now, { payment_time: paidAt }).returning('prepay_id'),
+        build: (g, a) => this.orders.transitionQuery(g, a.prepayId, ['active', 'cancel'], 'finish', a.now, { payment_time: a.paidAt }).returning('prepay_id'),
       },
       {
         name: 'callback',
         after: 'moved',
-        build: (g, _o, _tx, _paidAt, _via, now, prepayId, channel) => this.callbacks.enqueueOfOrderQuery(g, prepayId, 'finish', channel, now).returning('id'),
+        build: (g, a) => this.callbacks.enqueueOfOrderQuery(g, a.prepayId, 'finish', a.channel, a.now).returning('id'),
       },
       ...duplicateSteps(duplicates, jobs),
     ];
-    this.payment = writeChain(store.db, steps, 7);
+    this.payment = writeChain(store.db, steps, PAYMENT_ARGS);
   }
 
   /**
@@ -73,7 +84,15 @@ export class Settlement {
   async recordPayment(co: PayChannelOrdersTable, facts: PaidFacts, via: PaidVia): Promise<boolean> {
     // The channel's clock is not ours: a payment is never recorded before the order it pays (4.2).
     const paidAt = Math.max(facts.paidAt, co.created_at);
-    const wrote = await this.payment(co.out_trade_no, facts.transactionId, paidAt, via, this.clock.now(), co.prepay_id, co.channel as PaymentChannel);
+    const wrote = await this.payment({
+      outTradeNo: co.out_trade_no,
+      transactionId: facts.transactionId,
+      paidAt,
+      via,
+      now: this.clock.now(),
+      prepayId: co.prepay_id,
+      channel: co.channel as PaymentChannel,
+    });
     if (!wrote.paid) return false;
     if (!wrote.moved) {
       // The order was already paid through another of its channel orders: an order is paid once,
@@ -144,13 +163,12 @@ function duplicateSteps(duplicates: DuplicatePayments, jobs: Jobs): ChainStep<Pa
       name: 'second',
       after: 'paid',
       unless: 'moved',
-      build: (g, outTradeNo, _tx, _paidAt, _via, now) => duplicates.store.recordQuery(g, outTradeNo, now).returning('out_trade_no'),
+      build: (g, a) => duplicates.store.recordQuery(g, a.outTradeNo, a.now).returning('out_trade_no'),
     },
     {
       name: 'refunding',
       after: 'second',
-      build: (g, outTradeNo, _tx, _paidAt, _via, now, prepayId) =>
-        jobs.enqueueQuery(g, { queue: DUPLICATE_QUEUE, key: outTradeNo, ref: prepayId, at: now }, now).returning('id'),
+      build: (g, a) => jobs.enqueueQuery(g, { queue: DUPLICATE_QUEUE, key: a.outTradeNo, ref: a.prepayId, at: a.now }, a.now).returning('id'),
     },
   ];
 }
