@@ -27,7 +27,7 @@ export const sandboxPlugin: DevPlugin = {
     routes: [...sandboxRouteDocs, ...sandboxV3RouteDocs],
   },
   // The gateway of a provider it plays: its stand-in's, under this service's URL.
-  gatewayOf: (provider: ProviderModule, self: string) => {
+  standInOf: (provider: ProviderModule, self: string) => {
     const standIn = standInOf(provider);
     return standIn && `${self}${SANDBOX_PATH}${standIn.gatewayPath ?? standIn.pathPrefix}`;
   },

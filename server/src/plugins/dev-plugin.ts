@@ -26,12 +26,12 @@ export interface DevPlugin {
    * Where the platform of a provider it plays (`plays`) is: the plug-in's stand-in of that platform,
    * under this service's own URL (`self-url.ts`); undefined when it has none.
    */
-  gatewayOf(provider: ProviderModule, selfUrl: string): string | undefined;
+  standInOf(provider: ProviderModule, selfUrl: string): string | undefined;
   /**
    * Whether it plays a provider's platform with this configuration, and the settings it gives that
    * provider in place of the operator's (for Alipay: its development app id, key pair and mini app
    * id); undefined when the provider talks to its real platform. A played provider's gateway is
-   * `gatewayOf`, and its gateway setting is not missing (`payments/providers/played.ts`).
+   * `standInOf`, and its gateway setting is not missing (`payments/providers/played.ts`).
    */
   plays(provider: ProviderModule, config: Config): { settings: Record<string, string> } | undefined;
   /** The mini-program platform's server API (`stable_token`, `getwxacodeunlimit`) when MP_API_URL is unset. */

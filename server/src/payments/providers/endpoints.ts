@@ -10,7 +10,7 @@ export class ChannelEndpoints {
     /** This service's own URL (`self-url.ts`): a plug-in's gateways hang off it, and notifications come to it without PUBLIC_URL. */
     private readonly selfUrl: SelfUrl,
     /** The development plug-in (the sandbox), which plays the platforms whose gateway setting is unset. */
-    private readonly plugin?: Pick<DevPlugin, 'gatewayOf'>,
+    private readonly plugin?: Pick<DevPlugin, 'standInOf'>,
     /** The providers the plug-in plays (`played.ts`): their gateway is its stand-in's, whatever their settings say. */
     private readonly played: ReadonlySet<string> = new Set(),
   ) {}
@@ -18,7 +18,7 @@ export class ChannelEndpoints {
   urlOf(module: ProviderModule): string | undefined {
     if (!this.played.has(module.id) || !this.plugin) return module.gatewayUrl(this.config as never);
     const self = this.selfUrl();
-    return self ? this.plugin.gatewayOf(module, self) : undefined;
+    return self ? this.plugin.standInOf(module, self) : undefined;
   }
 
   /**
