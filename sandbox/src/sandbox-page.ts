@@ -254,7 +254,7 @@ document.getElementById('faults-apply').addEventListener('click', async () => {
   // A post replaces the whole set: the faults not on this page are kept as they are.
   let faults = {};
   try { faults = (await (await fetch('faults')).json()).faults; } catch { /* the post says what is wrong */ }
-  for (const s of document.querySelectorAll('select')) faults[s.name] = s.value;
+  for (const s of document.querySelectorAll('select[name]')) faults[s.name] = s.value;
   void setFaults(faults);
 });
 document.getElementById('faults-reset').addEventListener('click', () => void setFaults({}));`;
