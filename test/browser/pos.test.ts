@@ -1,12 +1,13 @@
 /**
  * The POS display in Debian Chromium against a real service: log in, charge, decode the payment
- * code from a screenshot, pay it through the sandbox and see "paid"; reload; refund; expiry; login
- * loss; portrait layout. Measures the time from the sandbox payment to "paid" on screen.
+ * code from a screenshot, pay it through the sandbox and see "paid"; reload; refund; expiry (the
+ * service's clock moved past the order's lifetime); login loss; portrait layout. How fast "paid"
+ * shows is `npm run bench`'s to measure, not a test's.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseScene } from '@kit/shared/scene';
 import { backends } from '../../server/test/support/backends';
-import { startTestKit, type TestKit } from '../../server/test/support/kit';
+import { heldCalls, startTestKit, type TestKit } from '../../server/test/support/kit';
 import { payFixture, sandboxPost, type PayFixture } from '../../server/test/support/payments';
 import { decodeQr, launchChromium, watchConsole } from './chromium';
 import { counterContext, ensurePosBuilt, login, typeAmount } from './pos-support';
@@ -27,23 +28,6 @@ afterAll(async () => {
   await browser?.close();
   await backend.cleanup();
 });
-
-/** Records, in the page, the wall-clock time of the first frame that shows the order as paid. */
-async function armPaidClock(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    const w = window as unknown as { __paidAt: number | null };
-    w.__paidAt = null;
-    const check = () => {
-      const el = document.querySelector('[data-testid="order-status"]');
-      if (w.__paidAt === null && el?.getAttribute('data-status') === 'finish') {
-        requestAnimationFrame(() => {
-          if (w.__paidAt === null) w.__paidAt = Date.now();
-        });
-      }
-    };
-    new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-  });
-}
 
 describe('POS display in Chromium (1280×800)', () => {
   let kit: TestKit;
@@ -127,13 +111,9 @@ describe('POS display in Chromium (1280×800)', () => {
   });
 
   it('shows "paid" with the payment time as soon as the sandbox payment goes through', async () => {
-    await armPaidClock(page);
-    const before = Date.now();
     const paid = await sandboxPost(kit.url, '/pay', { codeUrl });
     expect(paid.status).toBe(200);
-    await page.waitForFunction(() => (window as unknown as { __paidAt: number | null }).__paidAt !== null, null, { timeout: 10_000 });
-    const latency = (await page.evaluate(() => (window as unknown as { __paidAt: number }).__paidAt)) - before;
-    process.stdout.write(`POS payment→"paid" on screen: ${latency} ms\n`);
+    await page.locator('[data-testid="order-status"][data-status="finish"]').waitFor();
     await expectText(page, 'order-status', /^Paid at \d\d:\d\d:\d\d$/);
     expect(await page.getByTestId('pay-qr').count()).toBe(0);
   });
@@ -169,8 +149,7 @@ describe('POS display in Chromium (1280×800)', () => {
     await page.getByTestId('view-scancode').click();
   });
 
-  it('measures sandbox payment → "paid" on screen over several orders (target < 1 s)', async () => {
-    const samples: number[] = [];
+  it('turns to "paid" for each of several orders in a row, the display holding its call when the payment comes (its speed is the held calls' wake: npm run bench)', async () => {
     for (let i = 0; i < 5; i++) {
       await page.getByTestId('new-sale').click();
       await typeAmount(page, `${i + 1}.0${i}`);
@@ -179,20 +158,11 @@ describe('POS display in Chromium (1280×800)', () => {
       // The scan-code view stays chosen.
       const url = await decodeQr(page.getByTestId('pay-qr'));
       expect(url).toMatch(/^weixin:\/\//);
-      await armPaidClock(page);
-      // Let the display's held call reach the service first, as it would at a real counter.
-      await page.waitForTimeout(300);
-      const before = Date.now();
+      // The display's held call reaches the service first, as it would at a real counter.
+      await heldCalls(kit, 1);
       expect((await sandboxPost(kit.url, '/pay', { codeUrl: url })).status).toBe(200);
-      await page.waitForFunction(() => (window as unknown as { __paidAt: number | null }).__paidAt !== null, null, { timeout: 10_000 });
-      samples.push((await page.evaluate(() => (window as unknown as { __paidAt: number }).__paidAt)) - before);
+      await page.locator('[data-testid="order-status"][data-status="finish"]').waitFor();
     }
-    samples.sort((a, b) => a - b);
-    process.stdout.write(`POS payment→"paid" latency over ${samples.length} orders: min ${samples[0]} ms, median ${samples[2]} ms, max ${samples[4]} ms\n`);
-    // The target is what a cashier sees at a quiet counter: the median. One order of five on a test
-    // machine running other suites beside it can take longer (seen: 1.3 s); never many seconds.
-    expect(samples[2]).toBeLessThan(1_000);
-    expect(samples[4]).toBeLessThan(3_000);
   });
 
   it('keeps waiting through a network outage, says so, and still shows the payment', async () => {
@@ -269,8 +239,8 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
   let problems: string[];
 
   beforeAll(async () => {
-    // Long enough to read the code on a busy machine (the first test), short enough to see it expire (the second).
-    kit = await startTestKit(backend, { ORDER_TTL: '6s', WAIT_FOR_FINISH_HOLD: '20s' });
+    // The order expires when the test moves the service's clock past its lifetime (the second test).
+    kit = await startTestKit(backend, { ORDER_TTL: '10m', WAIT_FOR_FINISH_HOLD: '20s' });
     f = await payFixture(kit);
     context = await counterContext(browser, { width: 800, height: 1280 });
     page = await context.newPage();
@@ -295,9 +265,8 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
 
   it('shows an expired order as expired and offers a new code', async () => {
     const first = page.url();
-    await page.waitForFunction(() => document.querySelector('[data-testid="order-status"]')?.getAttribute('data-status') === 'cancel', null, {
-      timeout: 15_000,
-    });
+    await kit.advance('10m');
+    await page.locator('[data-testid="order-status"][data-status="cancel"]').waitFor();
     await expectText(page, 'order-status', 'Expired');
     expect(await page.getByTestId('pay-qr').count()).toBe(0);
     await page.getByTestId('new-code').click();
