@@ -149,7 +149,7 @@ describe('POS display in Chromium (1280×800)', () => {
     await page.getByTestId('view-scancode').click();
   });
 
-  it('turns to "paid" for each of several orders in a row, the display holding its call when the payment comes (its speed is the held calls' wake: npm run bench)', async () => {
+  it('turns to "paid" for each of several orders in a row, the display holding its call when the payment comes (its speed is the held calls\' wake: npm run bench)', async () => {
     for (let i = 0; i < 5; i++) {
       await page.getByTestId('new-sale').click();
       await typeAmount(page, `${i + 1}.0${i}`);

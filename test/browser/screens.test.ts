@@ -234,6 +234,8 @@ describe('POS display screens', () => {
     await page.locator(`[data-testid="order-status-${ids.refunding}"][data-status="refunding"]`).waitFor();
     expect(await page.getByTestId(`order-status-${ids.refunding}`).textContent()).toBe('Refunding…');
     await screens('orders');
+    // The platform completes the refund SANDBOX_REFUND_DELAY later, on the service's clock.
+    await kit.advance('8s');
     await page.locator(`[data-testid="order-status-${ids.refunding}"][data-status="refunded"]`).waitFor({ timeout: 30_000 });
     await page.getByTestId('orders-notice').waitFor();
     await screens('orders-refund-notice');
@@ -276,7 +278,8 @@ describe('POS display screens', () => {
     await page.getByTestId('points-qr').waitFor();
     await page.getByTestId('points-over-balance').waitFor();
     await screens('points-running');
-    // The session (15 s here) runs out: the display says so.
+    // The session (15 s here, on the service's clock) runs out: the display says so at its next code.
+    await kit.advance('15s');
     await page.getByTestId('points-ended').waitFor({ timeout: 30_000 });
     await screens('points-ended');
 

@@ -13,7 +13,7 @@ import { devAlipayMaterial, type DevAlipayMaterial } from '@kit/sandbox';
 import { alipayTime } from '../../src/payments/providers/alipay/time';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
-import { newOrder, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
+import { jobByKey, newOrder, sandboxPost, startReceiver, type PayFixture } from '../support/payments';
 import { waitFor } from '../support/wait';
 
 const pem = (k: KeyObject, type: 'pkcs8' | 'spki') => (k.export({ format: 'pem', type }) as string).trim();
@@ -83,9 +83,9 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
       app_auth_token: 'appAuthToken_flows_0001',
       notify_url: `${kit.url}/pay-notify/alipay`,
     });
-    // China time, whatever the host's zone; signed within the last minute.
+    // China time, whatever the host's zone; signed within the last minute (of the service's clock).
     const stamped = Date.parse(`${p.timestamp.replace(' ', 'T')}+08:00`);
-    expect(Math.abs(stamped - Date.now())).toBeLessThan(60_000);
+    expect(Math.abs(stamped - kit.clock.now())).toBeLessThan(60_000);
     expect(p.timestamp).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     const biz = JSON.parse(p.biz_content) as Record<string, string>;
     expect(biz).toMatchObject({ out_trade_no: co.out_trade_no, merchant_order_no: prepayId, total_amount: amount, subject: 'Corner Shop' });
@@ -218,17 +218,25 @@ describeEachBackend('Alipay mini-program, app and payment-page flows', (backend)
   test('a payment page whose notification is lost converges through alipay.trade.query (not opened yet: asked again, not closed)', async () => {
     const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
     expect((await faults({ payNotifications: 'drop' })).status).toBe(200);
+    // The clock moves only as the test moves it: each query of PAYMENT_QUERY_SCHEDULE (300 ms, 300 ms, 500 ms, …) runs when it says.
+    kit.clock.freeze();
     try {
       const prepayId = await newOrder(f, '4.32');
       const { args } = await f.client.alipayWap(prepayId);
-      // Followed while nobody has opened it: still open.
-      await new Promise((r) => setTimeout(r, 900));
+      const [co] = (await kit.runtime.services.payments.state(prepayId)).channelOrders;
+      // Followed while nobody has opened it: asked twice (no trade at Alipay yet), still open, still followed.
+      await kit.advance('300ms');
+      await kit.advance('300ms');
+      expect(await jobByKey(kit, 'payment.reconcile', co.out_trade_no)).toMatchObject({ state: 'pending', attempts: 2 });
       expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state).toBe('open');
       const paid = await sandboxPost(kit.url, '/alipay/pay', { wapUrl: args.url });
       expect(paid.status).toBe(200);
+      // The next query finds it paid.
+      await kit.advance('500ms');
       await finishedOnce(prepayId);
       expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({ paid_via: 'query', transaction_id: paid.body.tradeNo });
     } finally {
+      kit.clock.resume();
       await faults({});
     }
   });

@@ -5,6 +5,7 @@
  * notification changes nothing; the 4.6 refund goes through Alipay.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { devAlipayMaterial } from '@kit/sandbox';
 import { signNotification } from '../../src/payments/providers/alipay/sign';
 import { describeEachBackend } from '../support/backends';
@@ -14,42 +15,86 @@ import { createMerchants } from '../support/kit';
 import { sandboxOf } from '@kit/sandbox';
 import { waitFor } from '../support/wait';
 
+/** The time limit of a channel call (PAY_GATEWAY_TIMEOUT), which the tests of a held call move the clock past. */
+const GATEWAY_TIMEOUT_MS = 1_500;
+/** `alipay.trade.refund` on the stand-in's gateway (the method goes in the URL, as the SDKs send it). */
+const REFUND_CALL = /[?&]method=alipay\.trade\.refund(&|$)/;
+
 describeEachBackend('Alipay scan-code payments', (backend) => {
   let kit: TestKit;
   let f: PayFixture;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** The `alipay.trade.refund` calls that reached the stand-in, held or not. */
+  let refundCalls = 0;
 
   beforeAll(async () => {
-    kit = await startTestKit(backend, { PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s', PAY_GATEWAY_TIMEOUT: '1500ms' });
+    kit = await startTestKit(backend, { PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s', PAY_GATEWAY_TIMEOUT: `${GATEWAY_TIMEOUT_MS}ms` });
     receiver = await startReceiver();
     const app = await kit.newApp();
     const m = await createMerchants(app.client, app.appId);
     // On the parent: the sub-merchant inherits them.
     await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: 'appAuthToken_parent_0001', notifyCallbackUrl: `${receiver.url}/cb` });
     f = { ...app, ...m };
+    // Express has taken its mount path off `url` by now: `originalUrl` is the whole of it.
+    kit.runtime.server.on('request', (req: IncomingMessage & { originalUrl?: string }) => {
+      if (REFUND_CALL.test(req.originalUrl ?? req.url ?? '')) refundCalls++;
+    });
   });
+  afterEach(() => kit.clock.resume());
   afterAll(async () => {
     await kit.close();
     await receiver.close();
   });
 
   const callbacksOf = (prepayId: string) => kit.runtime.services.callbacks.history(prepayId);
+  const alipay = () => sandboxOf(kit.runtime.services)!.alipay!;
+  /** Everything under way has run: the stand-in's notifications answered, the service's background work due now done. */
+  const settled = async () => {
+    await alipay().idle();
+    await kit.settle();
+    await alipay().idle();
+  };
+  /** The follow-up of an order's refund, when it has no run under way. */
+  const refundFollowIdle = async (prepayId: string) => {
+    const job = await jobByKey(kit, 'refund.follow', prepayId);
+    return job && job.lease_token === null ? job : undefined;
+  };
+  /**
+   * Moves the clock to each next run of the order's refund follow-up and lets it run, until `check` holds: its
+   * schedule (PAYMENT_QUERY_SCHEDULE, then the time a request may still be answered) is not waited out.
+   */
+  const followRefund = (prepayId: string, check: () => Promise<boolean>, what: string) =>
+    waitFor(async () => {
+      if (await check()) return true;
+      const job = await refundFollowIdle(prepayId);
+      if (job?.state === 'pending') kit.clock.advanceTo(job.next_at);
+      await kit.settle();
+      return false;
+    }, what);
+  const refundedOrder = (prepayId: string) => async () => (await f.client.prepayDetail(prepayId)).status === 'refunded';
+  const followRuns = (prepayId: string, n: number) => async () => ((await jobByKey(kit, 'refund.follow', prepayId))?.attempts ?? 0) >= n;
 
-  const paidOrder = async (amount = '12.34') => {
+  /** `notificationLost`: the payment is learned of by the follow-up's first query (PAYMENT_QUERY_SCHEDULE), which the clock is moved to. */
+  const paidOrder = async (amount = '12.34', opts: { notificationLost?: boolean } = {}) => {
     const prepayId = await newOrder(f, amount);
     const answer = await f.client.alipayNative(prepayId);
     expect(answer).toMatchObject({ version: 1, status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\//) } });
     const paid = await sandboxPost(kit.url, '/alipay/pay', { qrCode: answer.args.qr_code });
     expect(paid).toMatchObject({ status: 200, body: { status: 'success' } });
+    if (opts.notificationLost) await kit.advance('300ms');
     expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
     return { prepayId, qrCode: answer.args.qr_code, tradeNo: paid.body.tradeNo as string };
   };
 
   test('alipayNative gives a code; paid in the sandbox, the order finishes with one callback', async () => {
+    // The clock stands still: the follow-up's query (due PAYMENT_QUERY_SCHEDULE's first wait after the code) cannot
+    // run, so it is the notification that settles the payment, however slowly it comes.
+    kit.clock.freeze();
     const { prepayId, tradeNo } = await paidOrder();
     const state = await kit.runtime.services.payments.state(prepayId);
     expect(state.channelOrders[0]).toMatchObject({ channel: 'Alipay', state: 'paid', transaction_id: tradeNo, paid_via: 'notification' });
     await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 'finish callback');
+    await settled();
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     // The same code again is the same order: nothing more to pay.
     expect((await payApi.native(f.client, prepayId)).body.status).not.toBe('success');
@@ -128,11 +173,11 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
     expect((await faults({ payNotifications: 'drop', refundNotifications: 'drop' })).status).toBe(200);
     try {
-      const { prepayId, tradeNo } = await paidOrder('4.56');
+      const { prepayId, tradeNo } = await paidOrder('4.56', { notificationLost: true });
       expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({ transaction_id: tradeNo, paid_via: 'query' });
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect((await f.client.refund(prepayId, token)).status).toBe('success');
-      await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
+      await followRefund(prepayId, refundedOrder(prepayId), 'refunded');
       await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
       expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
     } finally {
@@ -158,7 +203,7 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     ]);
     expect(pay[1].form).toEqual(pay[0].form);
     await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.state === 'delivered'), 'finish callback');
-    await new Promise((r) => setTimeout(r, 500));
+    await settled();
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toEqual(before);
 
@@ -167,7 +212,7 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     expect((await f.client.refund(prepayId, token)).status).toBe('success');
     await waitFor(async () => (await noticesOf(prepayId)).filter((n) => n.form.out_biz_no && n.acknowledged).length === 2, 'the refund duplicate');
     await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
-    await new Promise((r) => setTimeout(r, 500));
+    await settled();
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
   });
 
@@ -175,30 +220,43 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
     const faults = (set: object) => sandboxPost(kit.url, '/faults', set);
     const { prepayId } = await paidOrder('6.66');
     const token = (await f.client.login(f.subId, f.pw)).loginToken;
+    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
+    const refundsAtAlipay = () => alipay().trade('appAuthToken_parent_0001', co.out_trade_no)?.refunds;
     expect((await faults({ refunds: 'hold' })).status).toBe(200);
+    // The clock moves only as the test moves it: past a held call's time limit once the call is held.
+    kit.clock.freeze();
     try {
-      const lost = await payApi.refund(f.client, prepayId, token);
+      let calls = refundCalls;
+      const answer = payApi.refund(f.client, prepayId, token);
+      await waitFor(() => refundCalls > calls, 'the refund call held by the stand-in');
+      kit.clock.advance(GATEWAY_TIMEOUT_MS);
+      const lost = await answer;
       expect(lost).toMatchObject({ httpStatus: 503, body: { status: 'fail', error: 'channel_unavailable' } });
       expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'requesting' });
       expect(await payApi.refund(f.client, prepayId, token)).toMatchObject({ httpStatus: 409, body: { error: 'refund_in_progress' } });
-      // Past the gateway time limit and more, still held: nothing at Alipay, no refund, no callback.
-      await new Promise((r) => setTimeout(r, 2_500));
-      const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
-      expect(sandboxOf(kit.runtime.services)!.alipay!.trade('appAuthToken_parent_0001', co.out_trade_no)?.refunds).toEqual([]);
+      // Past the gateway time limit and more. The follow-up's run now calls nothing (the request may still be
+      // answered): once that time has passed, it takes the refund over, finds nothing at Alipay and sends it again, held too.
+      await kit.settle();
+      const follow = (await waitFor(() => refundFollowIdle(prepayId), 'the follow-up at rest'))!;
+      calls = refundCalls;
+      kit.clock.advanceTo(follow.next_at);
+      await waitFor(() => refundCalls > calls, 'the refund sent again, held by the stand-in');
+      kit.clock.advance(GATEWAY_TIMEOUT_MS);
+      await waitFor(async () => ((await refundFollowIdle(prepayId))?.attempts ?? 0) > follow.attempts, 'the held resend given up');
+      expect(refundsAtAlipay()).toEqual([]);
       expect((await f.client.prepayDetail(prepayId)).status).not.toBe('refunded');
       expect((await kit.runtime.services.payments.state(prepayId)).refund?.state).not.toBe('success');
       expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     } finally {
+      kit.clock.resume();
       await faults({});
     }
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded once released');
+    // Released: the follow-up's next run sends it again, and Alipay takes it.
+    await followRefund(prepayId, refundedOrder(prepayId), 'refunded once released');
     await waitFor(async () => (await callbacksOf(prepayId)).length === 2, 'two callbacks');
-    await new Promise((r) => setTimeout(r, 500));
+    await settled();
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish', 'refunded']);
-    const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0];
-    expect(sandboxOf(kit.runtime.services)!.alipay!.trade('appAuthToken_parent_0001', co.out_trade_no)?.refunds).toEqual([
-      { outRequestNo: expect.any(String), cents: 666 },
-    ]);
+    expect(refundsAtAlipay()).toEqual([{ outRequestNo: expect.any(String), cents: 666 }]);
   });
 
   test('a refund Alipay did not take (its query names the out_request_no without refund_status) is sent again under the same number until taken', async () => {
@@ -214,13 +272,13 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
       expect(busy).toMatchObject({ httpStatus: 503, body: { status: 'fail', error: 'channel_unavailable' } });
       expect(busy.body.msg).toContain('ACQ.SYSTEM_ERROR');
       // The follow-up has asked Alipay and sent the refund again (refused the same way while the fault lasts): still requested, not waited on as accepted.
-      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', prepayId))?.attempts ?? 0) >= 3, 'the follow-up at work');
+      await followRefund(prepayId, followRuns(prepayId, 3), 'the follow-up at work');
       expect((await kit.runtime.services.payments.state(prepayId)).refund).toMatchObject({ state: 'requesting' });
       expect(alipayAt()!.refunds).toEqual([]);
     } finally {
       await faults({});
     }
-    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded once Alipay takes it');
+    await followRefund(prepayId, refundedOrder(prepayId), 'refunded once Alipay takes it');
     const refund = (await kit.runtime.services.payments.state(prepayId)).refund!;
     expect(refund).toMatchObject({ state: 'success', refund_cents: 818 });
     // Taken once, under the number it was first sent with.
@@ -265,14 +323,14 @@ describeEachBackend('Alipay scan-code payments', (backend) => {
       expect(refused).toMatchObject({ httpStatus: 502, body: { status: 'fail', error: 'channel_error' } });
       expect(refused.body.msg).toContain('ACQ.TRADE_STATUS_ERROR');
       // Its follow-up asks (not taken) and sends it again, refused unsigned each time: never failed by it.
-      await waitFor(async () => ((await jobByKey(kit, 'refund.follow', unsignedOne))?.attempts ?? 0) >= 3, 'the follow-up at work');
+      await followRefund(unsignedOne, followRuns(unsignedOne, 3), 'the follow-up at work');
       expect(await refundOf(unsignedOne)).toMatchObject({ state: 'requesting' });
       expect((await f.client.prepayDetail(unsignedOne)).status).toBe('finish');
     } finally {
       await faults({});
     }
     // Alipay takes it once it stops refusing: the same refund, completed, one refunded callback.
-    await waitFor(async () => (await f.client.prepayDetail(unsignedOne)).status === 'refunded', 'refunded after all');
+    await followRefund(unsignedOne, refundedOrder(unsignedOne), 'refunded after all');
     await waitFor(async () => (await callbacksOf(unsignedOne)).length === 2, 'two callbacks');
     expect((await callbacksOf(unsignedOne)).map((c) => c.status)).toEqual(['finish', 'refunded']);
 

@@ -4,8 +4,9 @@
  * an order paid just before it expires, half-created channel orders, and the card-network channel.
  * No client retries anywhere: the service gets there by itself, with exactly one callback each.
  */
+import type { IncomingMessage } from 'node:http';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
-import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
+import { heldCalls, startTestKit, type TestKit, sandboxTables } from '../support/kit';
 import {
   SOCIAL_PARAMS,
   jobByKey,
@@ -23,6 +24,20 @@ import { sandboxOf } from '@kit/sandbox';
 import { waitFor } from '../support/wait';
 
 const CARD_PARAMS = { cardNetworkBizMchId: '898000000000001', terminalId: 'T0000001' };
+/** The time limit of a channel call (PAY_GATEWAY_TIMEOUT), which the test of a held call moves the clock past. */
+const GATEWAY_TIMEOUT_MS = 1_500;
+/** A refund call to the platform: API v3 (`POST …/v3/refund/domestic/refunds`) or protocol v2 (`…/secapi/pay/refund`). */
+const REFUND_CALL = /\/v3\/refund\/domestic\/refunds$|\/secapi\/pay\/refund$/;
+
+/** Counts the refund calls that reach the service (the sandbox is served by it), held or not. */
+function countRefundCalls(kit: TestKit): () => number {
+  let n = 0;
+  // Express has taken its mount path off `url` by now: `originalUrl` is the whole of it.
+  kit.runtime.server.on('request', (req: IncomingMessage & { originalUrl?: string }) => {
+    if (req.method === 'POST' && REFUND_CALL.test((req.originalUrl ?? req.url ?? '').split('?')[0])) n++;
+  });
+  return () => n;
+}
 
 async function setFaults(kit: TestKit, faults: object) {
   const res = await fetch(`${kit.url}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
@@ -43,18 +58,23 @@ describeEachBackend(
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
     let f: PayFixture;
     let token: string;
+    let refundCalls: () => number;
 
     beforeAll(async () => {
       kit = await startTestKit(backend, {
         PAYMENT_QUERY_SCHEDULE: '300ms,300ms,500ms,1s',
-        PAY_GATEWAY_TIMEOUT: '1500ms',
+        PAY_GATEWAY_TIMEOUT: `${GATEWAY_TIMEOUT_MS}ms`,
         SANDBOX_REFUND_DELAY: '200ms',
       });
       receiver = await startReceiver();
       f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       token = (await f.client.login(f.subId, f.pw)).loginToken;
+      refundCalls = countRefundCalls(kit);
     });
-    afterEach(() => setFaults(kit, {}));
+    afterEach(async () => {
+      kit.clock.resume();
+      await setFaults(kit, {});
+    });
     afterAll(async () => {
       await kit.close();
       await receiver.close();
@@ -66,9 +86,28 @@ describeEachBackend(
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
       return prepayId;
     };
-    const refunded = (prepayId: string) => waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', `order ${prepayId} refunded`);
-    /** Waits a moment longer, then checks nothing more arrived. */
-    const settle = () => new Promise((r) => setTimeout(r, 700));
+    /** The order's refund follow-up, when it has no run under way. */
+    const refundFollowIdle = async (prepayId: string) => {
+      const job = await jobByKey(kit, 'refund.follow', prepayId);
+      return job && job.lease_token === null ? job : undefined;
+    };
+    /**
+     * Waits until the order is refunded, moving the clock to each next run of its refund follow-up (and past the
+     * sandbox's SANDBOX_REFUND_DELAY) instead of waiting their times out.
+     */
+    const refunded = (prepayId: string, client = f.client) =>
+      waitFor(async () => {
+        if ((await client.prepayDetail(prepayId)).status === 'refunded') return true;
+        const job = await refundFollowIdle(prepayId);
+        if (job?.state === 'pending') kit.clock.advanceTo(job.next_at);
+        await kit.settle();
+        return false;
+      }, `order ${prepayId} refunded`);
+    /**
+     * Lets the service's time run on past what the test waited for, then checks nothing more arrived: the
+     * platform's duplicate notifications (sent 200 ms after an acknowledgement) and what is due meanwhile run.
+     */
+    const settle = () => kit.advance('700ms');
 
     test('the faults API shows, sets and resets how the sandbox misbehaves', async () => {
       const defaults = {
@@ -102,7 +141,7 @@ describeEachBackend(
         { payNotifications: 'lose' },
         { timeouts: 'all' },
         { refunds: true },
-        { alipayRefusals: { 'alipay.trade.pay': 'ACQ.SYSTEM_ERROR' } },
+        { alipayRefusals: { 'alipay.trade.page.pay': 'ACQ.SYSTEM_ERROR' } },
         { alipayRefusals: { 'alipay.trade.refund': 'no spaces' } },
       ]) {
         const a = await setFaults(kit, bad);
@@ -118,6 +157,8 @@ describeEachBackend(
       await setFaults(kit, { payNotifications: 'drop' });
       const prepayId = await newOrder(f, '3.21');
       await payByCode(kit, f, prepayId);
+      // The follow-up's first query (PAYMENT_QUERY_SCHEDULE) is due.
+      await kit.advance('300ms');
       const detail = await f.client.waitForPayment(prepayId);
       expect(detail).toMatchObject({ status: 'finish', paymentTime: expect.any(String) });
       await waitFor(() => callbacksOf(receiver.received, prepayId).length === 1, 'the finish callback');
@@ -135,6 +176,7 @@ describeEachBackend(
       await setFaults(kit, { payNotifications: 'drop' });
       const late = await newOrder(f, '1.11');
       await payByCode(kit, f, late);
+      await kit.advance('300ms');
       expect((await f.client.waitForPayment(late)).status).toBe('finish');
       const lateCo = (await kit.runtime.services.payments.state(late)).channelOrders[0];
       await sandboxPost(kit.url, '/renotify', { prepayId: await sandboxPrepayId(kit, lateCo) });
@@ -190,7 +232,20 @@ describeEachBackend(
     test('a refund call lost on the way: 4.6 answers 503, then the service completes the refund by itself', async () => {
       const prepayId = await paidOrder();
       await setFaults(kit, { refunds: 'hold' });
-      const lost = await payApi.refund(f.client, prepayId, token);
+      // The clock moves only as the test moves it: past the held call's time limit once the call is held.
+      kit.clock.freeze();
+      const before = refundCalls();
+      const answer = payApi.refund(f.client, prepayId, token);
+      await waitFor(() => refundCalls() > before, 'the refund call held by the sandbox');
+      // Past its time limit: a quarter of it at a time until 4.6 answers (on API v3 the main domain gets half of
+      // it and the backup domain, held too, the rest).
+      let answered = false;
+      void answer.then(
+        () => (answered = true),
+        () => (answered = true),
+      );
+      await waitFor(() => answered || (kit.clock.advance(GATEWAY_TIMEOUT_MS / 4), false), 'the held refund call given up');
+      const lost = await answer;
       expect(lost).toMatchObject({
         httpStatus: 503,
         body: { status: 'fail', error: 'channel_unavailable', msg: expect.stringMatching(/completes it on its own/) },
@@ -199,6 +254,7 @@ describeEachBackend(
       // While the service is on it, another request is told so; it starts no second refund.
       expect(await payApi.refund(f.client, prepayId, token)).toMatchObject({ httpStatus: 409, body: { error: 'refund_in_progress' } });
       await setFaults(kit, {});
+      kit.clock.resume();
       await refunded(prepayId);
       await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 'the refunded callback');
       await settle();
@@ -243,9 +299,10 @@ describeEachBackend(
           // The platform got the unified order; the answer was lost with the process.
           expect((await provider.placeOrder(row, { ...order, display_name: 'Corner Shop' })).ok).toBe(true);
         }
-        const started = Date.now();
+        // Resumed at once: the clock stands still, so no follow-up's schedule can have done it.
+        kit.clock.freeze();
         const { args } = await f.client.socialPayNative(prepayId);
-        expect(Date.now() - started).toBeLessThan(3_000);
+        kit.clock.resume();
         const cos = (await runtime.services.payments.state(prepayId)).channelOrders;
         expect(cos).toHaveLength(1);
         expect(cos[0]).toMatchObject({ out_trade_no: row.out_trade_no, state: 'open', code_url: args.code_url });
@@ -274,7 +331,7 @@ describeEachBackend(
 
       const cardToken = (await g.client.login(g.subId, g.pw)).loginToken;
       expect(await g.client.refund(prepayId, cardToken)).toEqual({ version: 1, status: 'success' });
-      await waitFor(async () => (await g.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
+      await refunded(prepayId, g.client);
       await waitFor(() => callbacksOf(receiver.received, prepayId).length === 2, 'both callbacks');
       await settle();
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish', 'refunded']);
@@ -287,15 +344,16 @@ describeEachBackend(
 describeEachBackend(
   'an order paid just before it expires',
   (backend) => {
+    const TTL_MS = 6_000;
     let kit: TestKit;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
     beforeAll(async () => {
       // Queries far apart: only the close right before expiry can find the payment.
-      // The payment lands 4 s before expiry: room for 4.3 and the sandbox's pay on a busy machine.
-      kit = await startTestKit(backend, { ORDER_TTL: '6s', EXPIRY_SWEEP_INTERVAL: '100ms', PAYMENT_QUERY_SCHEDULE: '1h', WAIT_FOR_FINISH_HOLD: '1s' });
+      kit = await startTestKit(backend, { ORDER_TTL: `${TTL_MS}ms`, EXPIRY_SWEEP_INTERVAL: '100ms', PAYMENT_QUERY_SCHEDULE: '1h', WAIT_FOR_FINISH_HOLD: '1s' });
       receiver = await startReceiver();
     });
+    afterEach(() => kit.clock.resume());
     afterAll(async () => {
       await kit.close();
       await receiver.close();
@@ -304,16 +362,23 @@ describeEachBackend(
     test('with its notification lost, it ends finish, not cancel, with one callback', async () => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       await setFaults(kit, { payNotifications: 'drop' });
+      // The clock moves only as the test moves it: the payment lands 1 s before expiry, however long 4.3 and the sandbox's pay take.
+      kit.clock.freeze();
       const prepayId = await newOrder(f, '9.99');
       const seen: string[] = [];
       const waiting = f.client.waitForPayment(prepayId, { onUpdate: (d) => seen.push(d.status) });
-      await new Promise((r) => setTimeout(r, 2_000));
+      await heldCalls(kit, 1);
+      await kit.advance(TTL_MS - 1_000);
       await payByCode(kit, f, prepayId);
+      expect((await kit.runtime.services.prepay.find(prepayId))!.status).toBe('active');
+      // Expiry: the close finds the order paid.
+      await kit.advance('1s');
       const detail = await waiting;
       expect(detail).toMatchObject({ status: 'finish', paymentTime: expect.any(String) });
       expect(seen).not.toContain('cancel');
       await waitFor(() => callbacksOf(receiver.received, prepayId).length === 1, 'the finish callback');
-      await new Promise((r) => setTimeout(r, 500));
+      // Nothing more, the platform's duplicate notification (200 ms after an acknowledgement) included.
+      await kit.advance('500ms');
       expect(callbacksOf(receiver.received, prepayId)).toEqual(['finish']);
       expect((await kit.runtime.services.prepay.find(prepayId))!.status).toBe('finish');
       // Found by the order query that follows the close answered "paid" right before expiry.
@@ -325,7 +390,10 @@ describeEachBackend(
       const f = await payFixture(kit);
       const prepayId = await newOrder(f, '9.98');
       const { args } = await f.client.socialPayNative(prepayId);
-      const last = await f.client.waitForPayment(prepayId);
+      const waiting = f.client.waitForPayment(prepayId);
+      await heldCalls(kit, 1);
+      await kit.advance(TTL_MS);
+      const last = await waiting;
       expect(last.status).toBe('cancel');
       expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0].state).toBe('closed');
       expect((await sandboxPost(kit.url, '/pay', { codeUrl: args.code_url })).status).toBe(409);

@@ -27,11 +27,19 @@ describeEachBackend('a refund interrupted by a crash', (backend) => {
       PAYMENT_QUERY_SCHEDULE: '300ms,500ms,1s',
       SANDBOX_REFUND_DELAY: '200ms',
     };
+    const config = loadConfig({ ...env, PORT: String(port) });
+    /** Reads the service's database from outside the process (as an operator's `kit` command does). */
+    const inspect = async <T>(fn: (o: Awaited<ReturnType<typeof openServices>>) => Promise<T>): Promise<T> => {
+      const o = await openServices(config, createLogger('silent'));
+      try {
+        return await fn(o);
+      } finally {
+        await o.db.close();
+      }
+    };
     let service: ServiceProcess | undefined = await startServiceProcess(env, { port });
     try {
-      const admin = await openServices(loadConfig({ ...env, PORT: String(port) }), createLogger('silent'));
-      const creds = await admin.services.apps.create('crash-test');
-      await admin.db.close();
+      const creds = await inspect((o) => o.services.apps.create('crash-test'));
       const client = new KitClient({ baseUrl: service.url, ...creds });
       const m = await createMerchants(client, creds.appId);
       await client.setPaymentParams(m.parentId, 'SocialNative', { ...SOCIAL_PARAMS, notifyCallbackUrl: `${receiver.url}/cb` });
@@ -42,9 +50,12 @@ describeEachBackend('a refund interrupted by a crash', (backend) => {
       const token = (await client.login(m.subId, m.pw)).loginToken;
 
       expect((await sandboxPost(service.url, '/faults', { refunds: 'hold' })).status).toBe(200);
+      let answered = false;
       const held = client.refund(prepayId, token).catch((e: unknown) => e);
-      // The refund is written and its call is on the way (held by the sandbox): kill the service now.
-      await new Promise((r) => setTimeout(r, 700));
+      void held.then(() => (answered = true));
+      // The refund is written and its call is on the way (held by the sandbox), unanswered: kill the service now.
+      await waitFor(() => inspect(async (o) => (await o.services.payments.state(prepayId)).refund?.state === 'requesting'), 'the refund written');
+      expect(answered).toBe(false);
       await service.kill();
       expect(await held).toBeInstanceOf(Error);
       service = await startServiceProcess(env, { port });
@@ -57,7 +68,17 @@ describeEachBackend('a refund interrupted by a crash', (backend) => {
           .filter((b) => b.prepayId === prepayId)
           .map((b) => b.status);
       await waitFor(() => statuses().length === 2, 'the refunded callback');
-      await new Promise((r) => setTimeout(r, 1_000));
+      // Nothing more to come: no job of the service or its sandbox is left pending (a late notification of the
+      // refund, its duplicate, the follow-up), and the order's callbacks are the two, both delivered.
+      await waitFor(
+        () => inspect(async (o) => !(await o.db.db.selectFrom('jobs').select('id').where('state', '=', 'pending').executeTakeFirst())),
+        'no job left pending',
+      );
+      const history = await inspect((o) => o.services.callbacks.history(prepayId));
+      expect(history.map((c) => [c.status, c.state])).toEqual([
+        ['finish', 'delivered'],
+        ['refunded', 'delivered'],
+      ]);
       expect(statuses()).toEqual(['finish', 'refunded']);
     } finally {
       await service?.stop();

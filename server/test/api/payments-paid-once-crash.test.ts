@@ -58,10 +58,20 @@ describeEachBackend('a second payment refunded across a crash', (backend) => {
       expect((await sandboxPost(service.url, '/alipay/pay', { qrCode: alipay.args.qr_code })).status).toBe(200);
       expect((await client.waitForPayment(prepayId)).status).toBe('finish');
 
-      // The close found the social payment: recorded as a second payment, its refund sent (and held).
+      // The close found the social payment: recorded as a second payment, its refund sent (and held) by its job,
+      // which holds the claim while it waits for the answer: kill the service now.
       const dup = await waitFor(() => inspect(async (o) => (await o.services.payments.state(prepayId)).duplicates[0]), 'the second payment recorded');
       expect(dup).toMatchObject({ channel: 'SocialNative', state: 'requesting', refund_cents: 666 });
-      await new Promise((r) => setTimeout(r, 700));
+      const sending = (o: Awaited<ReturnType<typeof openServices>>) =>
+        o.db.db
+          .selectFrom('jobs')
+          .select('id')
+          .where('queue', '=', 'payment.duplicate')
+          .where('key', '=', dup.out_trade_no)
+          .where('state', '=', 'pending')
+          .where('lease_token', 'is not', null)
+          .executeTakeFirst();
+      await waitFor(() => inspect(sending), 'the refund of the second payment under way');
       await service.kill();
       service = await startServiceProcess(env, { port });
 
@@ -82,7 +92,14 @@ describeEachBackend('a second payment refunded across a crash', (backend) => {
           .filter((b) => b.prepayId === prepayId)
           .map((b) => b.status);
       await waitFor(() => statuses().length === 1, 'the finish callback');
-      await new Promise((r) => setTimeout(r, 1_000));
+      // Nothing more to come: no job of the service or its sandbox is left pending (the refund's notification
+      // and its duplicate, a follow-up), and the order's callbacks are the one, delivered.
+      await waitFor(
+        () => inspect(async (o) => !(await o.db.db.selectFrom('jobs').select('id').where('state', '=', 'pending').executeTakeFirst())),
+        'no job left pending',
+      );
+      const history = await inspect((o) => o.services.callbacks.history(prepayId));
+      expect(history.map((c) => [c.status, c.state])).toEqual([['finish', 'delivered']]);
       expect(statuses()).toEqual(['finish']);
     } finally {
       await service?.stop();

@@ -16,6 +16,8 @@ import { bothWalletsFixture, channelOrderOf, newOrder, sandboxPost, sandboxPrepa
 import { waitFor } from '../support/wait';
 
 const ALIPAY_TOKEN = 'appAuthToken_paid_once_01';
+/** SANDBOX_REFUND_DELAY: from a refund accepted by the sandbox's platform to its completion and notification. */
+const REFUND_DELAY_MS = 200;
 
 describeEachBackend(
   'an order is paid once',
@@ -27,13 +29,17 @@ describeEachBackend(
 
     beforeAll(async () => {
       kit = await startTestKit(backend, {
-        SANDBOX_REFUND_DELAY: '200ms',
-        // Late enough that no scheduled order query beats the test's steps (or closes an order the first payment must close).
+        SANDBOX_REFUND_DELAY: `${REFUND_DELAY_MS}ms`,
+        // Later than the tests move the clock: no scheduled order query beats the test's steps (or closes an order the first payment must close).
         PAYMENT_QUERY_SCHEDULE: '20s,500ms,1s',
       });
       receiver = await startReceiver();
       f = await bothWalletsFixture(kit, ALIPAY_TOKEN, `${receiver.url}/cb`);
     });
+    // The clock moves only as a test moves it: a notification cannot be overtaken by a query, and a platform's delay
+    // (SANDBOX_REFUND_DELAY, a payment's time to the second) passes when the test says.
+    beforeEach(() => kit.clock.freeze());
+    afterEach(() => kit.clock.resume());
     afterAll(async () => {
       await kit.close();
       await receiver.close();
@@ -67,7 +73,10 @@ describeEachBackend(
     /** The finish callback delivered, and still the only callback a while later. */
     const oneFinishCallback = async (prepayId: string) => {
       await waitFor(async () => (await services().callbacks.history(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 'finish');
-      await new Promise((r) => setTimeout(r, 500));
+      // A while later: the platforms' duplicate notifications (Alipay's at once, the social platform's 200 ms after) are in.
+      await kit.advance('500ms');
+      await sandboxOf(services())!.alipay!.idle();
+      await kit.settle();
       expect(await callbackStatuses(prepayId)).toEqual(['finish']);
       expect(receiver.received.filter((r) => r.body.includes(prepayId))).toHaveLength(1);
     };
@@ -82,6 +91,8 @@ describeEachBackend(
     const refundTheOrder = async (prepayId: string) => {
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
+      // Completed by the platform (and notified) once its delay has passed.
+      await kit.advance(REFUND_DELAY_MS);
       await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
       await waitFor(async () => (await callbackStatuses(prepayId)).length === 2, 'refunded callback');
       expect(await callbackStatuses(prepayId)).toEqual(['finish', 'refunded']);
@@ -163,12 +174,15 @@ describeEachBackend(
         await sandboxPost(kit.url, '/faults', {});
       }
       // Platforms stamp payments to the second: the social payment is a second or more the earlier one.
-      await new Promise((r) => setTimeout(r, 1_100));
+      await kit.advance('1100ms');
       expect((await sandboxPost(kit.url, '/alipay/pay', { qrCode })).status).toBe(200);
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
       const alipay = await byChannel(prepayId, 'Alipay');
       expect(alipay.state).toBe('paid');
 
+      // Its refund accepted by the social platform, then completed once the platform's delay has passed.
+      await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'accepted', 'the second payment’s refund accepted');
+      await kit.advance(REFUND_DELAY_MS);
       await waitFor(async () => (await services().payments.state(prepayId)).duplicates[0]?.state === 'success', 'the second payment refunded');
       const social = await byChannel(prepayId, 'SocialNative');
       const [dup] = (await services().payments.state(prepayId)).duplicates;
@@ -197,7 +211,7 @@ describeEachBackend(
       expect(await refundsAtSocial(social)).toHaveLength(1);
 
       // The day's social bill shows the second payment and its refund: both reconcile, explained, not as unknown lines.
-      const report = await services().reconciliation.reconcile(chinaDate(Date.now()), 'SocialNative');
+      const report = await services().reconciliation.reconcile(chinaDate(kit.clock.now()), 'SocialNative');
       const named = report.differences.filter((d) => d.outTradeNo === social.out_trade_no || d.outRefundNo === dup.out_refund_no);
       expect(named).toEqual([]);
       const bill = await sandboxTables(kit).selectFrom('sandbox_refunds').select('out_refund_no').where('out_refund_no', '=', dup.out_refund_no).execute();
