@@ -13,7 +13,6 @@ import { i2c, settle, upload } from '../../server/test/api/chain-helpers';
 import { decodeQr, launchChromium, watchConsole } from './chromium';
 import { counterContext, ensurePosBuilt, login } from './pos-support';
 
-
 const backend = backends()[0];
 let browser: Browser;
 let kit: TestKit;
