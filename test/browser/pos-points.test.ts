@@ -52,9 +52,21 @@ afterAll(async () => {
   await backend.cleanup();
 });
 
-/** Stops the page's clock where it stands: nothing the display schedules happens until `page.clock.runFor`. */
+/** The latest time the test moved the page's clock to (a reload starts the page's own `Date.now()` afresh, behind it). */
+let pageTime = 0;
+
+/**
+ * Stops the page's clock a minute on from the latest it was (no points session runs when this is
+ * called): nothing the display schedules happens until the test runs the clock (`runPage`).
+ */
 async function pausePage(): Promise<void> {
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1);
+  pageTime = Math.max(await page.evaluate(() => Date.now()), pageTime) + 60_000;
+  await page.clock.pauseAt(pageTime);
+}
+
+async function runPage(ms: number): Promise<void> {
+  await page.clock.runFor(ms);
+  pageTime += ms;
 }
 
 /**
@@ -108,16 +120,16 @@ it('shows the balance and a deduction code that changes every 5 s; an earlier co
   expect(await page.getByTestId('points-countdown').getAttribute('data-kind')).toBe('next');
   // The next code is asked for 5 s after the last was: not a moment before.
   const asked = codeCalls.length;
-  await page.clock.runFor(4_999);
+  await runPage(4_999);
   expect(codeCalls.length).toBe(asked);
-  await page.clock.runFor(1);
+  await runPage(1);
   const c2 = await codeNumber(2);
   expect(codeCalls.length).toBe(asked + 1);
-  await page.clock.runFor(5_000);
+  await runPage(5_000);
   const c3 = await codeNumber(3);
   expect(new Set([c1.content, c2.content, c3.content]).size).toBe(3);
   // The countdown runs down to the next code: 3.5 s after one arrived it says 2, while the code itself is valid 15 s more or so.
-  await page.clock.runFor(3_500);
+  await runPage(3_500);
   const countdown = page.getByTestId('points-countdown');
   expect(await countdown.getAttribute('data-serial')).toBe('3');
   expect(await countdown.getAttribute('data-seconds')).toBe('2');
@@ -127,7 +139,7 @@ it('shows the balance and a deduction code that changes every 5 s; an earlier co
   const result = await redeem('pay-c1', c1.content, '12.5');
   expect(result.id).not.toBe('');
   // The display notices the deduction at its next code, and stops.
-  await page.clock.runFor(5_000);
+  await runPage(5_000);
   await page.getByTestId('points-done').waitFor();
   expect(await page.getByTestId('points-before').textContent()).toBe('100\u00a0points');
   expect(await page.getByTestId('points-after').textContent()).toBe('87.50000\u00a0points');
@@ -154,11 +166,11 @@ it('a new customer session gets a new uuid: its newest code redeems too', async 
   await pausePage();
   await page.getByTestId('points-start').click();
   const d1 = await codeNumber(1);
-  await page.clock.runFor(5_000);
+  await runPage(5_000);
   const d2 = await codeNumber(2);
   expect(d2.content).not.toBe(d1.content);
   expect((await redeem('pay-d2', d2.content, '10')).id).not.toBe('');
-  await page.clock.runFor(5_000);
+  await runPage(5_000);
   await page.getByTestId('points-done').waitFor();
   expect(await page.getByTestId('points-before').textContent()).toBe('87.50000\u00a0points');
   expect(await page.getByTestId('points-after').textContent()).toBe('77.50000\u00a0points');
@@ -176,7 +188,7 @@ it('stops refreshing when the points screen is left, and a code older than 20 s 
   await page.getByTestId('charge-submit').waitFor();
   const callsWhenLeft = codeCalls.length;
   // Long past the next code's time, on the page's clock; 20 s and more on the service's.
-  await page.clock.runFor(21_000);
+  await runPage(21_000);
   expect(codeCalls.length).toBe(callsWhenLeft);
   await kit.advance('21s');
   expect(await redeem('pay-e1', e1.content, '1')).toEqual({});
