@@ -7,7 +7,8 @@ import { createMerchants, startTestKit, type TestKit } from '../support/kit';
 import { SOCIAL_PARAMS, newOrder, payByCode, payFixture, startReceiver, type PayFixture } from '../support/payments';
 import { waitFor } from '../support/wait';
 
-const SCHEDULE = Array(12).fill('20ms').join(',');
+const WAITS = Array<number>(12).fill(20);
+const SCHEDULE = WAITS.map((ms) => `${ms}ms`).join(',');
 
 describeEachBackend('callback operations', (backend) => {
   let kit: TestKit;
@@ -18,6 +19,12 @@ describeEachBackend('callback operations', (backend) => {
   afterAll(() => kit.close());
 
   const one = async (f: PayFixture, prepayId: string): Promise<CallbackItem> => (await f.client.callbacks({ prepayId })).data.items[0];
+  /** The attempts due now and every retry of the schedule after them, on the kit's clock (no waiting them out). */
+  const throughSchedule = async () => {
+    await kit.settle();
+    for (const ms of WAITS) await kit.advance(ms);
+  };
+  const iso = (ms: number) => new Date(ms).toISOString();
   const refusal = (p: Promise<unknown>) =>
     p.then(
       () => {
@@ -33,6 +40,7 @@ describeEachBackend('callback operations', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
+      await throughSchedule();
       const given = await waitFor(async () => ((await one(f, prepayId))?.state === 'given_up' ? one(f, prepayId) : null), 'given up');
       expect(given).toMatchObject({
         prepayId,
@@ -183,11 +191,12 @@ describeEachBackend('callback operations', (backend) => {
       }
       // Payments are notified asynchronously: the window's edge goes after the four callbacks exist.
       await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId })).data.items.length === 4, 'four callbacks');
-      const middle = Date.now();
-      await new Promise((r) => setTimeout(r, 20));
+      const middle = kit.clock.now();
+      await kit.advance(20);
       const other = (await f.client.createPrepay({ subMerchantId: sm2, totalAmount: '2.00' })).prepayId;
       failing = other;
       await payByCode(kit, f, other);
+      await throughSchedule();
       await waitFor(async () => {
         const items = (await f.client.callbacks({ merchantId: f.parentId })).data.items;
         return items.length === 5 && items.every((i) => i.state !== 'pending');
@@ -202,7 +211,6 @@ describeEachBackend('callback operations', (backend) => {
       expect((await f.client.callbacks({ merchantId: f.parentId, state: 'delivered' })).data.items).toHaveLength(4);
       expect((await f.client.callbacks({ merchantId: f.parentId, state: 'given_up' })).data.items.map((i) => i.prepayId)).toEqual([other]);
       expect((await f.client.callbacks({ merchantId: f.parentId, state: 'pending' })).data.items).toHaveLength(0);
-      const iso = (ms: number) => new Date(ms).toISOString();
       expect((await f.client.callbacks({ merchantId: f.parentId, since: iso(middle) })).data.items.map((i) => i.prepayId)).toEqual([other]);
       expect((await f.client.callbacks({ merchantId: f.parentId, until: iso(middle) })).data.items).toHaveLength(4);
 
@@ -226,12 +234,14 @@ describeEachBackend('callback operations', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const early = await newOrder(f);
       await payByCode(kit, f, early);
+      await throughSchedule();
       await waitFor(async () => (await one(f, early))?.state === 'given_up', 'the early one given up');
-      const since = new Date().toISOString();
+      const since = iso(kit.clock.now());
       const late = [await newOrder(f), await newOrder(f)];
       for (const id of late) await payByCode(kit, f, id);
+      await throughSchedule();
       await waitFor(async () => (await f.client.callbacks({ merchantId: f.parentId, state: 'given_up' })).data.items.length === 3, 'three given up');
-      const until = new Date(Date.now() + 1000).toISOString();
+      const until = iso(kit.clock.now() + 1000);
 
       up = true;
       expect((await f.client.recoverCallbacks({ merchantId: f.parentId, since, until })).data).toEqual({ resent: 2 });
@@ -241,7 +251,7 @@ describeEachBackend('callback operations', (backend) => {
       expect(okBodies.sort()).toEqual([...late].sort());
       // Nothing left to recover in that window; the sub-merchant's own id reaches the same callbacks.
       expect((await f.client.recoverCallbacks({ merchantId: f.subId, since, until })).data).toEqual({ resent: 0 });
-      expect((await f.client.recoverCallbacks({ merchantId: f.subId, since: new Date(0).toISOString(), until })).data).toEqual({ resent: 1 });
+      expect((await f.client.recoverCallbacks({ merchantId: f.subId, since: iso(0), until })).data).toEqual({ resent: 1 });
       await waitFor(async () => (await one(f, early)).state === 'delivered', 'the early one delivered');
     } finally {
       await receiver.close();
@@ -264,9 +274,7 @@ describeEachBackend('callback operations', (backend) => {
       expect(await refusal(stranger.client.callbacks({ merchantId: f.parentId }))).toMatchObject(notFound);
       expect(await refusal(stranger.client.callbacks({ merchantId: f.subId }))).toMatchObject(notFound);
       expect(await refusal(stranger.client.resendCallback(item.id))).toMatchObject(notFound);
-      expect(
-        await refusal(stranger.client.recoverCallbacks({ merchantId: f.parentId, since: new Date(0).toISOString(), until: new Date().toISOString() })),
-      ).toMatchObject(notFound);
+      expect(await refusal(stranger.client.recoverCallbacks({ merchantId: f.parentId, since: iso(0), until: iso(kit.clock.now()) }))).toMatchObject(notFound);
       expect(await refusal(f.client.resendCallback('999999999'))).toMatchObject(notFound);
       expect(await refusal(f.client.callbacks({ prepayId: 'nosuchorder' }))).toMatchObject(notFound);
 
@@ -278,12 +286,11 @@ describeEachBackend('callback operations', (backend) => {
       expect(await refusal(f.client.callbacks({ merchantId: f.parentId, limit: 1000 }))).toMatchObject(bad);
       expect(await refusal(f.client.callbacks({ merchantId: f.parentId, cursor: 'abc' }))).toMatchObject(bad);
       expect(await refusal(f.client.resendCallback('x'))).toMatchObject(bad);
-      expect(
-        await refusal(f.client.recoverCallbacks({ merchantId: f.parentId, since: new Date().toISOString(), until: new Date(0).toISOString() })),
-      ).toMatchObject(bad);
+      expect(await refusal(f.client.recoverCallbacks({ merchantId: f.parentId, since: iso(kit.clock.now()), until: iso(0) }))).toMatchObject(bad);
       const unsigned = await fetch(`${kit.url}/callbacks?prepayId=${prepayId}`);
       expect([unsigned.status, ((await unsigned.json()) as { error: string }).error]).toEqual([401, 'signature_missing']);
-      await new Promise((r) => setTimeout(r, 200));
+      // Whatever the refused calls could have set going is due now: it has run.
+      await kit.settle();
       expect(receiver.received).toHaveLength(1);
       expect((await one(f, prepayId)).attempts).toHaveLength(1);
     } finally {
@@ -293,14 +300,17 @@ describeEachBackend('callback operations', (backend) => {
 
   test('resends racing the worker never double a delivery', async () => {
     // A receiver that holds each request until told to answer, so resends arrive while an attempt is in flight.
+    // Once `holding` is off it answers at once (an attempt too many then shows instead of hanging).
     const held: Array<() => void> = [];
     const bodies: string[] = [];
+    let holding = true;
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
         bodies.push(Buffer.concat(chunks).toString('utf8'));
-        held.push(() => res.end('OK'));
+        if (holding) held.push(() => res.end('OK'));
+        else res.end('OK');
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -323,9 +333,10 @@ describeEachBackend('callback operations', (backend) => {
       await waitFor(() => held.length === 1, 'the resent attempt in flight');
       // And resends racing the worker's run of that series add nothing either.
       expect((await Promise.all(Array.from({ length: 3 }, () => f.client.resendCallback(item.id)))).every((a) => !a.data.resent)).toBe(true);
+      holding = false;
       held.shift()!();
       await waitFor(async () => (await one(f, prepayId)).state === 'delivered', 'delivered again');
-      await new Promise((r) => setTimeout(r, 300));
+      await kit.settle();
       expect(bodies).toHaveLength(2);
       expect(held).toHaveLength(0);
       expect((await one(f, prepayId)).attempts.map((a) => a.httpStatus)).toEqual([200, 200]);

@@ -1,8 +1,7 @@
 /** Section 6 callbacks through real HTTP: signed delivery, retries, a receiver that is down, no URL, two workers on one database. */
 import { verifyCallback } from '@kit/shared';
-import { startRuntime } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';
-import { TEST_ENV, startTestKit, type TestKit } from '../support/kit';
+import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payByCode, payFixture, startReceiver } from '../support/payments';
 import { waitFor } from '../support/wait';
 
@@ -15,6 +14,12 @@ describeEachBackend('payment-result callbacks', (backend) => {
   afterAll(() => kit.close());
 
   const history = (prepayId: string) => kit.runtime.services.callbacks.history(prepayId);
+  const schedule = () => kit.runtime.config.CALLBACK_RETRY_SCHEDULE;
+  /** The attempts due now, then every retry of the schedule's first `waits` waits, on the kit's clock (no waiting them out). */
+  const attemptThrough = async (waits: readonly number[]) => {
+    await kit.settle();
+    for (const ms of waits) await kit.advance(ms);
+  };
 
   test('finish and refunded arrive signed with the owning app’s secret and verify with shared/', async () => {
     const receiver = await startReceiver();
@@ -25,12 +30,14 @@ describeEachBackend('payment-result callbacks', (backend) => {
       const first = await waitFor(() => receiver.received[0], 'the finish callback');
       const event = verifyCallback({ method: 'POST', url: first.url, rawBody: first.body }, f.appSecret, { appId: f.appId });
       expect(event).toMatchObject({ prepayId, status: 'finish', subMerchantId: f.subId, merchantId: f.parentId });
-      expect(Math.abs(Date.parse(event.notifyTime) - Date.now())).toBeLessThan(60_000);
+      expect(Math.abs(Date.parse(event.notifyTime) - kit.clock.now())).toBeLessThan(60_000);
       expect(first.url).toMatch(/^\/hooks\/kit\?shop=42&_appid=/);
       expect(Object.keys(JSON.parse(first.body))).toEqual(['notifyTime', 'prepayId', 'status', 'subMerchantId', 'merchantId']);
 
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect((await f.client.refund(prepayId, token)).status).toBe('success');
+      // The sandbox completes the refund (and notifies) after SANDBOX_REFUND_DELAY.
+      await kit.advance(kit.runtime.config.SANDBOX_REFUND_DELAY);
       const second = await waitFor(() => receiver.received[1], 'the refunded callback');
       expect(verifyCallback({ url: second.url, rawBody: second.body }, f.appSecret).status).toBe('refunded');
       await waitFor(async () => (await history(prepayId)).every((c) => c.state === 'delivered'), 'both delivered');
@@ -53,6 +60,8 @@ describeEachBackend('payment-result callbacks', (backend) => {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const prepayId = await newOrder(f);
       await payByCode(kit, f, prepayId);
+      // The first attempt and the two retries after it.
+      await attemptThrough(schedule().slice(0, 2));
       await waitFor(async () => (await history(prepayId))[0]?.state === 'delivered', 'delivery');
       const [row] = await history(prepayId);
       expect(row.attempts).toBe(3);
@@ -76,12 +85,13 @@ describeEachBackend('payment-result callbacks', (backend) => {
     const f = await payFixture(kit, { notifyCallbackUrl: `${gone.url}/cb` });
     const prepayId = await newOrder(f);
     await payByCode(kit, f, prepayId);
-    const schedule = kit.runtime.config.CALLBACK_RETRY_SCHEDULE;
-    expect(schedule.length).toBeGreaterThanOrEqual(12);
+    const waits = schedule();
+    expect(waits.length).toBeGreaterThanOrEqual(12);
+    await attemptThrough(waits);
     await waitFor(async () => (await history(prepayId))[0]?.state === 'failed', 'giving up');
     const [row] = await history(prepayId);
-    expect(row.attempts).toBe(schedule.length + 1);
-    expect(row.attemptLog).toHaveLength(schedule.length + 1);
+    expect(row.attempts).toBe(waits.length + 1);
+    expect(row.attemptLog).toHaveLength(waits.length + 1);
     for (const a of row.attemptLog) {
       expect(a.http_status).toBeNull();
       expect(a.error).toMatch(/ECONNREFUSED|fetch failed/);
@@ -95,7 +105,8 @@ describeEachBackend('payment-result callbacks', (backend) => {
     const prepayId = await newOrder(f);
     await payByCode(kit, f, prepayId);
     await waitFor(async () => (await history(prepayId))[0]?.state === 'undeliverable', 'undeliverable');
-    await new Promise((r) => setTimeout(r, 500));
+    // Past the whole retry schedule: a retry, had one been set, would have run by now.
+    await attemptThrough(schedule());
     const [row] = await history(prepayId);
     expect(row.attempts).toBe(1);
     expect(row.attemptLog).toHaveLength(1);
@@ -107,20 +118,20 @@ describeEachBackend('payment-result callbacks', (backend) => {
   const pgOnly = backend.name === 'postgres' ? test : test.skip;
   pgOnly('two service instances on one database never send a callback twice', async () => {
     const receiver = await startReceiver();
-    const c = kit.runtime.config;
-    const twin = await startRuntime({
-      ...TEST_ENV,
-      DATA_DIR: c.DATA_DIR,
-      ...(c.DATABASE_URL ? { DATABASE_URL: c.DATABASE_URL, DATABASE_SCHEMA: c.DATABASE_SCHEMA } : {}),
-      CALLBACK_POLL_INTERVAL: '10ms',
-    });
+    const twin = await startTestKit(
+      backend,
+      { DATA_DIR: kit.runtime.config.DATA_DIR, DATABASE_SCHEMA: kit.runtime.db.schema, CALLBACK_POLL_INTERVAL: '10ms' },
+      { clock: kit.clock },
+    );
     try {
       const f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(await newOrder(f, '1.00'));
       await Promise.all(ids.map((id) => payByCode(kit, f, id)));
       await waitFor(() => receiver.received.length >= 20, '20 callbacks');
-      await new Promise((r) => setTimeout(r, 300));
+      // Everything due on either instance has run, the sandbox's duplicate notifications included.
+      kit.clock.advance('1s');
+      await Promise.all([kit.settle(), twin.settle()]);
       const got = receiver.received.map((r) => JSON.parse(r.body).prepayId).sort();
       expect(got).toEqual([...ids].sort());
     } finally {

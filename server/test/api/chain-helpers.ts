@@ -5,22 +5,33 @@
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import type { KitClient } from '@kit/shared';
+import { FAULT_LIMIT_MS, waitFor } from '../support/wait';
 
 /** Raw answers of 4.14 / 4.15, for the tests of refusals (any item shape may be sent); the success path uses `client.upload` / `client.lookup`. */
 export const upload = (client: KitClient, items: unknown[]) => client.call<any>('POST', '/common-chain-upload/', { body: { items } });
 export const lookup = (client: KitClient, items: unknown[]) => client.call<any>('POST', '/common-chain-upload/fetchOnChainIds', { body: { items } });
 export const i2c = (type: string, id: string) => ({ type, id, queryType: 'i2c' as const });
 
-/** Polls the typed lookup until no item is pending (or the time runs out) and returns the answers. */
-export async function settle(client: KitClient, items: Array<{ type: string; id: string; queryType?: 'i2c' | 'c2i' }>, timeoutMs = 8000): Promise<any[]> {
-  const until = Date.now() + timeoutMs;
+/**
+ * The typed lookup's answers once no item is pending (`waitFor`: `limitMs` is its fault limit); with
+ * `limitMs` 0, the answers of one lookup as they stand.
+ */
+export async function settle(
+  client: KitClient,
+  items: Array<{ type: string; id: string; queryType?: 'i2c' | 'c2i' }>,
+  limitMs = FAULT_LIMIT_MS,
+): Promise<any[]> {
   const q = items.map((i) => ({ queryType: 'i2c' as const, ...i }));
-  for (;;) {
-    const { items: answers } = await client.lookup(q);
-    const pending = answers.some((r) => r.id === '');
-    if (!pending || Date.now() > until) return answers;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const look = async () => (await client.lookup(q)).items;
+  if (limitMs === 0) return look();
+  return waitFor(
+    async () => {
+      const answers = await look();
+      return answers.some((r) => r.id === '') ? null : answers;
+    },
+    `${items.length} chain item(s) out of the queue`,
+    limitMs,
+  );
 }
 
 const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();

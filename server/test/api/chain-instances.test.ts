@@ -7,6 +7,7 @@ import { startTestKit, type TestKit } from '../support/kit';
 import { KitClient } from '@kit/shared';
 import { sql } from 'kysely';
 import { i2c, settle, upload } from './chain-helpers';
+import { waitFor } from '../support/wait';
 
 const pg = backends().find((b) => b.name === 'postgres');
 const describePg = pg ? describe : describe.skip;
@@ -19,7 +20,8 @@ describePg('two instances sealing one PostgreSQL ledger', () => {
     const env = pg!.env();
     // Same DATA_DIR: both load the same node key (in production: the same CHAIN_NODE_KEY).
     a = await startTestKit(pg!, { ...env, CHAIN_SEAL_INTERVAL: '50ms' });
-    b = await startTestKit(pg!, { ...env, CHAIN_SEAL_INTERVAL: '50ms' });
+    // One clock for both: moving it moves both instances' seal intervals.
+    b = await startTestKit(pg!, { ...env, CHAIN_SEAL_INTERVAL: '50ms' }, { clock: a.clock });
   });
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close()]);
@@ -28,7 +30,7 @@ describePg('two instances sealing one PostgreSQL ledger', () => {
 
   test('uploads to both confirm, concurrent seals never collide, and the chain verifies', async () => {
     const app = await a.newApp();
-    const viaB = new KitClient({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret });
+    const viaB = new KitClient({ baseUrl: b.url, appId: app.appId, appSecret: app.appSecret, clock: a.clock });
     const ids: string[] = [];
     const calls: Array<Promise<unknown>> = [];
     for (let call = 0; call < 20; call++) {
@@ -63,12 +65,10 @@ describePg('two instances sealing one PostgreSQL ledger', () => {
     const isLocked = new Promise<void>((r) => (locked = r));
     const holder = db.transaction().execute(async (trx) => {
       // The instances' sealers take the same lock for a moment every 50 ms: try until it is ours.
-      for (let tries = 0; ; tries++) {
-        const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(current_schema() || ':chain-seal')) as ok`.execute(trx);
-        if (rows[0].ok) break;
-        if (tries > 200) throw new Error('the seal lock never came free');
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await waitFor(
+        async () => (await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(current_schema() || ':chain-seal')) as ok`.execute(trx)).rows[0].ok,
+        'the seal lock free',
+      );
       locked();
       await new Promise<void>((r) => (release = r));
     });
@@ -76,7 +76,9 @@ describePg('two instances sealing one PostgreSQL ledger', () => {
     try {
       await upload(app.client, [{ type: 'record', args: { id: 'locked-out' } }]);
       expect(await b.runtime.services.chain.sealer.sealOnce()).toEqual({ confirmed: 0, failed: 0, more: false });
-      await new Promise((r) => setTimeout(r, 300));
+      // Several seal intervals go by on both instances, and both sealers run what is due: none can seal.
+      await a.advance(300);
+      await b.settle();
       expect(await settle(app.client, [i2c('record', 'locked-out')], 0)).toEqual([{ id: '' }]);
     } finally {
       release();

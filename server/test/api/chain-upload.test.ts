@@ -247,8 +247,8 @@ describeEachBackend('chain queue before sealing', (backend) => {
 
   test('queued items answer {id: ""}, their proof says pending, and sealing confirms them', async () => {
     await app.client.upload([{ type: 'record', args: { id: 'queued' } }]);
-    // Several seal intervals go by: nothing in this instance seals.
-    await new Promise((r) => setTimeout(r, 300));
+    // Several seal intervals go by (on the kit's clock): nothing in this instance seals.
+    await kit.advance(300);
     const before = await app.client.lookup([i2c('record', 'queued'), i2c('record', 'unknown')]);
     expect(before).toEqual({ version: '1', status: 'success', items: [{ id: '' }, {}] });
     const id = createHash('sha256').update('{"args":{"id":"queued"},"type":"record"}').digest('hex');

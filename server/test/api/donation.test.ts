@@ -4,6 +4,7 @@ import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { runKit } from '../../src/kit/main';
 import { i2c } from './chain-helpers';
+import { waitFor } from '../support/wait';
 
 type App = Awaited<ReturnType<TestKit['newApp']>>;
 
@@ -16,15 +17,16 @@ describeEachBackend('donations', (backend) => {
   const project = (as: App, body: unknown) => as.client.call<any>('POST', '/donation/project', { body });
   const donate = (as: App, body: unknown) => as.client.call<any>('POST', '/donation/donate', { body });
   const onChainIds = (as: App, body: unknown) => as.client.call<any>('POST', '/donation/fetchOnChainIds', { body });
-  /** Polls the typed 4.11 until it stops answering `pending`. */
+  /** The typed 4.11 once it stops answering `pending`: the sealer runs what is queued (`kit.settle`), then the answer is read. */
   const settledIds = async (as: App, type: 'project' | 'donate', originalIds: string[]): Promise<DonationIdsResponse> => {
-    const until = Date.now() + 8000;
-    for (;;) {
-      const res = await as.client.donationOnChainIds(type, originalIds);
-      if (res.status === 'success') return res;
-      if (Date.now() > until) throw new Error(`4.11 still pending for ${originalIds.join(', ')}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await kit.settle();
+    return waitFor(
+      async () => {
+        const res = await as.client.donationOnChainIds(type, originalIds);
+        return res.status === 'success' ? res : null;
+      },
+      `4.11 settled for ${originalIds.join(', ')}`,
+    );
   };
 
   const fullProject: DonationProject = {

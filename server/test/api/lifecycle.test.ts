@@ -11,7 +11,8 @@ import { waitFor } from '../support/wait';
 describeEachBackend('service process and kit command', (backend) => {
   it('kit app create prints one JSON line that works against a running service, and SIGTERM releases held calls', async () => {
     const env = backend.env();
-    const svc = await startServiceProcess(env);
+    // A hold far longer than the test: only the stop can answer the held call below.
+    const svc = await startServiceProcess({ ...env, WAIT_FOR_FINISH_HOLD: '55s' });
     try {
       const health = await fetch(`${svc.url}/health`);
       expect(health.status).toBe(200);
@@ -34,7 +35,7 @@ describeEachBackend('service process and kit command', (backend) => {
 
       // A held call is answered with the current state on SIGTERM instead of being cut off.
       const held = client.prepayDetail(order.prepayId, { wait: true });
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(async () => /^kit_wait_for_finish_held 1$/m.test(await (await fetch(`${svc.url}/metrics`)).text()), 'the call held');
       const code = await svc.stop();
       expect(await held).toMatchObject({ status: 'active', totalAmount: '4.20' });
       expect(code).toBe(0);

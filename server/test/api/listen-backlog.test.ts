@@ -6,6 +6,7 @@
  */
 import net from 'node:net';
 import { startServiceProcess, type ServiceProcess } from '../support/process';
+import { waitFor } from '../support/wait';
 
 const RUSH = 1_500; // well past Node's default backlog of 511
 
@@ -24,16 +25,15 @@ describe('the listen backlog', () => {
     svc.child.kill('SIGSTOP');
     const sockets: net.Socket[] = [];
     try {
-      const connected = await new Promise<number>((resolve) => {
-        let n = 0;
-        for (let i = 0; i < RUSH; i++) {
-          const s = net.connect(port, '127.0.0.1', () => ++n === RUSH && resolve(n));
-          s.on('error', () => undefined);
-          sockets.push(s);
-        }
-        // A dropped SYN is sent again only after a second: by then the queue has told.
-        setTimeout(() => resolve(n), 800);
-      });
+      let connected = 0;
+      for (let i = 0; i < RUSH; i++) {
+        const s = net.connect(port, '127.0.0.1', () => connected++);
+        s.on('error', () => undefined);
+        sockets.push(s);
+      }
+      // Every connection is made by the kernel, into the queue. One that did not fit has its SYN
+      // dropped, and the service, stopped, frees no room in the queue for its retries: it never connects.
+      await waitFor(() => connected === RUSH, `${RUSH} connections queued`);
       expect(connected).toBe(RUSH);
     } finally {
       svc.child.kill('SIGCONT');

@@ -13,16 +13,6 @@ let nextAddress = 1;
 /** A client address of its own for each use. */
 const freshAddress = () => `198.51.100.${nextAddress++}`;
 
-/** Asks again every 200 ms until `status` comes back (a lockout ending). */
-async function until(status: number, ask: () => Promise<{ status: number }>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if ((await ask()).status === status) return;
-    if (Date.now() > deadline) throw new Error(`no ${status} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 async function post(url: string, body: unknown, address: string) {
   const res = await fetch(url, {
     method: 'POST',
@@ -54,25 +44,38 @@ describeEachBackend('login brute-force limit', (backend) => {
   const login = (userId: string, pw: string, address = freshAddress()) => post(`${kit.url}/merchant/login`, { userId, pw }, address);
 
   it('locks an account out after LOGIN_MAX_FAILURES failures from any addresses: 429 with Retry-After, even for the right password', async () => {
-    for (let i = 0; i < 3; i++) expect((await login(ids.parentId, 'wrong password')).status).toBe(401);
-    const locked = await login(ids.parentId, ids.pw);
-    expect(locked.status).toBe(429);
-    expect(locked.body).toMatchObject({ status: 'fail', error: 'login_throttled', code: 'E0008' });
-    expect(Number(locked.retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(Number(locked.retryAfter)).toBeLessThanOrEqual(2);
-    // The lockout ends; the next failure in the window locks again for twice as long.
-    await until(401, () => login(ids.parentId, 'wrong password'), 10_000);
-    const doubled = await login(ids.parentId, ids.pw);
-    expect(doubled.status).toBe(429);
-    expect(Number(doubled.retryAfter)).toBeGreaterThanOrEqual(3);
-    expect(Number(doubled.retryAfter)).toBeLessThanOrEqual(4);
-    await until(200, () => login(ids.parentId, ids.pw), 15_000);
-    // A success reset the account: failures count from zero again.
-    for (let i = 0; i < 2; i++) expect((await login(ids.parentId, 'wrong password')).status).toBe(401);
-    expect((await login(ids.parentId, ids.pw)).status).toBe(200);
-    expect(warnings.some((w) => w.includes(`account:${ids.parentId}`))).toBe(true);
-    expect(warnings.join('')).not.toContain('wrong password');
-  }, 40_000);
+    // The clock stands still but where the test moves it: the lockouts end when the test says, not while it waits.
+    kit.clock.freeze();
+    try {
+      for (let i = 0; i < 3; i++) expect((await login(ids.parentId, 'wrong password')).status).toBe(401);
+      const locked = await login(ids.parentId, ids.pw);
+      expect(locked.status).toBe(429);
+      expect(locked.body).toMatchObject({ status: 'fail', error: 'login_throttled', code: 'E0008' });
+      expect(Number(locked.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(locked.retryAfter)).toBeLessThanOrEqual(2);
+      // Locked for the whole of LOGIN_LOCKOUT (2 s), not a moment less.
+      await kit.advance(1_999);
+      expect((await login(ids.parentId, ids.pw)).status).toBe(429);
+      // The lockout ends; the next failure in the window locks again for twice as long.
+      await kit.advance(1);
+      expect((await login(ids.parentId, 'wrong password')).status).toBe(401);
+      const doubled = await login(ids.parentId, ids.pw);
+      expect(doubled.status).toBe(429);
+      expect(Number(doubled.retryAfter)).toBeGreaterThanOrEqual(3);
+      expect(Number(doubled.retryAfter)).toBeLessThanOrEqual(4);
+      await kit.advance(3_999);
+      expect((await login(ids.parentId, ids.pw)).status).toBe(429);
+      await kit.advance(1);
+      expect((await login(ids.parentId, ids.pw)).status).toBe(200);
+      // A success reset the account: failures count from zero again.
+      for (let i = 0; i < 2; i++) expect((await login(ids.parentId, 'wrong password')).status).toBe(401);
+      expect((await login(ids.parentId, ids.pw)).status).toBe(200);
+      expect(warnings.some((w) => w.includes(`account:${ids.parentId}`))).toBe(true);
+      expect(warnings.join('')).not.toContain('wrong password');
+    } finally {
+      kit.clock.resume();
+    }
+  });
 
   it('locks an address out whatever accounts it tries, and leaves other addresses alone', async () => {
     const attacker = freshAddress();

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestKit, type TestKit } from '../support/kit';
+import { heldCalls, startTestKit, type TestKit } from '../support/kit';
 import { describeEachBackend } from '../support/backends';
 import { newOrder, payFixture, sandboxPost, type PayFixture } from '../support/payments';
 
@@ -112,12 +112,19 @@ describeEachBackend('mini-program router', (backend) => {
     expect(args.package).toMatch(/^prepay_id=.+/);
     expect(pay.text).not.toMatch(/openid|openId/i);
 
-    // The payer pays while the page holds a read: it returns at once with `finish`.
-    const held = call(kit.url, 'GET', `/mp/api/orders/${id}?wait=1`);
-    await new Promise((r) => setTimeout(r, 100));
-    const paid = await sandboxPost(kit.url, '/pay', { prepayId: args.package.slice('prepay_id='.length) });
-    expect(paid.status).toBe(200);
-    const after = await held;
+    // The payer pays while the page holds a read: it returns at once with `finish`. The clock stands
+    // still meanwhile: the hold cannot end, so only the payment answers the read.
+    kit.clock.freeze();
+    let after: Answer;
+    try {
+      const held = call(kit.url, 'GET', `/mp/api/orders/${id}?wait=1`);
+      await heldCalls(kit, 1);
+      const paid = await sandboxPost(kit.url, '/pay', { prepayId: args.package.slice('prepay_id='.length) });
+      expect(paid.status).toBe(200);
+      after = await held;
+    } finally {
+      kit.clock.resume();
+    }
     expect(after.body).toMatchObject({ status: 'finish', totalAmount: '5.00' });
     expect(typeof after.body.paymentTime).toBe('string');
   });

@@ -12,12 +12,15 @@ import { Cashier, callsOf, decodePng, payerLink } from '../support/mini-program'
 const pg = backends().find((b) => b.name === 'postgres');
 const describePg = pg ? describe : describe.skip;
 
-/** Two instances on one schema, both calling the platform through one proxy in front of the first one's sandbox. */
+/**
+ * Two instances on one schema, both calling the platform through one proxy in front of the first one's
+ * sandbox, on one clock (the first one's): moving it ages the token for both and for the platform.
+ */
 async function pair(env: NodeJS.ProcessEnv = {}) {
   const proxy = await startPlatformProxy();
   const shared = { ...pg!.env(), MP_API_URL: proxy.url, LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent', ...env };
   const a = await startTestKit(pg!, shared);
-  const b = await startTestKit(pg!, shared);
+  const b = await startTestKit(pg!, shared, { clock: a.clock });
   proxy.target = `${a.url}/sandbox`;
   const app = await a.newApp();
   const shop = await createMerchants(app.client, app.appId);
@@ -71,7 +74,8 @@ describePg('two instances sharing the mini-program access token (PostgreSQL)', (
     proxies.push(proxy);
     await codesAtOnce(onA, onB, 2, a.url);
     expect(callsOf(proxy.calls, 'stable_token')).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 4_200));
+    await a.advance(4_200);
+    await b.settle();
     const before = proxy.calls.length;
     await codesAtOnce(onA, onB, 6, a.url);
     const calls = proxy.calls.slice(before);

@@ -3,7 +3,7 @@
  * refusals, and the static page. Payment, refund and points flows with the sandbox and the chain
  * are covered in test/browser/pos*.test.ts and at the end of this file.
  */
-import { createMerchants, startTestKit, type TestKit } from '../support/kit';
+import { createMerchants, heldCalls, startTestKit, type TestKit } from '../support/kit';
 import fs from 'node:fs';
 import { ERROR_CATALOGUE } from '@kit/shared';
 import os from 'node:os';
@@ -177,15 +177,25 @@ describeEachBackend('POS router', (backend) => {
     expect((await mine.call('GET', '/orders?since=abc')).status).toBe(400);
   });
 
-  it('passes the held 4.2 answer through: still active when the hold ends', async () => {
+  it('passes the held 4.2 answer through: still active when the hold ends, and not before', async () => {
     const c = await loggedIn();
     const order = (await c.call('POST', '/orders', { amount: '3.00' })).body.order;
-    const started = Date.now();
-    const a = await c.call('GET', `/orders/${order.prepayId}/wait`);
-    expect(a.status).toBe(200);
-    expect(a.body).toMatchObject({ version: 1, status: 'active', totalAmount: '3.00', merchantDisplayName: 'Corner Shop' });
-    // TEST_ENV holds for 2 s.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    const hold = kit.runtime.config.WAIT_FOR_FINISH_HOLD;
+    // The clock stands still: only moving it ends the hold.
+    kit.clock.freeze();
+    try {
+      let answered = false;
+      const held = c.call('GET', `/orders/${order.prepayId}/wait`).finally(() => (answered = true));
+      await heldCalls(kit, 1);
+      await kit.advance(hold - 1);
+      expect(answered).toBe(false);
+      await kit.advance(1);
+      const a = await held;
+      expect(a.status).toBe(200);
+      expect(a.body).toMatchObject({ version: 1, status: 'active', totalAmount: '3.00', merchantDisplayName: 'Corner Shop' });
+    } finally {
+      kit.clock.resume();
+    }
   });
 
   it('refuses to refund an order that is not paid and leaves it as it was', async () => {
@@ -253,8 +263,16 @@ describeEachBackend('POS router with short-lived orders', (backend) => {
     // only (HOST), so no network address is named: the display would not answer there.
     expect(order.development.loopbackLink).toBe(true);
     expect(order.development.lanDisplayUrls).toEqual([]);
-    const a = await c.call('GET', `/orders/${order.prepayId}/wait`);
-    expect(a.body.status).toBe('cancel');
+    // The order's life (ORDER_TTL) runs out by moving the clock, which otherwise stands still; the hold is longer.
+    kit.clock.freeze();
+    try {
+      const held = c.call('GET', `/orders/${order.prepayId}/wait`);
+      await heldCalls(kit, 1);
+      await kit.advance(kit.runtime.config.ORDER_TTL);
+      expect((await held).body.status).toBe('cancel');
+    } finally {
+      kit.clock.resume();
+    }
     const list = await c.call('GET', '/orders');
     expect(list.body.orders[0]).toMatchObject({ prepayId: order.prepayId, status: 'cancel' });
   });
@@ -322,10 +340,17 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     // A reload asks again and gets the same channel order's code.
     expect((await c.call('GET', `/orders/${order.prepayId}`)).body.order.codeUrl).toBe(order.codeUrl);
 
-    const held = c.call('GET', `/orders/${order.prepayId}/wait`);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await sandboxPost(kit.url, '/pay', { codeUrl: order.codeUrl })).toMatchObject({ status: 200 });
-    const answer = await held;
+    // The clock stands still while the wait is held: the hold cannot end, so only the payment answers it.
+    kit.clock.freeze();
+    let answer: Answer;
+    try {
+      const held = c.call('GET', `/orders/${order.prepayId}/wait`);
+      await heldCalls(kit, 1);
+      expect(await sandboxPost(kit.url, '/pay', { codeUrl: order.codeUrl })).toMatchObject({ status: 200 });
+      answer = await held;
+    } finally {
+      kit.clock.resume();
+    }
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ status: 'finish', totalAmount: '6.60', paymentChannel: 'SocialNative' });
     expect(typeof answer.body.paymentTime).toBe('string');
@@ -337,6 +362,8 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     const refund = await c.call('POST', `/orders/${order.prepayId}/refund`);
     expect(refund.status).toBe(200);
     expect(['finish', 'refunded']).toContain(refund.body.detail.status);
+    // The sandbox completes the refund after SANDBOX_REFUND_DELAY.
+    await kit.advance(kit.runtime.config.SANDBOX_REFUND_DELAY);
     const refunded = await waitFor(async () => {
       const o = (await c.call('GET', `/orders/${order.prepayId}`)).body.order;
       return o.status === 'refunded' ? o : null;
@@ -358,10 +385,17 @@ describeEachBackend('POS router with the payment sandbox', (backend) => {
     expect((await c.call('POST', '/login', { userId: f.subId, pw: f.pw })).status).toBe(200);
     const order = (await c.call('POST', '/orders', { amount: '3.30' })).body.order;
     expect(order.payerLink).toBe(`${kit.url}/p/${order.prepayId}`);
-    const held = c.call('GET', `/orders/${order.prepayId}/wait`);
-    const native = await f.client.alipayNative(order.prepayId);
-    expect(await sandboxPost(kit.url, '/alipay/pay', { qrCode: native.args.qr_code })).toMatchObject({ status: 200 });
-    expect((await held).body).toMatchObject({ status: 'finish', paymentChannel: 'Alipay' });
+    // As above: the clock stands still, so only the payment answers the held wait.
+    kit.clock.freeze();
+    try {
+      const held = c.call('GET', `/orders/${order.prepayId}/wait`);
+      await heldCalls(kit, 1);
+      const native = await f.client.alipayNative(order.prepayId);
+      expect(await sandboxPost(kit.url, '/alipay/pay', { qrCode: native.args.qr_code })).toMatchObject({ status: 200 });
+      expect((await held).body).toMatchObject({ status: 'finish', paymentChannel: 'Alipay' });
+    } finally {
+      kit.clock.resume();
+    }
     expect((await c.call('GET', `/orders/${order.prepayId}`)).body.order).toMatchObject({ status: 'finish', paymentChannel: 'Alipay' });
     const line = (await c.call('GET', '/orders')).body.orders.find((o: { prepayId: string }) => o.prepayId === order.prepayId);
     expect(line).toMatchObject({ status: 'finish', paymentChannel: 'Alipay' });
@@ -409,17 +443,26 @@ describeEachBackend('POS router: orders placed with profit sharing', (backend) =
       outOrderNo: 'POS1',
       receivers: [{ type: PARTNER.type, account: PARTNER.account, amount: '12.50', description: 'partner share' }],
     };
-    await f.client.shareProfit(body);
-    // The split is on its way until the sandbox's results arrive (~300 ms).
-    expect((await listed(shared)).profitSharing).toEqual({ state: 'processing', sharedAmount: '12.50', maxShareAmount: '30.00' });
+    // The split is on its way until the sandbox's results arrive (SANDBOX_PROFIT_SHARING_DELAY): the clock
+    // stands still until the test moves it past that, so they cannot have come before the split is listed.
+    kit.clock.freeze();
+    try {
+      await f.client.shareProfit(body);
+      expect((await listed(shared)).profitSharing).toEqual({ state: 'processing', sharedAmount: '12.50', maxShareAmount: '30.00' });
+      await kit.advance(kit.runtime.config.SANDBOX_PROFIT_SHARING_DELAY);
+    } finally {
+      kit.clock.resume();
+    }
     await f.client.waitForProfitSharing(shared, body.outOrderNo, { intervalMs: 100, timeoutMs: 10_000 });
     expect((await listed(shared)).profitSharing).toEqual({ state: 'open', sharedAmount: '12.50', maxShareAmount: '30.00' });
     await f.client.finishProfitSharing({ prepayId: shared, outOrderNo: 'POS2', description: 'done' });
+    await kit.advance(kit.runtime.config.SANDBOX_PROFIT_SHARING_DELAY);
     await waitFor(async () => (await listed(shared)).profitSharing.state === 'finished', 'the finish');
     expect((await listed(shared)).profitSharing).toEqual({ state: 'finished', sharedAmount: '12.50', maxShareAmount: '30.00' });
 
     // Refunded, an order that shared nothing can share no more and loses its line; one that shared keeps it.
     for (const id of [untouched, shared]) expect((await c.call('POST', `/orders/${id}/refund`)).status).toBe(200);
+    await kit.advance(kit.runtime.config.SANDBOX_REFUND_DELAY);
     await waitFor(async () => (await listed(untouched)).status === 'refunded' && (await listed(shared)).status === 'refunded', 'the refunds');
     expect((await listed(untouched)).profitSharing).toBeUndefined();
     expect((await listed(shared)).profitSharing).toEqual({ state: 'finished', sharedAmount: '12.50', maxShareAmount: '30.00' });
@@ -462,7 +505,8 @@ describeEachBackend('POS router with trusted points', (backend) => {
     const first = await c.call('POST', '/points/code', { handle: session.handle });
     expect(first.status).toBe(200);
     expect(first.body.code).toMatchObject({ spent: false, balance: '100.00000', validForMs: 20_000, refreshEveryMs: 5_000 });
-    await new Promise((r) => setTimeout(r, 5));
+    // A code is minted at the service's time: the next one, a moment later, differs.
+    await kit.advance(5);
     const second = await c.call('POST', '/points/code', { handle: session.handle });
     expect(second.body.code.chainLink).not.toBe(first.body.code.chainLink);
 

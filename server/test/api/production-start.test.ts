@@ -7,24 +7,39 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { openDatabase } from '../../src/db/connect';
 import { backends } from '../support/backends';
 import { refusedServiceStart, runKitCommand, startServiceProcess } from '../support/process';
+import { waitFor } from '../support/wait';
 
 const sqlite = backends()[0];
 
 describe('a production start without a payment channel', () => {
   afterAll(() => sqlite.cleanup());
 
-  it('warns once, naming the missing settings, and logs no error', async () => {
-    const service = await startServiceProcess({ ...sqlite.env(), NODE_ENV: 'production', RECONCILE_AT: '00:00', SHUTDOWN_DRAIN: '0s' });
+  it('warns once, naming the missing settings, adds no daily reconciliation, and logs no error', async () => {
+    const env: NodeJS.ProcessEnv = { ...sqlite.env(), NODE_ENV: 'production', RECONCILE_AT: '00:00', SHUTDOWN_DRAIN: '0s' };
+    const service = await startServiceProcess(env);
+    let stopped = false;
     try {
-      // The daily schedule has run by now (it adds due days at start).
-      await new Promise((r) => setTimeout(r, 1_500));
-      const lines = service
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { level: number; msg: string; missing?: Array<{ channel: string; missing: string[] }> });
+      const logged = () =>
+        service
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { level: number; msg: string; missing?: Array<{ channel: string; missing: string[] }> });
+      // The warning follows the start of the background work, the daily schedule's first look (it adds due days at start) included.
+      await waitFor(() => logged().some((l) => l.msg === 'kit service ready') && logged().some((l) => l.level === 40), 'the start logged');
+      // A stop waits for a look of the schedule under way and the runs it started, and writes out the log.
+      expect(await service.stop()).toBe(0);
+      stopped = true;
+      const db = await openDatabase({ dataDir: env.DATA_DIR! });
+      try {
+        expect(await db.db.selectFrom('jobs').select(['key', 'state']).where('queue', '=', 'reconcile.daily').execute()).toEqual([]);
+      } finally {
+        await db.close();
+      }
+      const lines = logged();
       const warnings = lines.filter((l) => l.level === 40);
       expect(warnings).toHaveLength(1);
       expect(warnings[0].msg).toMatch(/^no payment channel is configured, so orders can be created but not paid \(503 channel_unavailable\): SocialNative/);
@@ -35,7 +50,7 @@ describe('a production start without a payment channel', () => {
       ]);
       expect(lines.filter((l) => l.level >= 50)).toEqual([]);
     } finally {
-      expect(await service.stop()).toBe(0);
+      if (!stopped) await service.stop();
     }
   });
 });

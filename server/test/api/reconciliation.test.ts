@@ -85,8 +85,8 @@ describeEachBackend(
       const refundNo = (await kit.runtime.services.payments.state(refundedOrder)).refund!.out_refund_no;
       expect((await f.client.prepayDetail(lost)).status).toBe('active');
       expect((await kit.runtime.services.payments.state(refundedOrder)).refund!.state).not.toBe('success');
-      // The refund has completed at the platform.
-      await new Promise((r) => setTimeout(r, 300));
+      // The refund has completed at the platform (SANDBOX_REFUND_DELAY on the kit's clock).
+      await kit.advance(kit.runtime.config.SANDBOX_REFUND_DELAY);
 
       await setFaults(kit, { billExtraPayments: 1, billAmountChanged: [changedNo], billOmitted: [omittedNo], billNextDay: [nextDayNo] });
       const run = await kitCommand(today);
@@ -167,7 +167,8 @@ describeEachBackend(
       const again = await kitCommand(today);
       expect(again.code).toBe(0);
       expect(JSON.parse(again.stdout)).toEqual(report);
-      await new Promise((r) => setTimeout(r, 500));
+      // Whatever the second run set going is due now: it has run (a callback too many would be in).
+      await kit.settle();
       expect(callbacksOf(receiver.received, lost)).toEqual(['finish']);
       expect(callbacksOf(receiver.received, refundedOrder)).toEqual(['finish', 'refunded']);
 
@@ -276,17 +277,29 @@ describeEachBackend(
       // More instances on the same database, asking the first one's sandbox for bills. Several instances
       // need PostgreSQL (docs/operations.md); on SQLite one more runs in its own process.
       const daily = { ...env, RECONCILE_AT: '00:00', PAY_GATEWAY_URL: `${kit.url}/sandbox` };
+      // The instances in this process run on the kit's clock; the one in its own process on the machine's.
       const instances =
-        backend.name === 'postgres' ? await Promise.all([startTestKit(backend, daily), startTestKit(backend, daily)]) : [await startServiceProcess(daily)];
+        backend.name === 'postgres'
+          ? await Promise.all([startTestKit(backend, daily, { clock: kit.clock }), startTestKit(backend, daily, { clock: kit.clock })])
+          : [await startServiceProcess(daily)];
       try {
         const { db } = kit.runtime.db;
         const job = () => db.selectFrom('jobs').selectAll().where('queue', '=', 'reconcile.daily').where('key', '=', `${yesterday}/SocialNative`).execute();
-        await waitFor(async () => ((await job())[0]?.attempts ?? 0) >= 2, 'attempts while the bill is being made');
+        // The retries come by moving the clock, one RECONCILE_RETRY_SCHEDULE wait at a time, until `done`
+        // (every instance runs the job: this one, and those it started).
+        const retriesUntil = (done: () => Promise<boolean>, what: string) =>
+          waitFor(async () => {
+            if (await done()) return true;
+            kit.clock.advance(kit.runtime.config.RECONCILE_RETRY_SCHEDULE[0]);
+            await Promise.all([kit.settle(), ...instances.map((i) => ('runtime' in i ? i.settle() : undefined))]);
+            return false;
+          }, what);
+        await retriesUntil(async () => ((await job())[0]?.attempts ?? 0) >= 2, 'attempts while the bill is being made');
         expect(await kit.runtime.services.reconciliation.report(yesterday, 'SocialNative')).toBeNull();
         expect((await job())[0]).toMatchObject({ state: 'pending', last_error: expect.stringMatching(/not ready yet/) });
 
         await setFaults(kit, {});
-        await waitFor(async () => (await job())[0]?.state === 'done', 'the daily job done');
+        await retriesUntil(async () => (await job())[0]?.state === 'done', 'the daily job done');
         const [row] = await job();
         expect(await kit.runtime.services.reconciliation.report(yesterday, 'SocialNative')).toMatchObject({ date: yesterday, state: 'done' });
         // Every run of the day was a run of that one job: no instance ran it on its own.
