@@ -39,7 +39,8 @@ function chainH5(chain: Chain): void {
 }
 
 export default defineConfig<'webpack5'>(async (merge) => {
-  const platform = process.env.TARO_ENV === 'h5' || process.env.TARO_ENV === 'alipay' ? process.env.TARO_ENV : 'weapp';
+  // The platform `taro build --type` names (each wallet's mini-program says its own: src/wallets/); `weapp` by default.
+  const platform = process.env.TARO_ENV || 'weapp';
   const baseConfig: UserConfigExport<'webpack5'> = {
     projectName: 'kit-payer',
     date: '2025-1-1',

@@ -9,4 +9,5 @@ export type { SandboxDatabase, SandboxTables } from './sandbox-tables';
 export { withResult } from './cashier-page';
 export { envelope } from './v3/sandbox-v3-notices';
 export { platformSignature } from './v3/sandbox-v3-http';
-export { ALIPAY_DEV_DIR, devAlipayMaterial, type DevAlipayMaterial } from './alipay/dev-keys';
+// The stand-ins' registry, with what they lend tests (a wallet's development keys).
+export * from './stand-ins';

@@ -10,14 +10,11 @@ import { sandboxRoutes as sandboxRouteDocs } from './openapi/sandbox';
 import { sandboxV3Routes as sandboxV3RouteDocs } from './openapi/sandbox-v3';
 import { createSandbox, type Sandbox } from './sandbox';
 import { sandboxRoutes } from './sandbox-routes';
-import { standInOf } from './stand-ins';
+import { PARTS, standInOf } from './stand-ins';
 import { sandboxPlays } from './stand-ins/played';
 
 /** Where the sandbox's routes hang under the service's base path. */
 export const SANDBOX_PATH = '/sandbox';
-
-/** The demo shop's authorization of the kit's application at the Alipay stand-in (`kit demo create`). */
-export const DEMO_ALIPAY_APP_AUTH_TOKEN = 'sandboxDemoAppAuthToken0001';
 
 export const sandboxPlugin: DevPlugin = {
   name: 'sandbox',
@@ -37,6 +34,8 @@ export const sandboxPlugin: DevPlugin = {
   payerLoginUrl: (self) => `${self}${SANDBOX_PATH}/sns/jscode2session`,
   compose({ config, handle, jobs, secretOf, requestRules, clock }) {
     const sandbox = createSandbox(config, handle, jobs, secretOf, clock);
+    // The stand-ins' parts that play here (Alipay's, without its settings), each with what the demo says and sets up for it.
+    const played = PARTS.filter((p) => sandbox.parts[p.name] !== undefined);
     return {
       mountPath: SANDBOX_PATH,
       routes: (opts) => sandboxRoutes(sandbox, requestRules, opts),
@@ -56,16 +55,11 @@ export const sandboxPlugin: DevPlugin = {
       demoPaySteps: (url) => [
         `  3. Pay it in the sandbox: open the code's mini-program link on a phone or in a browser and pay at the sandbox cashier,`,
         `     or: curl -X POST ${url}${SANDBOX_PATH}/pay -H 'content-type: application/json' -d '{"codeUrl":"<the scan-code QR content>"}'`,
-        ...(sandbox.alipay
-          ? [
-              `     With Alipay: open the code's link in a browser whose user agent says AlipayClient and pay at the sandbox's Alipay cashier,`,
-              `     or, for an Alipay code from alipayNative: curl -X POST ${url}${SANDBOX_PATH}/alipay/pay -H 'content-type: application/json' -d '{"qrCode":"<its qr_code>"}'`,
-            ]
-          : []),
+        ...played.flatMap((p) => p.demo?.paySteps(`${url}${SANDBOX_PATH}`) ?? []),
         `     Or the other way round: open ${url}${SANDBOX_PATH}/, Show a payment code, and type its digits in the display's "Scan the payer's code".`,
       ],
-      // The demo shop's Alipay authorization: the stand-in takes any token until it is withdrawn (`/sandbox/alipay/revoke`).
-      demoPaymentParams: sandbox.alipay ? [{ paymentChannel: 'Alipay', params: { appAuthToken: DEMO_ALIPAY_APP_AUTH_TOKEN } }] : [],
+      // The demo shop's parameters of the other wallets the sandbox plays (Alipay's authorization, which its stand-in takes until withdrawn).
+      demoPaymentParams: played.flatMap((p) => p.demo?.paymentParams ?? []),
       own: sandbox,
     };
   },

@@ -17,22 +17,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@kit/shared/clock';
 import { formatChinaTime } from '@kit/server/payments/providers/china-time';
-import { randomDigits } from './sandbox-platform';
+import { randomDigits } from './digits';
 import type { SandboxOrder, SandboxStore } from './sandbox-store';
 
 export const CODE_BEHAVIOURS = ['pay', 'confirm', 'never', 'balance', 'silent'] as const;
 export type CodeBehaviour = (typeof CODE_BEHAVIOURS)[number];
 
-/** The wallets whose codes the sandbox shows, and each one's first two digits (within the platform's ranges). */
-const PREFIX = { social: '13', alipay: '28' } as const;
-export type CodeWallet = keyof typeof PREFIX;
-
 /** A `confirm` code's payer confirms this long after the code was charged, on the service's clock. */
 export const CONFIRM_AFTER_MS = 10_000;
 
-/** An 18-digit payment code of `wallet` that goes the way `behaviour` says. */
-export function issuePaymentCode(wallet: CodeWallet, behaviour: CodeBehaviour): string {
-  return `${PREFIX[wallet]}${CODE_BEHAVIOURS.indexOf(behaviour)}${randomDigits(15)}`;
+/**
+ * An 18-digit payment code of a wallet that goes the way `behaviour` says: `prefix` is its wallet's
+ * first two digits (each stand-in says its wallet's: `codes` of `stand-ins/`).
+ */
+export function issuePaymentCode(prefix: string, behaviour: CodeBehaviour): string {
+  return `${prefix}${CODE_BEHAVIOURS.indexOf(behaviour)}${randomDigits(15)}`;
 }
 
 /** How a code the sandbox issued goes; any other code of the wallet's shape pays at once. */

@@ -4,6 +4,7 @@
  */
 import type { RequestHandler } from 'express';
 import { catalogue, esc, js, pageLang, renderPage, sendPage, type Lang } from '@kit/server/frontends/pages/page';
+import { WALLETS, looksOfChannel } from '@kit/shared';
 import type { Faults } from './sandbox-faults';
 
 type Key =
@@ -48,8 +49,6 @@ type Key =
   | 'codeShow'
   | 'codeConfirm'
   | 'codeConfirmed'
-  | 'wallet.social'
-  | 'wallet.alipay'
   | 'code.pay'
   | 'code.confirm'
   | 'code.never'
@@ -102,8 +101,6 @@ const text = catalogue<Key>({
     codeShow: 'Show a payment code',
     codeConfirm: 'Confirm on the phone',
     codeConfirmed: 'Confirmed: the payment is done.',
-    'wallet.social': 'Social app',
-    'wallet.alipay': 'Alipay',
     'code.pay': 'paid at once',
     'code.confirm': 'the payer confirms on the phone (by the button, or after 10 s)',
     'code.never': 'the payer never confirms',
@@ -152,8 +149,6 @@ const text = catalogue<Key>({
     codeShow: '出示付款码',
     codeConfirm: '在手机上确认',
     codeConfirmed: '已确认：支付完成。',
-    'wallet.social': '社交应用',
-    'wallet.alipay': '支付宝',
     'code.pay': '立即支付成功',
     'code.confirm': '付款人在手机上确认（点按钮，或 10 秒后）',
     'code.never': '付款人始终不确认',
@@ -178,10 +173,16 @@ const FAULT_CHOICES: Array<
 
 const BEHAVIOURS = ['pay', 'confirm', 'never', 'balance', 'silent'] as const;
 
-function body(lang: Lang, faults: Faults, home: string, wallets: readonly ('social' | 'alipay')[]): { body: string; script: string } {
+/** A wallet as the code's menu names it: the name of the channel its payment codes go through (`@kit/shared/wallets`), or its id. */
+function walletName(lang: Lang, wallet: string): string {
+  const channel = WALLETS.find((w) => w.id === wallet)?.paymentCode?.channel;
+  return (channel && looksOfChannel(channel)?.names[lang]) ?? wallet;
+}
+
+function body(lang: Lang, faults: Faults, home: string, wallets: readonly string[]): { body: string; script: string } {
   const t = text(lang);
   const codeSection = `<section class="card" data-testid="sandbox-payment-code"><h2>${esc(t('codeTitle'))}</h2><p class="muted">${esc(t('codeIntro'))}</p>
-<label>${esc(t('codeWallet'))}<select id="code-wallet" data-testid="code-wallet">${wallets.map((w) => `<option value="${w}">${esc(t(`wallet.${w}`))}</option>`).join('')}</select></label>
+<label>${esc(t('codeWallet'))}<select id="code-wallet" data-testid="code-wallet">${wallets.map((w) => `<option value="${esc(w)}">${esc(walletName(lang, w))}</option>`).join('')}</select></label>
 <label>${esc(t('codeBehaviour'))}<select id="code-behaviour" data-testid="code-behaviour">${BEHAVIOURS.map((b) => `<option value="${b}">${esc(t(`code.${b}`))}</option>`).join('')}</select></label>
 <div class="row"><button class="primary" id="code-show" data-testid="code-show">${esc(t('codeShow'))}</button></div>
 <div id="code-shown" hidden><img id="code-barcode" data-testid="code-barcode" alt="" style="max-width:100%;image-rendering:pixelated"><p class="code-digits" id="code-digits" data-testid="code-digits" style="font:600 1.4rem/1.2 ui-monospace,monospace;letter-spacing:.08em"></p>
@@ -261,7 +262,8 @@ document.getElementById('faults-reset').addEventListener('click', () => void set
   return { body: html, script };
 }
 
-export function sandboxPage(faults: () => Faults, home: string, wallets: readonly ('social' | 'alipay')[] = ['social']): RequestHandler {
+/** `wallets`: the wallets whose payment codes it shows (their ids, `@kit/shared/wallets`). */
+export function sandboxPage(faults: () => Faults, home: string, wallets: readonly string[]): RequestHandler {
   return (req, res) => {
     // `/sandbox` → `/sandbox/`, so that the page's relative calls (`pay`, `faults`) resolve under it.
     const [path, query] = req.originalUrl.split(/\?(.*)/s, 2);

@@ -11,16 +11,9 @@ import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxNotifier } from './sandbox-notifier';
 import { randomDigits, sandboxOpenId, type SandboxPlatform } from './sandbox-platform';
 import type { SandboxOrder, SandboxStore } from './sandbox-store';
+import { SandboxError } from './sandbox-error';
 
-/** A refusal of the payer API, answered with this HTTP status and `{status: "fail", msg}`. */
-export class SandboxError extends Error {
-  constructor(
-    readonly httpStatus: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { SandboxError };
 
 const LOGIN_CODE_TTL_MS = 5 * 60_000;
 

@@ -14,6 +14,7 @@ import { formatChinaTime, parseChinaTime } from '@kit/server/payments/providers/
 import { encryptReqInfo } from '@kit/server/payments/providers/protocol-v2/refund-info';
 import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
 import { sandboxPlatforms } from './stand-ins';
+import { randomDigits } from './digits';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxProfitSharing } from './sandbox-profit-sharing';
 import type { SandboxNotifier } from './sandbox-notifier';
@@ -399,8 +400,4 @@ export function sandboxOpenId(appId: string, user: string): string {
   return `o${createHash('sha256').update(`${appId}\n${user}`).digest('base64url').slice(0, 27)}`;
 }
 
-export function randomDigits(n: number): string {
-  let s = '';
-  for (const b of randomBytes(n)) s += String(b % 10);
-  return s;
-}
+export { randomDigits } from './digits';

@@ -7,25 +7,29 @@ import express, { Router, type Request, type Response } from 'express';
 import { z, ZodError } from 'zod';
 import { describeZodError } from '@kit/shared';
 import { DOWNLOAD_BILL_PATH, PROTOCOL_PATHS, type ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
-import { sandboxRealms } from './stand-ins';
+import { CODE_WALLETS, PARTS, sandboxRealms } from './stand-ins';
+import type { StandInPart } from './stand-ins/part';
 import { methodNotAllowed } from '@kit/server/http/errors';
 import { sendPage } from '@kit/server/frontends/pages/page';
 import type { RequestRules } from '@kit/server/plugins/dev-plugin';
 import { cashierPage, safeReturnUrl } from './cashier-page';
 import { sandboxPage } from './sandbox-page';
-import { alipayBase, alipayBillDownload } from './alipay/sandbox-alipay-bill-route';
 import { SandboxError } from './sandbox-payer';
 import { readJsonObject } from './json-body';
 import type { Sandbox } from './sandbox';
 import { sandboxV3Routes } from './v3/sandbox-v3-routes';
-import { ALIPAY_PAYER_PATHS, alipayPayerRoutes } from './alipay/sandbox-alipay-routes';
 import { CODE_BEHAVIOURS, issuePaymentCode } from './sandbox-codes';
 import { code128Svg } from './barcode';
 
 /** `rules`: the service's rules for bodies and URLs (the plug-in contract's); `home`: the service's front page, linked from the sandbox page. */
 /** The payer's payment codes (7.4): one issued, and the payer's confirmation. */
 const CODE_PATHS = ['/payment-code', '/payment-code/confirm'];
-const paymentCodeRequest = z.object({ wallet: z.enum(['social', 'alipay']).default('social'), behaviour: z.enum(CODE_BEHAVIOURS).default('pay') }).strict();
+const CODE_WALLET_IDS = CODE_WALLETS.map((w) => w.wallet) as [string, ...string[]];
+const paymentCodeRequest = z
+  .object({ wallet: z.enum(CODE_WALLET_IDS).default(CODE_WALLET_IDS[0]), behaviour: z.enum(CODE_BEHAVIOURS).default('pay') })
+  .strict();
+/** The payer routes of the stand-ins' parts (`stand-ins/part.ts`). */
+const PART_PAYER_PATHS = PARTS.flatMap((p) => p.payerPaths);
 const paymentCodeConfirm = z.object({ code: z.string().regex(/^\d{16,24}$/, 'must be a payment code: 16 to 24 digits') }).strict();
 
 export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { home: string } = { home: '/' }): Router {
@@ -44,19 +48,9 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     }
   }
 
-  // Alipay's open platform gateway (form parameters in, signed JSON out), when the sandbox plays Alipay.
-  const alipay = sandbox.alipay;
-  if (alipay) {
-    r.post('/alipay/gateway.do', raw, (req, res) => {
-      const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
-      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      const answer = alipay.gatewayRequest(query, body, alipayBase(req));
-      // A call the faults say is lost is never answered: the caller's own time limit ends it.
-      if (answer === null) return;
-      res.type('application/json;charset=utf-8').send(answer);
-    });
-    r.get('/alipay/downloadBillFile.resource', alipayBillDownload(alipay));
-  }
+  // The platforms with routes of their own (Alipay's gateway), while their stand-ins play (`stand-ins/part.ts`).
+  const partOf = (p: StandInPart) => sandbox.parts[p.name];
+  for (const p of PARTS) p.platformRoutes?.(r, partOf(p), raw);
 
   // The social platform's API v3, beside protocol v2 (the kit appends `/v3/…` to its gateway).
   r.use('/v3', sandboxV3Routes(sandbox.v3, rules));
@@ -125,22 +119,9 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     }
   };
 
-  r.options(['/pay', ...ALIPAY_PAYER_PATHS, ...CODE_PATHS, '/alipay/revoke', '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
-  // Alipay's payers: pay what the kit gave (a code, a mini-program trade, an app order string, a page URL), log in, the cashier page.
-  alipayPayerRoutes(r, alipay, { raw, cors, json, payer });
-  // A merchant withdraws its authorization of the kit's application: Alipay refuses its calls from then on.
-  r.post(
-    '/alipay/revoke',
-    cors,
-    raw,
-    payer(async (req) => {
-      if (!alipay) throw new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
-      const { appAuthToken } = json(req);
-      if (typeof appAuthToken !== 'string' || !appAuthToken) throw new SandboxError(400, 'appAuthToken is required');
-      alipay.revoke(appAuthToken);
-      return { status: 'success' };
-    }),
-  );
+  r.options(['/pay', ...PART_PAYER_PATHS, ...CODE_PATHS, '/login', '/renotify', '/sns/jscode2session', '/faults'], cors);
+  // The payers of the platforms with routes of their own (Alipay's: pay what the kit gave, log in, the cashier page, a merchant's revoke).
+  for (const p of PARTS) p.payerRoutes(r, partOf(p), { raw, cors, json, payer });
   r.post(
     '/pay',
     cors,
@@ -154,8 +135,9 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     raw,
     payer(async (req) => {
       const body = paymentCodeRequest.parse(json(req));
-      if (body.wallet === 'alipay' && !alipay) throw new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
-      return { status: 'success', code: issuePaymentCode(body.wallet, body.behaviour), wallet: body.wallet, behaviour: body.behaviour };
+      const wallet = CODE_WALLETS.find((w) => w.wallet === body.wallet)!;
+      if (wallet.part && !partOf(wallet.part)) throw new SandboxError(404, wallet.part.notPlayed);
+      return { status: 'success', code: issuePaymentCode(wallet.prefix, body.behaviour), wallet: body.wallet, behaviour: body.behaviour };
     }),
   );
   // The code drawn as the wallet draws it: a Code 128 barcode a scanner reads off the screen.
@@ -171,7 +153,12 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     raw,
     payer(async (req) => {
       const { code } = paymentCodeConfirm.parse(json(req));
-      const confirmed = (await sandbox.v3.payments.confirmCode(code)) || (alipay?.confirmCode(code) ?? false);
+      const confirmed =
+        (await sandbox.v3.payments.confirmCode(code)) ||
+        PARTS.some((p) => {
+          const part = partOf(p);
+          return part !== undefined && (p.confirmCode?.(part, code) ?? false);
+        });
       if (!confirmed) throw new SandboxError(409, 'no payment waits for the payer to confirm under this code');
       return { status: 'success' };
     }),
@@ -228,16 +215,17 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
   });
   r.get(
     '/',
-    sandboxPage(() => sandbox.faults.current, opts.home, alipay ? ['social', 'alipay'] : ['social']),
+    sandboxPage(
+      () => sandbox.faults.current,
+      opts.home,
+      CODE_WALLETS.filter((w) => !w.part || partOf(w.part)).map((w) => w.wallet),
+    ),
   );
 
   // Known paths asked with another method: 405 with `Allow`.
   const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
-  r.all(
-    ['/pay', ...ALIPAY_PAYER_PATHS, ...CODE_PATHS, '/alipay/revoke', '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'],
-    methodNotAllowed(['POST']),
-  );
+  r.all(['/pay', ...PART_PAYER_PATHS, ...CODE_PATHS, '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'], methodNotAllowed(['POST']));
   r.all(['/', '/sns/jscode2session', '/cashier', '/payment-code.svg'], methodNotAllowed(['GET']));
   r.all(['/faults', '/receiver'], methodNotAllowed(['GET', 'POST']));
   return r;

@@ -1,9 +1,6 @@
 /** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
 import type { Clock } from '@kit/shared/clock';
 import type { Config } from '@kit/server/config';
-import { devAlipayMaterial } from './alipay/dev-keys';
-import { alipayPlayed } from './stand-ins/alipay';
-import { SandboxAlipay } from './alipay/sandbox-alipay';
 import type { DbHandle } from '@kit/server/db/connect';
 import type { Jobs } from '@kit/server/jobs/jobs';
 import type { JobKind } from '@kit/server/jobs/job-worker';
@@ -22,8 +19,12 @@ import type { SandboxTables } from './sandbox-tables';
 import { createSandboxV3, type SandboxV3 } from './v3/sandbox-v3';
 import { sandboxV3Keys } from './v3/sandbox-v3-keys';
 import { v3NotificationSigner, v3Notices } from './v3/sandbox-v3-notices';
+import { playedParts, type StandInParts } from './stand-ins';
 
-export interface Sandbox {
+/** The sandbox: its own parts, and those of the stand-ins whose platforms have routes of their own (`sandbox.<name>`, `stand-ins/part.ts`) while they play. */
+export type Sandbox = SandboxCore & StandInParts;
+
+export interface SandboxCore {
   /** The service's clock (design 7.1). */
   clock: Clock;
   platform: SandboxPlatform;
@@ -40,8 +41,8 @@ export interface Sandbox {
   v3: SandboxV3;
   /** The mini-program's server API: `stable_token` and `getwxacodeunlimit`. */
   miniProgram: SandboxMiniProgram;
-  /** Alipay's gateway (`/sandbox/alipay/gateway.do`), when it plays Alipay (no `ALIPAY_*` setting). */
-  alipay?: SandboxAlipay;
+  /** The stand-ins' parts that play here, by name (also on the sandbox itself: `sandbox.<name>`). */
+  parts: Readonly<Record<string, unknown>>;
   /** The social platform's payment codes (7.4): charged through `codepay`, confirmed by the payer. */
   codes: SandboxCodes;
 }
@@ -66,7 +67,11 @@ export function createSandbox(
   const payer = new SandboxPayer(store, platform, notifier, faults, config);
   const bills = new SandboxBills(store, faults, config);
   const codes = new SandboxCodes(store, clock);
+  // The stand-ins' parts that play with this configuration, under the sandbox's faults and clock.
+  const parts = Object.fromEntries(playedParts(config).map((p) => [p.name, p.create(config, { faults: () => faults.current, clock })]));
   return {
+    ...parts,
+    parts,
     codes,
     clock,
     platform,
@@ -77,7 +82,6 @@ export function createSandbox(
     bills,
     v3: createSandboxV3(config, { keys: v3Keys, store, platform, faults, bills, codes }),
     miniProgram: new SandboxMiniProgram(new SandboxMpStore(handle.db.withTables<SandboxTables>()), faults, config, clock),
-    alipay: alipayPlayed(config) ? sandboxAlipay(config, faults, clock) : undefined,
     // Unacknowledged notifications are repeated on the platform's schedule, then given up.
     jobs: [
       {
@@ -88,23 +92,4 @@ export function createSandbox(
       },
     ],
   };
-}
-
-/**
- * Alipay's stand-in with the development keys the kit's Alipay provider is handed (`alipay/dev-keys.ts`, `stand-ins/played.ts`),
- * under the sandbox's faults (those with an Alipay meaning), duplicates and repeat schedule.
- */
-function sandboxAlipay(config: Config, faults: SandboxFaults, clock: Clock): SandboxAlipay {
-  const dev = devAlipayMaterial(config.DATA_DIR);
-  return new SandboxAlipay({
-    appId: dev.appId,
-    miniAppId: dev.miniAppId,
-    appPublicKey: dev.appPublicKey,
-    keys: { privateKey: dev.alipayPrivateKey, publicKey: dev.alipayPublicKey },
-    billFaults: () => faults.current,
-    faults: () => faults.current,
-    duplicates: config.SANDBOX_DUPLICATE_NOTIFY,
-    retrySchedule: config.SANDBOX_NOTIFY_SCHEDULE,
-    clock,
-  });
 }

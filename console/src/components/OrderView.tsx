@@ -6,6 +6,7 @@ import { useStore } from '@kit/web-common/use-store';
 import { useT } from '../i18n/use-t';
 import { isMessageKey, type Translator } from '../i18n/i18n';
 import { Money } from '@kit/web-common/Money';
+import { walletStyle } from '@kit/web-common/wallets';
 import { CallbackCard } from './Attempts';
 
 export function OrderView({ prepayId }: { prepayId: string }) {
@@ -46,7 +47,7 @@ export function OrderView({ prepayId }: { prepayId: string }) {
                 {t('order.shopIs', { name: o.merchantName })}
               </span>
               {o.paymentChannel && (
-                <span className={`chip wallet wallet-${o.paymentChannel}`} data-testid="console-order-wallet" data-channel={o.paymentChannel}>
+                <span className="chip wallet" style={walletStyle(o.paymentChannel)} data-testid="console-order-wallet" data-channel={o.paymentChannel}>
                   {t('order.paidWith', { wallet: t.word('channel', o.paymentChannel) })}
                 </span>
               )}

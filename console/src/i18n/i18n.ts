@@ -7,6 +7,7 @@ import { describeServiceFailure } from '@kit/web-common/failure';
 import { createLangStore as createLangStoreOf, msg as msgOf, translate, hasKey, type Msg as MsgOf } from '@kit/web-common/i18n';
 import type { Lang } from '@kit/shared/i18n';
 import { formatMoneyText } from '@kit/shared/money-format';
+import { channelWords } from '@kit/web-common/wallets';
 import { MESSAGES, type MessageKey } from './messages';
 
 export type { Lang, MessageKey };
@@ -29,7 +30,7 @@ export interface Translator {
   date(day: string): string;
   /** A counted text: the key's `.one` or `.other` form by the language's plural rule (Chinese has one form). */
   count(key: CountedKey, count: number, params?: Msg['params']): string;
-  /** A word from the wire (a state, a channel, a bill's status) in this language; one the catalogue does not know as it came. */
+  /** A word from the wire (a state, a channel, a bill's status) in this language; one the catalogue (or, for a channel, its wallet) does not know as it came. */
   word(group: WordGroup, word: string): string;
 }
 
@@ -60,6 +61,8 @@ export function translator(lang: Lang): Translator {
   t.date = (day) => formatDay(lang, day);
   t.count = (key, count, params) => t(counted(key, count, params));
   t.word = (group, word) => {
+    // A channel is named as its wallet declares it (`@kit/shared/wallets/looks`): as one of the merchant's accounts.
+    if (group === 'channel') return channelWords(lang, word, 'accountNames');
     const key = `${group}.${word}`;
     return isMessageKey(key) ? t(key) : word;
   };

@@ -5,6 +5,7 @@
  */
 import Taro from '@tarojs/taro';
 import { deviceLang, explicitLang, interpolate, type Lang, type MessageParams } from '@kit/shared/i18n';
+import { looksOfChannel } from '@kit/shared/wallets/looks';
 import { MESSAGES, type MessageKey } from './messages';
 
 export type { Lang, MessageKey };
@@ -23,6 +24,8 @@ export interface Translator {
   lang: Lang;
   (key: MessageKey, params?: MessageParams): string;
   problem(p: Problem): string;
+  /** A payment channel as its wallet names it to the payer ("the social app", "a bank card"); an unknown one as it came. */
+  channel(channel: string): string;
 }
 
 export function translator(lang: Lang): Translator {
@@ -35,6 +38,7 @@ export function translator(lang: Lang): Translator {
     if (Object.hasOwn(catalogue, key)) return t(key as MessageKey);
     return t('error.generic', { code: p.code ?? p.error ?? '—' });
   };
+  t.channel = (channel) => looksOfChannel(channel)?.payerNames[lang] ?? channel;
   return t;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Every text of the payer mini-program, in Chinese and English: its one message catalogue.
  * `{name}` marks a value filled in when shown. Errors are keyed `error.<id>` by the `error` id the
- * router answers (`ERROR_CATALOGUE`); any other id is shown as `error.generic` with its code.
+ * router answers (`ERROR_CATALOGUE`); any other id is shown as `error.generic` with its code. How a
+ * wallet's channel is named to the payer is the wallet's own (`@kit/shared/wallets/looks`, `t.channel`).
  */
 import type { Lang } from '@kit/shared/i18n';
 
@@ -42,9 +43,6 @@ const en = {
   'order.note': 'Note',
   'order.receipt': 'Receipt',
 
-  'wallet.SocialNative': 'the social app',
-  'wallet.SocialCardNetworkBizSmall': 'a bank card',
-  'wallet.Alipay': 'Alipay',
   'second.refunding': 'Second payment of {amount} with {wallet}: being refunded automatically.',
   'second.refunded': 'Second payment of {amount} with {wallet}: refunded automatically.',
   'second.failed': 'Second payment of {amount} with {wallet}: the automatic refund did not go through; the merchant refunds it.',
@@ -110,9 +108,6 @@ const zhCN: Record<MessageKey, string> = {
   'order.note': '备注',
   'order.receipt': '支付凭证',
 
-  'wallet.SocialNative': '社交应用',
-  'wallet.SocialCardNetworkBizSmall': '银行卡',
-  'wallet.Alipay': '支付宝',
   'second.refunding': '通过{wallet}的重复付款 {amount}：正在自动退款。',
   'second.refunded': '通过{wallet}的重复付款 {amount}：已自动退款。',
   'second.failed': '通过{wallet}的重复付款 {amount}：自动退款未成功，将由商户为您退款。',

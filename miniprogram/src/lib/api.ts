@@ -1,20 +1,17 @@
 /**
- * Calls to the mini-program router (`/mp/api/*` on the kit server) and, on H5 only, to the payment
- * sandbox's phone side. Everything goes through `Taro.request`, so the same code runs in the
- * mini-program and in the H5 build. The page never sees an open id, an app secret or a signature:
- * the router holds those.
+ * Calls to the mini-program router (`/mp/api/*` on the kit server); a wallet's file
+ * (`src/wallets/`) calls the sandbox's phone side with `call` too. Everything goes through
+ * `Taro.request`, so the same code runs in the mini-program and in the H5 build. The page never
+ * sees an open id, an app secret or a signature: the router holds those.
  */
 import Taro from '@tarojs/taro';
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
-import type { MiniProgramPayArgs } from '@kit/shared/wallets';
-import type { MpAlipayPayResponse, MpAlipayWapResponse, MpOrder, MpPayResponse } from '@kit/shared/api/mp';
+import type { MpOrder, MpPayRequest, MpPayResponse } from '@kit/shared/api/mp';
 
 /** Build-time constant (config/index.ts) for the weapp build; H5 derives the base from its own URL. */
 declare const KIT_API_BASE: string;
 
-/** What 4.4 hands the mini-program (exactly the arguments of the payment call), via the router. */
-export type PayArgs = MiniProgramPayArgs;
-/** The router's answer to "pay": `success` with args, or anything else (4.4 refused: scan again). */
+/** The router's answer to "pay": `success` with the way's args, or anything else (the way refused: scan again). */
 export type PayAnswer = MpPayResponse;
 
 /** A held call (4.2 waitForFinish) may last up to 55 s on the server. */
@@ -90,29 +87,11 @@ export function getOrder(prepayId: string, opts: { wait?: boolean; signal?: Abor
   });
 }
 
-/** Hands the login code to the router, which exchanges it for the open id and calls 4.4. */
-export function requestPayArgs(prepayId: string, code: string): Promise<PayAnswer> {
-  return call<PayAnswer>(mpApi('/pay'), { method: 'POST', data: { prepayId, code } });
-}
-
-/** The Alipay build: hands `my.getAuthCode`'s code to the router, which gets the payer's open id and the trade for `my.tradePay`. */
-export function requestAlipayTrade(prepayId: string, authCode: string): Promise<MpAlipayPayResponse> {
-  return call<MpAlipayPayResponse>(mpApi('/alipay/pay'), { method: 'POST', data: { prepayId, authCode } });
-}
-
-/** H5 in Alipay's browser: the signed Alipay payment page for the order, which comes back to `returnUrl`. */
-export function requestAlipayWapUrl(prepayId: string, returnUrl: string): Promise<MpAlipayWapResponse> {
-  return call<MpAlipayWapResponse>(mpApi('/alipay/wap'), { method: 'POST', data: { prepayId, returnUrl } });
-}
-
-/** H5 only: the sandbox's stand-in for `wx.login` on the phone. */
-export async function sandboxLoginCode(user: string): Promise<string> {
-  const body = await call<{ code?: unknown }>(`${serviceBase()}/sandbox/login`, { method: 'POST', data: { user } });
-  if (typeof body.code !== 'string' || body.code.length === 0) throw new KitNetworkError('the sandbox login gave no code');
-  return body.code;
-}
-
-/** H5 only: the sandbox cashier page for a mini-program payment; it comes back to `returnUrl`. */
-export function sandboxCashierUrl(pkg: string, returnUrl: string): string {
-  return `${serviceBase()}/sandbox/cashier?package=${encodeURIComponent(pkg)}&return=${encodeURIComponent(returnUrl)}`;
+/**
+ * The way's `args` through the router: for a mini-program's way with its login code, which the router
+ * exchanges for the payer's open id; for a page in a wallet's browser with where to come back.
+ */
+export function pay(req: MpPayRequest): Promise<PayAnswer> {
+  const data = Object.fromEntries(Object.entries(req).filter(([, v]) => v !== undefined));
+  return call<PayAnswer>(mpApi('/pay'), { method: 'POST', data });
 }

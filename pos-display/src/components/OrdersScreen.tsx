@@ -12,6 +12,7 @@ import { paidTotal } from '../state/orders-store';
 import { clockTime } from '../format';
 import { useT } from '../i18n/use-t';
 import { Money } from '@kit/web-common/Money';
+import { walletStyle } from '@kit/web-common/wallets';
 
 export function OrdersScreen() {
   const { orders, route, sale } = usePosApp();
@@ -93,8 +94,13 @@ export function OrdersScreen() {
                   {t(`status.${status}`)}
                 </span>
                 {o.paymentChannel && (
-                  <span className={`chip wallet wallet-${o.paymentChannel}`} data-testid={`order-wallet-${o.prepayId}`} data-channel={o.paymentChannel}>
-                    {t(`wallet.${o.paymentChannel}`)}
+                  <span
+                    className="chip wallet"
+                    style={walletStyle(o.paymentChannel)}
+                    data-testid={`order-wallet-${o.prepayId}`}
+                    data-channel={o.paymentChannel}
+                  >
+                    {t.channel(o.paymentChannel, 'names')}
                   </span>
                 )}
                 {o.profitSharing && (

@@ -1,7 +1,8 @@
 /**
  * The customer-facing payment code: large amount and merchant name, the one code for any wallet
  * (or, switchable, the mini-program code and the scan-code QR), and the order's live state from the
- * 4.2 long-poll loop, naming the wallet that paid.
+ * 4.2 long-poll loop, naming the wallet that paid. Each code's hint names the wallets whose apps scan
+ * it, and the "paid with" line is in the colour of the wallet that paid, as the wallets declare them.
  */
 import { useEffect, useState } from 'react';
 import type { PosDevelopmentHelp } from '@kit/shared/api/pos';
@@ -12,6 +13,7 @@ import { clockTime } from '../format';
 import { useT } from '../i18n/use-t';
 import { serviceError } from '../i18n/failure';
 import { Money } from '@kit/web-common/Money';
+import { walletStyle } from '@kit/web-common/wallets';
 import { QrCode } from './QrCode';
 import { PlatformCode } from './PlatformCode';
 import { PayerCode } from './PayerCode';
@@ -111,7 +113,11 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
               </p>
             )}
             {view !== 'payerCode' && (
-              <p className="scan-hint">{t(view === 'anyWallet' ? 'pay.hintAny' : view === 'miniProgram' ? 'pay.hintMini' : 'pay.hintScan')}</p>
+              <p className="scan-hint">
+                {view === 'anyWallet'
+                  ? t('pay.hintAny', { wallets: t.wallets() })
+                  : t(view === 'miniProgram' ? 'pay.hintMini' : 'pay.hintScan', { wallet: t.wallet(order.scannedWith[view]) })}
+              </p>
             )}
             {order.development && view !== 'payerCode' && (
               <DevLinks
@@ -143,8 +149,8 @@ export function PayScreen({ prepayId }: { prepayId: string }) {
           {status === 'active' && <span className="dots" aria-hidden="true" />}
         </div>
         {(status === 'finish' || status === 'refunded') && order.paymentChannel && (
-          <p className={`paid-with wallet-${order.paymentChannel}`} data-testid="pay-wallet" data-channel={order.paymentChannel}>
-            {t(`pay.paidWith.${order.paymentChannel}`)}
+          <p className="paid-with" style={walletStyle(order.paymentChannel)} data-testid="pay-wallet" data-channel={order.paymentChannel}>
+            {t.channel(order.paymentChannel, 'paidWith')}
           </p>
         )}
         {status === 'cancel' && <p className="message warn">{t('pay.expiredNote')}</p>}

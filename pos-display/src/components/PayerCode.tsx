@@ -100,7 +100,7 @@ function Status() {
           ? t('code.waiting', { seconds })
           : t('code.waitingOver')
         : s.phase === 'paid' && s.channel
-          ? t(`code.paid.${s.channel}`)
+          ? t.channel(s.channel, 'paidWith')
           : s.phase === 'refused' && s.refusal
             ? t(`code.refused.${s.refusal.reason}`, { code: s.refusal.platformCode })
             : s.phase === 'cancelled'

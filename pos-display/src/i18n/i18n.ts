@@ -7,6 +7,7 @@
 import { createLangStore as createLangStoreOf, msg as msgOf, translate, hasKey, type Msg as MsgOf } from '@kit/web-common/i18n';
 import type { Lang } from '@kit/shared/i18n';
 import { formatMoneyText, formatPointsText, groupDecimalInput } from '@kit/shared/money-format';
+import { channelWords, everyWalletName, walletName, type ChannelWords } from '@kit/web-common/wallets';
 import { MESSAGES, type MessageKey } from './messages';
 
 export type { Lang, MessageKey };
@@ -28,6 +29,12 @@ export interface Translator {
   points(text: string): string;
   /** An amount being typed, grouped: `1,000,000.5`. */
   typing(text: string): string;
+  /** A channel's words as its wallet declares them: its name on a chip (`names`), "paid with …" (`paidWith`). */
+  channel(channel: string, words: ChannelWords): string;
+  /** A wallet's name by its id ("the social app"). */
+  wallet(id: string): string;
+  /** Every wallet's name as one list ("the social app or Alipay"). */
+  wallets(): string;
 }
 
 export function translator(lang: Lang): Translator {
@@ -36,6 +43,9 @@ export function translator(lang: Lang): Translator {
   t.money = (text) => formatMoneyText(text);
   t.points = (text) => formatPointsText(text, lang);
   t.typing = (text) => groupDecimalInput(text);
+  t.channel = (channel, words) => channelWords(lang, channel, words);
+  t.wallet = (id) => walletName(lang, id);
+  t.wallets = () => everyWalletName(lang);
   return t;
 }
 

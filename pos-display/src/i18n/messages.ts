@@ -2,7 +2,8 @@
  * Every text of the POS display, in Chinese and English: the display's one message catalogue.
  * `{name}` marks a value filled in when shown. Errors the service answers are keyed `error.<id>`
  * by their `error` id (`ERROR_CATALOGUE`); an id without a text here is shown as `error.generic`
- * with its code, never as the service's developer message.
+ * with its code, never as the service's developer message. The wallets' and channels' names and
+ * "paid with" words are the wallets' own (`@kit/shared/wallets/looks`, through the translator).
  */
 import type { Lang } from '@kit/shared/i18n';
 
@@ -68,9 +69,6 @@ const en = {
   'code.asking': 'Asking the wallet…',
   'code.waiting': 'Waiting for the payer to confirm on the phone ({seconds} s left)',
   'code.waitingOver': 'The payer did not confirm in time: the payment is cancelled, the payer is not charged. Scan a fresh code.',
-  'code.paid.SocialNative': 'Paid with the social app',
-  'code.paid.SocialCardNetworkBizSmall': 'Paid by card',
-  'code.paid.Alipay': 'Paid with Alipay',
   'code.refused.code': 'The code is used or has expired. Ask the payer to refresh the payment code, then scan it again.',
   'code.refused.payer': 'The wallet refused: the payer cannot pay with it now (balance or limit). Ask the payer to choose another card, or to pay another way.',
   'code.refused.other': 'The wallet refused the code ({code}). Ask the payer to refresh the payment code, or to pay another way.',
@@ -80,15 +78,9 @@ const en = {
   'pay.qrMini': 'Mini-program payment code for {amount}',
   'pay.qrScan': 'Scan-code payment QR for {amount}',
   'pay.codeUrlMissing': 'The scan-code QR is not available. {reason} Use the mini-program code.',
-  'pay.hintAny': 'Scan with the social app or Alipay to pay',
-  'pay.hintMini': 'Scan with the social app to pay',
-  'pay.hintScan': 'Scan with the social app’s scanner to pay',
-  'wallet.SocialNative': 'Social app',
-  'wallet.SocialCardNetworkBizSmall': 'Card',
-  'wallet.Alipay': 'Alipay',
-  'pay.paidWith.SocialNative': 'Paid with the social app',
-  'pay.paidWith.SocialCardNetworkBizSmall': 'Paid by card',
-  'pay.paidWith.Alipay': 'Paid with Alipay',
+  'pay.hintAny': 'Scan with {wallets} to pay',
+  'pay.hintMini': 'Scan with {wallet} to pay',
+  'pay.hintScan': 'Scan with {wallet}’s scanner to pay',
   'pay.paidAt': 'Paid at {time}',
   'pay.expiredNote': 'This code has expired and can no longer be paid. Create a new code to charge again.',
   'pay.refundedNote': 'Paid at {time}, refunded at {refunded}.',
@@ -269,9 +261,6 @@ const zhCN: Record<MessageKey, string> = {
   'code.asking': '正在向钱包请求扣款…',
   'code.waiting': '等待付款人在手机上确认（还剩 {seconds} 秒）',
   'code.waitingOver': '付款人未及时确认：本次支付已撤销，不会扣款。请扫描新的付款码。',
-  'code.paid.SocialNative': '社交应用已付款',
-  'code.paid.SocialCardNetworkBizSmall': '银行卡已付款',
-  'code.paid.Alipay': '支付宝已付款',
   'code.refused.code': '付款码已使用或已过期。请付款人刷新付款码后重新扫描。',
   'code.refused.payer': '钱包拒绝扣款：付款人当前无法用它付款（余额或限额）。请付款人换一张卡，或换一种方式付款。',
   'code.refused.other': '钱包拒绝了该付款码（{code}）。请付款人刷新付款码，或换一种方式付款。',
@@ -281,15 +270,9 @@ const zhCN: Record<MessageKey, string> = {
   'pay.qrMini': '{amount} 的小程序收款码',
   'pay.qrScan': '{amount} 的扫码支付二维码',
   'pay.codeUrlMissing': '扫码支付二维码暂不可用。{reason}请使用小程序码。',
-  'pay.hintAny': '请用社交应用或支付宝扫码付款',
-  'pay.hintMini': '请用社交应用扫码付款',
-  'pay.hintScan': '请用社交应用的“扫一扫”付款',
-  'wallet.SocialNative': '社交应用',
-  'wallet.SocialCardNetworkBizSmall': '银行卡',
-  'wallet.Alipay': '支付宝',
-  'pay.paidWith.SocialNative': '社交应用已付款',
-  'pay.paidWith.SocialCardNetworkBizSmall': '银行卡已付款',
-  'pay.paidWith.Alipay': '支付宝已付款',
+  'pay.hintAny': '请用{wallets}扫码付款',
+  'pay.hintMini': '请用{wallet}扫码付款',
+  'pay.hintScan': '请用{wallet}的“扫一扫”付款',
   'pay.paidAt': '已于 {time} 付款',
   'pay.expiredNote': '此收款码已过期，无法再付款。请重新生成收款码。',
   'pay.refundedNote': '已于 {time} 付款，{refunded} 退款。',

@@ -20,6 +20,7 @@ export function order(over: Partial<PosOrder> = {}): PosOrder {
     miniProgramCode: 'link',
     miniProgramLink: `https://kit.example/mp/#/pages/pay/index?scene=${encodeURIComponent(`sm.pay?prepayid=${prepayId}`)}`,
     payerLink: `https://kit.example/p/${prepayId}`,
+    scannedWith: { miniProgram: 'social', scanCode: 'social' },
     codeUrl: 'weixin://wxpay/bizpayurl?pr=abc123',
     ...over,
   };

@@ -9,22 +9,17 @@
  *   `my.getAuthCode` (the kit exchanges it with `alipay.system.oauth.token`).
  * - `GET /sandbox/alipay/gateway.do?<signed wap parameters>`: the Alipay cashier page.
  */
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Router } from 'express';
 import { methodNotAllowed } from '@kit/server/http/errors';
 import { sendPage } from '@kit/server/frontends/pages/page';
-import { SandboxError } from '../sandbox-payer';
+import { SandboxError } from '../sandbox-error';
+import type { PayerHelpers } from '../stand-ins/part';
 import { alipayCashierPage, alipayRefusedPage } from './alipay-cashier-page';
 import { SandboxAlipayRefusal, type SandboxAlipay } from './sandbox-alipay';
 
-/** What the sandbox's router lends its payer routes: CORS, the JSON body, the answer in the payer API's shape. */
-export interface PayerHelpers {
-  raw: RequestHandler;
-  cors: (req: Request, res: Response, next: () => void) => void;
-  json: (req: Request) => Record<string, unknown>;
-  payer: (fn: (req: Request) => Promise<object>) => (req: Request, res: Response) => Promise<void>;
-}
-
-const notPlayed = () => new SandboxError(404, 'the sandbox does not play Alipay here (ALIPAY_* settings are set)');
+/** Why its routes answer 404 when the operator gave Alipay's settings. */
+export const ALIPAY_NOT_PLAYED = 'the sandbox does not play Alipay here (ALIPAY_* settings are set)';
+const notPlayed = () => new SandboxError(404, ALIPAY_NOT_PLAYED);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 export const ALIPAY_PAYER_PATHS = ['/alipay/pay', '/alipay/auth-code'];

@@ -6,14 +6,11 @@ import { z } from 'zod';
 import { PROTOCOL_PATHS } from '@kit/server/payments/providers/protocol-v2/client';
 import { html, text, xml, type RouteDoc } from '@kit/server/openapi/describe';
 import { faultsSchema } from '../sandbox-faults';
+import { CODE_WALLETS, PARTS } from '../stand-ins';
+import { failAnswer, sandboxRouteDoc } from './route-doc';
 
-const sandbox = (doc: Omit<RouteDoc, 'tag' | 'auth' | 'sandboxOnly'>): RouteDoc => ({
-  tag: 'Sandbox (development only)',
-  auth: 'none',
-  sandboxOnly: true,
-  ...doc,
-});
-const fail = z.object({ status: z.literal('fail'), msg: z.string() });
+const sandbox = sandboxRouteDoc;
+const fail = failAnswer;
 const protocolXml = xml('Payment protocol v2 message (XML, signed with the service provider key)');
 
 export const sandboxRoutes: RouteDoc[] = [
@@ -45,66 +42,8 @@ export const sandboxRoutes: RouteDoc[] = [
     body: z.object({ codeUrl: z.string().optional(), package: z.string().optional(), openId: z.string().optional() }).passthrough(),
     answer: z.union([z.object({ status: z.literal('success'), transactionId: z.string() }), fail]),
   }),
-  sandbox({
-    method: 'post',
-    path: '/sandbox/alipay/gateway.do',
-    summary:
-      "Alipay's open platform gateway (form parameters signed RSA2 by the kit's development key; answers signed by the sandbox's Alipay key), when no `ALIPAY_*` setting is set",
-    body: text('application/x-www-form-urlencoded', 'The signed call: common parameters and `biz_content`'),
-    answer: text('application/json', '`{"<method>_response": {…}, "sign": "…"}`, slashes written `\\/` as Alipay writes them'),
-  }),
-  sandbox({
-    method: 'get',
-    path: '/sandbox/alipay/gateway.do',
-    summary:
-      'Alipay: the cashier page a signed `alipay.trade.wap.pay` URL opens (the signature checked, a Pay button, back to `return_url`), in both languages',
-    query: z.object({ sign: z.string() }).passthrough(),
-    answer: html('The cashier page; a refusal page when the URL is not signed by the kit'),
-  }),
-  sandbox({
-    method: 'post',
-    path: '/sandbox/alipay/pay',
-    summary:
-      'Pay as an Alipay payer would what the kit gave, one of: a code (`qrCode`, alipayNative), a mini-program trade (`tradeNo`, alipayMini), an app order string (`orderStr`, alipayApp), a payment page URL (`wapUrl`, alipayWap); the signed notification is sent to `/pay-notify/alipay` before the answer',
-    body: z.object({
-      qrCode: z.string().optional(),
-      tradeNo: z.string().optional(),
-      orderStr: z.string().optional(),
-      wapUrl: z.string().optional(),
-      buyerOpenId: z.string().optional(),
-    }),
-    answer: z.union([
-      z.object({
-        status: z.literal('success'),
-        tradeNo: z.string(),
-        returnUrl: z.string().optional().openapi({ description: "A page URL's `return_url` with Alipay's signed return parameters" }),
-      }),
-      fail,
-    ]),
-  }),
-  sandbox({
-    method: 'post',
-    path: '/sandbox/alipay/auth-code',
-    summary:
-      "A login code for an Alipay payer (the stand-in for the mini-program's `my.getAuthCode`): the kit's `alipay.system.oauth.token` exchanges it once, within 5 minutes, for `buyerOpenId`",
-    body: z.object({ buyerOpenId: z.string().optional().openapi({ description: 'Default `sandbox_alipay_buyer`' }) }),
-    answer: z.union([z.object({ status: z.literal('success'), authCode: z.string(), buyerOpenId: z.string() }), fail]),
-  }),
-  sandbox({
-    method: 'get',
-    path: '/sandbox/alipay/downloadBillFile.resource',
-    summary:
-      "Alipay: a merchant's trade bill, the link `alipay.data.dataservice.bill.downloadurl.query` handed out (it works for 30 seconds; docs/reconciliation.md)",
-    query: z.object({ fileId: z.string() }).passthrough(),
-    answer: text('application/zip', 'The bill: a ZIP of the detail and its summary, GBK CSV; 404 text once the link has expired'),
-  }),
-  sandbox({
-    method: 'post',
-    path: '/sandbox/alipay/revoke',
-    summary: 'A merchant withdraws its authorization (`appAuthToken`): Alipay refuses its calls from then on (`aop.invalid-app-auth-token`)',
-    body: z.object({ appAuthToken: z.string() }),
-    answer: z.union([z.object({ status: z.literal('success') }), fail]),
-  }),
+  // The routes of the stand-ins with platforms of their own (`stand-ins/part.ts`).
+  ...PARTS.flatMap((p) => p.routeDocs ?? []),
   sandbox({
     method: 'post',
     path: '/sandbox/login',
@@ -118,7 +57,10 @@ export const sandboxRoutes: RouteDoc[] = [
     summary: "A payer's payment code (7.4) of a wallet, whose payment goes the way `behaviour` says when the cashier scans it",
     description:
       '`pay` paid at once; `confirm` the payer confirms on the phone (by `/sandbox/payment-code/confirm`, or 10 s later); `never` never confirmed; `balance` refused, balance too low; `silent` the money is taken and no answer comes. A code is good once.',
-    body: z.object({ wallet: z.enum(['social', 'alipay']).optional(), behaviour: z.enum(['pay', 'confirm', 'never', 'balance', 'silent']).optional() }),
+    body: z.object({
+      wallet: z.enum(CODE_WALLETS.map((w) => w.wallet) as [string, ...string[]]).optional(),
+      behaviour: z.enum(['pay', 'confirm', 'never', 'balance', 'silent']).optional(),
+    }),
     answer: z.union([z.object({ status: z.literal('success'), code: z.string(), wallet: z.string(), behaviour: z.string() }), fail]),
   }),
   sandbox({
@@ -232,9 +174,7 @@ export const sandboxRoutes: RouteDoc[] = [
   // The payer API answers CORS preflights (pages on other origins call it).
   ...[
     '/sandbox/pay',
-    '/sandbox/alipay/pay',
-    '/sandbox/alipay/auth-code',
-    '/sandbox/alipay/revoke',
+    ...PARTS.flatMap((p) => p.payerPaths.map((path) => `/sandbox${path}`)),
     '/sandbox/login',
     '/sandbox/renotify',
     '/sandbox/payment-code',

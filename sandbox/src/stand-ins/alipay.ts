@@ -1,11 +1,13 @@
 /**
- * Alipay's stand-in (`sandbox/src/alipay/`): its gateway and payer under `/sandbox/alipay`. It plays
- * Alipay in development when the operator gave none of Alipay's key settings, handing the provider
- * the development keys generated into DATA_DIR (`../alipay/dev-keys.ts`) as its settings.
+ * Alipay's stand-in (`sandbox/src/alipay/`): its gateway and payer under `/sandbox/alipay` (its part,
+ * `../alipay/part.ts`). It plays Alipay in development when the operator gave none of Alipay's key
+ * settings, handing the provider the development keys generated into DATA_DIR
+ * (`../alipay/dev-keys.ts`) as its settings.
  */
 import type { Config } from '@kit/server/config';
 import { ALIPAY_KEY_SETTINGS } from '@kit/server/payments/providers/alipay/settings';
 import { devAlipayMaterial } from '../alipay/dev-keys';
+import { alipayPart } from '../alipay/part';
 import { defineStandIn } from './stand-in';
 
 /** Development with no Alipay key setting: the sandbox plays Alipay. */
@@ -22,7 +24,7 @@ function alipayDevSettings(dataDir: string): Record<string, string> {
   };
 }
 
-export const alipayStandIn = defineStandIn<Config>({
+export const alipayStandIn = defineStandIn<Config, typeof alipayPart>({
   provider: 'alipay',
   pathPrefix: '/alipay',
   gatewayPath: '/alipay/gateway.do',
@@ -33,4 +35,7 @@ export const alipayStandIn = defineStandIn<Config>({
   publishesBills: false,
   ownRoutes: true,
   plays: (config) => (alipayPlayed(config) ? { settings: alipayDevSettings(config.DATA_DIR) } : undefined),
+  part: alipayPart,
+  // Its payment codes: 16–24 digits starting 25–30.
+  codes: { wallet: 'alipay', prefix: '28' },
 });

@@ -1,16 +1,40 @@
 /**
  * The sandbox's platforms: one stand-in per provider of the service's registry, the providers of
  * one realm taken together as one platform. Adding a wallet adds its stand-in to `STAND_INS`
- * (docs/architecture.md, "Adding a wallet"); a provider without one is not played.
+ * (docs/architecture.md, "Adding a wallet"); a provider without one is not played. A stand-in
+ * whose platform has routes of its own brings its part (`part.ts`), which the sandbox builds, mounts
+ * and describes from here: the sandbox's other files name no wallet.
  */
 import { FLOW_COLUMN, type ProviderModule, type ServiceSettings } from '@kit/server/payments/providers/provider';
 import { PROVIDERS, REALMS, type Realm } from '@kit/server/payments/providers/registry';
 import { alipayStandIn } from './alipay';
 import { cardNetworkStandIn } from './card-network';
 import { socialV2StandIn, socialV3StandIn } from './social';
+import type { StandInPart } from './part';
 import type { StandIn } from './stand-in';
 
-const STAND_INS: readonly StandIn<never>[] = [socialV3StandIn, socialV2StandIn, cardNetworkStandIn, alipayStandIn] as readonly StandIn<never>[];
+const DECLARED = [socialV3StandIn, socialV2StandIn, cardNetworkStandIn, alipayStandIn] as const;
+const STAND_INS = DECLARED as unknown as readonly StandIn<never>[];
+
+/** What the stand-ins lend the package's users (its tests): Alipay's development keys. */
+export { ALIPAY_DEV_DIR, devAlipayMaterial, type DevAlipayMaterial } from '../alipay/dev-keys';
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+type PartOf<S> = S extends { part?: infer X } ? (X extends StandInPart<infer N, infer P> ? { [K in N]?: P } : Record<never, never>) : Record<never, never>;
+/** The sandbox's parts by name (`sandbox.<name>`), as the stand-ins declare them. */
+export type StandInParts = UnionToIntersection<PartOf<(typeof DECLARED)[number]>>;
+
+/** The parts of the stand-ins whose platforms have routes of their own. */
+export const PARTS: readonly StandInPart[] = STAND_INS.flatMap((s) => (s.part ? [s.part] : []));
+
+/** The parts that play with this configuration (their stand-in's `plays`), by name. */
+export const playedParts = (config: ServiceSettings): StandInPart[] =>
+  STAND_INS.flatMap((s) => (s.part && (!s.plays || s.plays(config as never) !== undefined) ? [s.part] : []));
+
+/** The wallets whose payment codes (7.4) the sandbox shows, each with the part that must play for it (none: always). */
+export const CODE_WALLETS: ReadonlyArray<{ wallet: string; prefix: string; part?: StandInPart }> = STAND_INS.flatMap((s) =>
+  s.codes ? [{ ...s.codes, part: s.part }] : [],
+);
 
 /** The stand-in of a provider, if the sandbox plays it. */
 export const standInOf = (provider: Pick<ProviderModule, 'id'>): StandIn<never> | undefined => STAND_INS.find((s) => s.provider === provider.id);

@@ -21,6 +21,8 @@ export const socialV3StandIn = defineStandIn<SocialSettings>({
   merchantProblem: socialMerchantProblem,
   sharesProfits: true,
   publishesBills: true,
+  // API v3's `codepay` charges them.
+  codes: { wallet: 'social', prefix: '13' },
 });
 
 export const socialV2StandIn = defineStandIn<SocialSettings & { PAY_SP_KEY?: string }>({

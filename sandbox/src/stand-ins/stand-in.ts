@@ -3,7 +3,9 @@
  * provider (`index.ts`), keyed by the provider's id in the service's registry
  * (`@kit/server/payments/providers/registry`); the provider's folder holds none of it.
  */
-export interface StandIn<C = never> {
+import type { StandInPart } from './part';
+
+export interface StandIn<C = never, Part extends StandInPart | undefined = StandInPart | undefined> {
   /** The provider it plays (`ProviderModule.id`). */
   provider: string;
   /** Where under `/sandbox` the platform's protocol endpoints are. */
@@ -25,7 +27,14 @@ export interface StandIn<C = never> {
   plays?(config: C): { settings: Record<string, string> } | undefined;
   /** It serves its platform's protocol with its own routes under its prefix (`sandbox/src/<realm>/`), not protocol v2's. */
   ownRoutes?: true;
+  /** Its side of the sandbox, for a platform with routes of its own (`part.ts`). */
+  part?: Part;
+  /**
+   * The payer's payment codes (7.4) of its wallet that the sandbox shows (`POST /sandbox/payment-code`):
+   * the wallet's id (`@kit/shared/wallets`) and the codes' first two digits, within its platform's range.
+   */
+  codes?: { wallet: string; prefix: string };
 }
 
-/** Keeps a stand-in's settings type. */
-export const defineStandIn = <C>(s: StandIn<C>): StandIn<C> => s;
+/** Keeps a stand-in's settings type, and its part's. */
+export const defineStandIn = <C, Part extends StandInPart | undefined = undefined>(s: StandIn<C, Part>): StandIn<C, Part> => s;

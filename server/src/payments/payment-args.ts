@@ -119,6 +119,11 @@ export class PaymentArgs {
     return answer.openId;
   }
 
+  /** The open id of the payer of a way its wallet serves itself (`walletMini`), from its mini-program's login code. */
+  wayPayer(way: string, code: string): Promise<string> {
+    return this.walletPayer(this.providers.ofWay(way).channel, code);
+  }
+
   /**
    * 4.4: mini-program payment, through the provider the sub-merchant's (or its parent's) parameters
    * pick (the card acquirer's), otherwise the flow's default (the social platform).

@@ -52,7 +52,7 @@ export type PaySuccess = z.infer<typeof paySuccessSchema>;
 export const PAYMENT_CHANNELS = WALLETS.flatMap((w) => Object.keys(w.channels)) as [PaymentChannel, ...PaymentChannel[]];
 export type { PaymentChannel };
 
-type ChannelDeclarations = UnionToIntersection<(typeof WALLETS)[number]['channels']>;
+type ChannelDeclarations = UnionToIntersection<(typeof WALLETS)[number]['parameters']>;
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /**
@@ -60,8 +60,8 @@ type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) exten
  * because a sub-merchant inherits, field by field, what its parent sets; completeness is checked
  * when a payment needs them.
  */
-export const channelParamsSchemas = Object.fromEntries(WALLETS.flatMap((w) => Object.entries(w.channels).map(([channel, c]) => [channel, c.parameters]))) as {
-  [C in PaymentChannel]: ChannelDeclarations[C]['parameters'];
+export const channelParamsSchemas = Object.fromEntries(WALLETS.flatMap((w) => Object.entries(w.parameters))) as {
+  [C in PaymentChannel]: ChannelDeclarations[C];
 };
 export type ChannelParams = { [C in PaymentChannel]: z.infer<(typeof channelParamsSchemas)[C]> };
 

@@ -5,7 +5,7 @@
  * its bundle.
  */
 import { z } from 'zod';
-import { returnUrlSchema, type AlipayMiniArgs, type AlipayWapArgs, type MiniProgramPayArgs } from '../wallets';
+import { PAGE_WAYS, returnUrlSchema, type WayArgs, type WayDeclaration, type WayName } from '../wallets';
 import type { PrepayDetail } from './prepay';
 import type { PaymentChannel } from './merchant';
 import type { OrderItem } from '../order-items';
@@ -41,26 +41,7 @@ export interface MpSecondPayment {
   refund: 'refunding' | 'refunded' | 'failed';
 }
 
-/** "Pay": the login code of `wx.login` (or the sandbox's stand-in) and the order. */
-export const mpPayRequestSchema = z
-  .object({
-    prepayId,
-    code: z
-      .string()
-      .min(1, 'must not be empty')
-      .max(256)
-      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII'),
-  })
-  .strict();
-export type MpPayRequest = z.infer<typeof mpPayRequestSchema>;
-
-/**
- * The router's answer to "pay": 4.4's `status` and `args` as they came. Anything but `success`
- * means the payment expired and the payer must scan again (specification section 7).
- */
-export type MpPayResponse = { version: 1; status: 'success'; args: MiniProgramPayArgs } | { version: 1; status: string; error?: string; msg?: string };
-
-/** The login code of the mini-program (`wx.login`'s, `my.getAuthCode`'s): printable ASCII. */
+/** The login code of a mini-program (`wx.login`'s, `my.getAuthCode`'s): printable ASCII. */
 const loginCode = z
   .string()
   .min(1, 'must not be empty')
@@ -68,21 +49,60 @@ const loginCode = z
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
 
 /**
- * "Pay" in the Alipay build of the mini-program (`POST /mp/api/alipay/pay`): the order and the
- * `authCode` of `my.getAuthCode` (scope `auth_base`, or the sandbox's `/sandbox/alipay/auth-code`).
+ * What the page sends for a way beside the order, by the way's flow: a mini-program's login code
+ * (`code`, or the name its own route gave it), or where the wallet's payment page sends the payer
+ * back (`returnUrl`, a page in the wallet's browser).
  */
-export const mpAlipayPayRequestSchema = z.object({ prepayId, authCode: loginCode }).strict();
-export type MpAlipayPayRequest = z.infer<typeof mpAlipayPayRequestSchema>;
+const pageInput = (way: WayDeclaration, codeField = 'code'): z.ZodRawShape =>
+  way.flow === 'wap' ? { returnUrl: returnUrlSchema.optional() } : { [codeField]: loginCode };
 
-/** The router's answer: `args.tradeNO` for `my.tradePay({tradeNO})`; anything but `success` means scan again, as for `/mp/api/pay`. */
-export type MpAlipayPayResponse = { version: 1; status: 'success'; args: AlipayMiniArgs } | { version: 1; status: string; error?: string; msg?: string };
+/** Each way's body on `POST /mp/api/pay`, in the order of `PAGE_WAYS`. */
+export function mpPayRequestMembers(): z.AnyZodObject[] {
+  return PAGE_WAYS.map((w) => z.object({ prepayId, way: z.literal(w.name), ...pageInput(w) }).strict());
+}
+
+/** The way the page paid with before it named one: the kit's mini-program's (4.4). */
+export const MP_DEFAULT_WAY = PAGE_WAYS.find((w) => w.flow === 'miniProgram')!.name as WayName;
 
 /**
- * The payer page in Alipay's browser (`POST /mp/api/alipay/wap`): the order and where Alipay's
- * page sends the payer back (after paying, or on leaving it).
+ * "Pay" (`POST /mp/api/pay`): the order, the way the page pays with (one its wallet declares for
+ * the payer page: `PAGE_WAYS`; without `way`, the kit's mini-program's, as before) and what that
+ * way takes from the page: the login code of the page's mini-program (`code`: `wx.login`'s,
+ * `my.getAuthCode`'s or the sandbox's stand-in), or for a page in the wallet's browser where its
+ * payment page sends the payer back (`returnUrl`). An unknown `way` is refused naming `way`.
  */
-export const mpAlipayWapRequestSchema = z.object({ prepayId, returnUrl: returnUrlSchema.optional() }).strict();
-export type MpAlipayWapRequest = z.infer<typeof mpAlipayWapRequestSchema>;
+export const mpPayRequestSchema = z.preprocess(
+  (body) => (body !== null && typeof body === 'object' && !Array.isArray(body) && !('way' in body) ? { ...body, way: MP_DEFAULT_WAY } : body),
+  z.discriminatedUnion('way', mpPayRequestMembers() as unknown as [z.ZodDiscriminatedUnionOption<'way'>, ...z.ZodDiscriminatedUnionOption<'way'>[]]),
+);
+export interface MpPayRequest {
+  prepayId: string;
+  way?: WayName;
+  code?: string;
+  returnUrl?: string;
+}
 
-/** The router's answer: `args.url`, the Alipay payment page to open (`location.href = args.url`). */
-export type MpAlipayWapResponse = { version: 1; status: 'success'; args: AlipayWapArgs } | { version: 1; status: string; error?: string; msg?: string };
+/**
+ * A way's own route under `/mp/api` from before `/mp/api/pay` (`page.alias` of its declaration):
+ * the same call with the way fixed, its login code under the name it had there.
+ */
+export interface MpPayAlias {
+  path: string;
+  way: WayName;
+  codeField: string;
+  body: z.ZodObject<z.ZodRawShape>;
+}
+export const MP_PAY_ALIASES: readonly MpPayAlias[] = PAGE_WAYS.flatMap((w) => {
+  const alias = w.page?.alias;
+  if (!alias) return [];
+  const codeField = alias.codeField ?? 'code';
+  return [{ path: alias.path, way: w.name as WayName, codeField, body: z.object({ prepayId, ...pageInput(w, codeField) }).strict() }];
+});
+
+/**
+ * The router's answer to "pay": the way's `status` and `args` as they came (`args` for the page's
+ * payment call, or the page to leave for). Anything but `success` means the order can no longer be
+ * paid this way and the payer must scan again (specification section 7).
+ */
+export type MpPayResponse<N extends WayName = WayName> =
+  { version: 1; status: 'success'; args: WayArgs<N> } | { version: 1; status: string; error?: string; msg?: string };

@@ -46,6 +46,11 @@ export interface PosOrder {
   payerLink: string;
   /** The wallet that paid, as 4.7 names channels (`SocialNative`, `Alipay`…), once paid. */
   paymentChannel?: PaymentChannel;
+  /**
+   * The wallet whose app scans the mini-program code, and the scan-code QR: its id, whose looks
+   * (`@kit/shared/wallets/looks`) name it under the code.
+   */
+  scannedWith: { miniProgram: string; scanCode: string };
   /** The scan-code QR content (4.3), or null when the channel could not give one (see `codeUrlError`). */
   codeUrl: string | null;
   codeUrlError?: string;

@@ -1,11 +1,13 @@
 /**
  * Alipay's wallet (design 6.3): Alipay's open platform as a service provider's app acting for
  * merchants (`app_auth_token`). Its ways (a code, its mini-program, an app, a page in its browser),
- * their wire shapes, its payment parameters (channel `Alipay`) and its words.
+ * their wire shapes, its payment parameters (channel `Alipay`) and its ways' words; how it looks on
+ * screens is `looks/alipay.ts`.
  */
 import { z } from 'zod';
 import { callbackUrlSchema, channelParameters, paramField } from './parameters';
 import { defineWallet, defineWay } from './way';
+import { alipayLooks } from './looks/alipay';
 
 /** The payer's open id as Alipay issues it to the mini-program (`open_id`, or the older 16-digit `user_id`). */
 export const alipayOpenIdSchema = z.string().regex(/^[0-9A-Za-z_-]{1,128}$/, 'must be an Alipay open id (letters, digits, "-" and "_")');
@@ -69,6 +71,8 @@ export const alipayMini = defineWay({
   args: alipayMiniArgsSchema,
   payer: (i) => ({ openId: i.buyerOpenId }),
   payerStep: 'miniProgramCall',
+  // The kit's mini-program built for Alipay: `/mp/api/pay` with the code of `my.getAuthCode` (before it, `/mp/api/alipay/pay {authCode}`).
+  page: { input: (p) => ({ buyerOpenId: p.openId ?? '' }), alias: { path: '/alipay/pay', codeField: 'authCode' } },
   example: { input: { buyerOpenId: '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5' }, args: { tradeNO: '2025010122001412345678901234' } },
   words: {
     en: {
@@ -125,6 +129,8 @@ export const alipayWap = defineWay({
   args: alipayWapArgsSchema,
   payer: (i) => ({ returnUrl: i.returnUrl }),
   payerStep: 'openPage',
+  // The payer page in Alipay's browser: `/mp/api/pay` with where to come back (before it, `/mp/api/alipay/wap`).
+  page: { input: (p) => (p.returnUrl === undefined ? {} : { returnUrl: p.returnUrl }), alias: { path: '/alipay/wap' } },
   example: {
     input: { returnUrl: 'https://shop.example.com/paid' },
     args: { url: 'https://openapi.alipay.com/gateway.do?app_id=2021000122671080&method=alipay.trade.wap.pay&…&sign=…' },
@@ -144,22 +150,14 @@ export const alipayWap = defineWay({
   },
 });
 
-export const alipayWallet = defineWallet({
-  id: 'alipay',
-  names: { en: 'Alipay', 'zh-CN': '支付宝' },
-  channels: {
-    Alipay: {
-      names: { en: 'Alipay', 'zh-CN': '支付宝' },
-      paidWith: { en: 'Paid with Alipay', 'zh-CN': '支付宝已付款' },
-      /**
-       * 6.3: the merchant's third-party app authorization at Alipay. `appAuthToken` is write-only like
-       * a password: 4.7 sets or clears it, nothing answers it back.
-       */
-      parameters: channelParameters({ appAuthToken: paramField(128), notifyCallbackUrl: callbackUrlSchema }),
-    },
+export const alipayWallet = defineWallet(alipayLooks, {
+  parameters: {
+    /**
+     * 6.3: the merchant's third-party app authorization at Alipay. `appAuthToken` is write-only like
+     * a password: 4.7 sets or clears it, nothing answers it back.
+     */
+    Alipay: channelParameters({ appAuthToken: paramField(128), notifyCallbackUrl: callbackUrlSchema }),
   },
-  color: '#1677ff',
-  // Alipay's payment code: 16–24 digits starting 25–30.
-  paymentCode: { pattern: /^(2[5-9]|30)\d{14,22}$/, channel: 'Alipay' },
+  paymentCode: { pattern: /^(2[5-9]|30)\d{14,22}$/, channel: 'Alipay', digits: '16–24 digits starting 25–30' },
   ways: [alipayNative, alipayMini, alipayApp, alipayWap],
 });

@@ -1,7 +1,8 @@
 /**
  * Every wallet the kit speaks for, and the ways to pay they declare (design 7.2). A wallet is one
- * file here and one line in `WALLETS`; the service's routes, its reference and the typed client
- * read the ways from this list.
+ * file here and one line in `WALLETS`, and its looks one file in `looks/` and one line in
+ * `WALLET_LOOKS`; the service's routes, its reference and the typed client read the ways from this
+ * list, the front ends the looks.
  */
 import { z } from 'zod';
 import { prepayIdSchema } from '../api/common';
@@ -33,6 +34,10 @@ export type PaymentChannel = { [W in AnyWallet as W['id']]: keyof W['channels'] 
 /** Every way, in the order of the wallets and of their declarations. */
 export const WAYS: readonly WayDeclaration[] = [...WALLETS.flatMap((w): readonly WayDeclaration[] => w.ways), ...COMMON_WAYS];
 
+/** The payment codes the kit takes, in words ("the social app's: 18 digits starting 10–15; …"), for a refusal. */
+export const paymentCodesInWords = (): string =>
+  WALLETS.flatMap((w): string[] => (w.paymentCode ? [`${w.names.en}'s: ${w.paymentCode.digits}`] : [])).join('; ');
+
 /** The wallet whose payment code this is (its digits tell: design 7.4), or undefined for a code of no wallet. */
 export const walletOfPaymentCode = (code: string): WalletDeclaration | undefined => WALLETS.find((w) => w.paymentCode?.pattern.test(code));
 
@@ -42,10 +47,13 @@ export const WAY_NAMES = WAYS.map((w) => w.name) as [WayName, ...WayName[]];
 export const wayOf = (name: string): WayDeclaration | undefined => WAYS.find((w) => w.name === name);
 
 /** The wallet whose channel this is. */
-export const walletOfChannel = (channel: string): WalletDeclaration | undefined => WALLETS.find((w) => channel in w.channels);
+export const walletOfChannel = (channel: string): WalletDeclaration | undefined => WALLETS.find((w) => Object.hasOwn(w.channels, channel));
 
 /** The wallet that declares this way. */
 export const walletOfWay = (name: string): WalletDeclaration | undefined => WALLETS.find((w) => w.ways.some((x) => x.name === name));
+
+/** The ways the kit's payer page pays with (`POST /mp/api/pay`): those that say how (`page`). */
+export const PAGE_WAYS: readonly WayDeclaration[] = WAYS.filter((w) => w.page);
 
 /** Each way's own body on `POST /submerchant-pay/pay`: `way` names it. */
 export const payRequestMembers = WAYS.map((w) => z.object({ prepayId: prepayIdSchema, way: z.literal(w.name), ...w.input }).strict());
@@ -61,3 +69,4 @@ export * from './parameters';
 export * from './social';
 export * from './alipay';
 export * from './code-pay';
+export * from './looks';

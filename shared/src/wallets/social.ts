@@ -1,11 +1,13 @@
 /**
  * The social app's wallet: its ways (4.3 scan code, 4.4 mini-program, 4.5 app), their wire shapes,
  * its payment parameters (4.7's `SocialNative`, and the card acquirer's `SocialCardNetworkBizSmall`
- * whose payers pay in the social app's mini-program) and its words.
+ * whose payers pay in the social app's mini-program) and its ways' words; how it looks on screens is
+ * `looks/social.ts`.
  */
 import { z } from 'zod';
 import { callbackUrlSchema, channelParameters, paramField } from './parameters';
 import { defineWallet, defineWay } from './way';
+import { socialLooks } from './looks/social';
 
 /** The payer's open id as the social platform issues it (letters, digits, `-` and `_`). */
 export const openIdSchema = z.string().regex(/^[0-9A-Za-z_-]{1,128}$/, 'must be an open id (letters, digits, "-" and "_")');
@@ -78,6 +80,8 @@ export const socialPay = defineWay({
   args: miniProgramPayArgsSchema,
   payer: (i) => ({ openId: i.openId }),
   payerStep: 'miniProgramCall',
+  // The kit's mini-program: `/mp/api/pay` with the login code of `wx.login`.
+  page: { input: (p) => ({ openId: p.openId ?? '' }) },
   example: {
     input: { openId: 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o' },
     args: {
@@ -122,23 +126,11 @@ export const socialPayApp = defineWay({
   errors: ['profit_sharing_not_enabled'],
 });
 
-export const socialWallet = defineWallet({
-  id: 'social',
-  names: { en: 'the social app', 'zh-CN': '社交应用' },
-  channels: {
-    SocialNative: {
-      names: { en: 'Social app', 'zh-CN': '社交应用' },
-      paidWith: { en: 'Paid with the social app', 'zh-CN': '社交应用已付款' },
-      parameters: channelParameters({ profitSharing: z.boolean(), socialAppId: paramField(), socialMchId: paramField(), notifyCallbackUrl: callbackUrlSchema }),
-    },
-    SocialCardNetworkBizSmall: {
-      names: { en: 'Card', 'zh-CN': '银行卡' },
-      paidWith: { en: 'Paid by card', 'zh-CN': '银行卡已付款' },
-      parameters: channelParameters({ cardNetworkBizMchId: paramField(), terminalId: paramField(), notifyCallbackUrl: callbackUrlSchema }),
-    },
+export const socialWallet = defineWallet(socialLooks, {
+  parameters: {
+    SocialNative: channelParameters({ profitSharing: z.boolean(), socialAppId: paramField(), socialMchId: paramField(), notifyCallbackUrl: callbackUrlSchema }),
+    SocialCardNetworkBizSmall: channelParameters({ cardNetworkBizMchId: paramField(), terminalId: paramField(), notifyCallbackUrl: callbackUrlSchema }),
   },
-  color: '#07c160',
-  // The social app's payment code: 18 digits starting 10–15.
-  paymentCode: { pattern: /^1[0-5]\d{16}$/, channel: 'SocialNative' },
+  paymentCode: { pattern: /^1[0-5]\d{16}$/, channel: 'SocialNative', digits: '18 digits starting 10–15' },
   ways: [socialPayNative, socialPay, socialPayApp],
 });

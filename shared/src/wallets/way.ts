@@ -3,11 +3,13 @@
  * once — its name (the endpoint it answers at), the input it takes beyond `prepayId`, its answer's
  * `args`, an example, its words in both languages and what the payer does with it — and the
  * service's routes, `/openapi.json`, the Chinese reference, the typed client and the front ends are
- * all read from the declaration. One file per wallet (`social.ts`, `alipay.ts`) holds its ways, its
- * names and colour, and its payment parameters' wire shape.
+ * all read from the declaration. One file per wallet (`social.ts`, `alipay.ts`) holds its ways and its
+ * payment parameters' wire shape; its names, colour and channels' words are its looks (`looks/<wallet>.ts`),
+ * which the front ends read without zod.
  */
 import { z } from 'zod';
 import { PAY_VERSION, prepayIdSchema } from '../api/common';
+import type { WalletLooks } from './looks/looks';
 
 /**
  * How the payer pays, which is what the kit places at the platform: a code the payer scans (`scan`),
@@ -60,6 +62,19 @@ export interface WayDeclaration<N extends string = string, I extends z.ZodRawSha
   words: { en: WayWords; 'zh-CN': WayWords };
   /** Failures the way may answer beyond every way's. */
   errors?: readonly string[];
+  /**
+   * How the kit's payer page (the mini-program and its H5 build) pays with this way through
+   * `POST /mp/api/pay`, for the ways it pays with: the way's input from what the page gives. For a
+   * mini-program (`miniProgram`, `walletMini`) the page sends the login code of its mini-program,
+   * which the router exchanges for the payer's open id (the kit's mini-program login, or the
+   * wallet's own: its provider's `payerLogin`); for a page in the wallet's browser (`wap`), where
+   * the wallet's payment page sends the payer back. `alias` is the way's own route under `/mp/api`
+   * from before `/mp/api/pay` (kept: it is documented and used), with the name its login code has there.
+   */
+  page?: {
+    input(payer: { openId?: string; returnUrl?: string }): z.input<z.ZodObject<I>>;
+    alias?: { path: string; codeField?: string };
+  };
 }
 
 /** Keeps a way's types. */
@@ -71,40 +86,30 @@ export const wayRequestSchema = <I extends z.ZodRawShape>(w: { input: I }) => z.
 /** Every way's answer: `{version: 1, status: "success", args}`. */
 export const wayAnswerSchema = <A extends z.ZodTypeAny>(args: A) => z.object({ version: z.literal(PAY_VERSION), status: z.literal('success'), args });
 
-/** A text in both languages. */
-export interface Words2 {
-  en: string;
-  'zh-CN': string;
-}
+/** A payment channel's payment parameters (2.3): every field optional (a sub-merchant inherits its parent's). */
+export type ChannelParameters = z.ZodObject<z.ZodRawShape, 'strict'>;
 
-/** A payment channel (4.7) of a wallet. */
-export interface WalletChannel {
-  names: Words2;
-  paidWith: Words2;
-  /** Its payment parameters (2.3): every field optional (a sub-merchant inherits its parent's). */
-  parameters: z.ZodObject<z.ZodRawShape, 'strict'>;
-}
-
+/**
+ * A wallet: how it looks on screens (`looks/<wallet>.ts`: its names, colour, channels' words and its
+ * app's browser), its channels' payment parameters, its payment codes and its ways.
+ */
 export interface WalletDeclaration<
   W extends readonly WayDeclaration[] = readonly WayDeclaration[],
-  C extends Record<string, WalletChannel> = Record<string, WalletChannel>,
-> {
-  /** The wallet's id in the kit's own words (`social`, `alipay`): its front-end file is `src/wallets/<id>.ts`. */
-  id: string;
-  /** The wallet's name as payers and cashiers know it. */
-  names: Words2;
+  C extends string = string,
+  P extends Record<C, ChannelParameters> = Record<C, ChannelParameters>,
+> extends WalletLooks<C> {
+  /** Each channel's payment parameters (4.7). */
+  parameters: P;
   /**
-   * The payment channels (4.7) whose payments are made with this wallet, each with its name on
-   * screens and its "paid with …" (a card paid in the social app's mini-program is a card).
+   * The payment codes its app shows the payer (付款码): their digits, the channel a code payment goes
+   * through, and the digits in words (for a refusal that says which codes the kit takes).
    */
-  channels: C;
-  /** The wallet's brand colour on screens (its codes' frame, its badge). */
-  color: string;
-  /** The payment codes its app shows the payer (付款码), and the channel a code payment goes through. */
-  paymentCode?: { pattern: RegExp; channel: string };
+  paymentCode?: { pattern: RegExp; channel: C; digits: string };
   ways: W;
 }
 
-export const defineWallet = <W extends readonly WayDeclaration[], C extends Record<string, WalletChannel>>(
-  w: WalletDeclaration<W, C>,
-): WalletDeclaration<W, C> => w;
+/** A wallet of its looks and the rest. */
+export const defineWallet = <W extends readonly WayDeclaration[], C extends string, P extends Record<C, ChannelParameters>>(
+  looks: WalletLooks<C>,
+  rest: { parameters: P; paymentCode?: { pattern: RegExp; channel: NoInfer<C>; digits: string }; ways: W },
+): WalletDeclaration<W, C, P> => ({ ...looks, ...rest });

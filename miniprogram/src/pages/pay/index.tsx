@@ -191,7 +191,7 @@ function ResultPage({ t, view }: { t: Translator; view: Exclude<PayView, { kind:
         : view.kind === 'paidTwice'
           ? t('detail.paidTwice', {
               time: localTime(view.order.paymentTime) || '—',
-              wallet: view.order.paymentChannel ? t(`wallet.${view.order.paymentChannel}`) : '—',
+              wallet: view.order.paymentChannel ? t.channel(view.order.paymentChannel) : '—',
             })
           : t(`detail.${view.kind}`);
   const receipt = view.kind === 'success' || view.kind === 'paid';
@@ -236,7 +236,7 @@ function SecondPayments({ t, order }: { t: Translator; order: MpOrder }) {
     <View className="card second-payments" data-testid="mp-second-payments">
       {order.secondPayments.map((p, i) => (
         <Text key={i} className={`second second--${p.refund}`} data-testid="mp-second-payment" data-refund={p.refund}>
-          {t(`second.${p.refund}`, { amount: displayAmount(p.amount), wallet: t(`wallet.${p.paymentChannel}`) })}
+          {t(`second.${p.refund}`, { amount: displayAmount(p.amount), wallet: t.channel(p.paymentChannel) })}
         </Text>
       ))}
     </View>

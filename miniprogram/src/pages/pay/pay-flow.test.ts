@@ -1,12 +1,14 @@
 /**
- * The payment page's logic with Taro mocked: scene parsing, order states, the weapp payment call,
- * the H5 sandbox cashier hand-off and the long-poll wait for the result.
+ * The payment page's logic with Taro mocked: scene parsing, order states, where the page pays (the
+ * wallets' own files: the weapp payment call, the Alipay mini-program's, the H5 hand-offs to Alipay's
+ * payment page and to the sandbox cashier), one route for every way and the long-poll wait for the result.
  *
  * @jest-environment jsdom
  * @jest-environment-options {"url": "http://shop.test/mp/#/pages/pay/index?scene=sm.pay%3Fprepayid%3DABC123def456%26f%3D2"}
  */
 import { activeOrder, payArgs, type createTaroMock, type FakeRoute } from '../../../test/taro-mock';
-import { PayFlow, alipayReturnUrl, displayAmount, payWay, prepayIdFromOptions, returnUrl, type PayView } from './pay-flow';
+import { PayFlow, displayAmount, markedReturnUrl, prepayIdFromOptions, returnUrl, type PayView } from './pay-flow';
+import { pagePay } from '../../wallets';
 
 jest.mock('@tarojs/taro', () => {
   const { createTaroMock } = jest.requireActual('../../../test/taro-mock');
@@ -21,19 +23,20 @@ const SCENE = encodeURIComponent(`sm.pay?prepayid=${ID}&f=2`);
 
 /** A fake kit server: answers /mp/api/* and /sandbox/login from a small state. */
 function server(state: { order: Record<string, unknown> | null; waits?: Record<string, unknown>[]; pay?: { statusCode: number; data: unknown } }): FakeRoute {
-  return ({ url, method }) => {
+  return ({ url, method, data }) => {
     const path = new URL(url, 'http://base.invalid').pathname;
     if (method === 'POST' && path.endsWith('/sandbox/login')) return { statusCode: 200, data: { code: 'sandbox-code-7' } };
-    if (method === 'POST' && path.endsWith('/mp/api/pay')) return state.pay ?? { statusCode: 200, data: { version: 1, status: 'success', args: payArgs } };
-    if (method === 'POST' && path.endsWith('/mp/api/alipay/pay'))
-      return state.pay ?? { statusCode: 200, data: { version: 1, status: 'success', args: { tradeNO: '2025010122001400001234567890' } } };
-    if (method === 'POST' && path.endsWith('/mp/api/alipay/wap'))
-      return (
-        state.pay ?? {
-          statusCode: 200,
-          data: { version: 1, status: 'success', args: { url: 'https://openapi.alipay.test/gateway.do?method=alipay.trade.wap.pay&sign=x' } },
-        }
-      );
+    if (method === 'POST' && path.endsWith('/mp/api/pay')) {
+      if (state.pay) return state.pay;
+      const way = (data as { way?: string } | undefined)?.way;
+      const args =
+        way === 'alipayMini'
+          ? { tradeNO: '2025010122001400001234567890' }
+          : way === 'alipayWap'
+            ? { url: 'https://openapi.alipay.test/gateway.do?method=alipay.trade.wap.pay&sign=x' }
+            : payArgs;
+      return { statusCode: 200, data: { version: 1, status: 'success', args } };
+    }
     if (method === 'GET' && path.includes('/mp/api/orders/')) {
       const wait = url.includes('wait=1');
       // A real server holds a waiting call; this fake answers at once, so a test that forgot to
@@ -110,19 +113,23 @@ describe('helpers', () => {
 describe('where the page pays', () => {
   const SOCIAL_UA = 'Mozilla/5.0 (Linux; Android 14) Mobile Safari/537.36 MicroMessenger/8.0.50.2701(0x28003237) NetType/WIFI';
   const ALIPAY_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) Mobile/15E148 AlipayClient/10.6.10.6000 Language/zh-Hans';
-  it('pays with the platform of its build, and as H5 with Alipay in Alipay’s browser only', () => {
-    expect(payWay('weapp', ALIPAY_UA)).toBe('social');
-    expect(payWay('alipay', SOCIAL_UA)).toBe('alipayMini');
-    expect(payWay('h5', ALIPAY_UA)).toBe('alipayWap');
-    expect(payWay('h5', SOCIAL_UA)).toBe('sandboxSocial');
-    expect(payWay('h5', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36')).toBe('sandboxSocial');
+  it('pays with the wallet of its build, and as H5 with a wallet’s own page in its browser only (the sandbox elsewhere)', () => {
+    const how = (platform: string, ua: string) => {
+      const p = pagePay(platform, ua);
+      return [p.kind, p.wallet, p.way];
+    };
+    expect(how('weapp', ALIPAY_UA)).toEqual(['call', 'social', 'socialPay']);
+    expect(how('alipay', SOCIAL_UA)).toEqual(['call', 'alipay', 'alipayMini']);
+    expect(how('h5', ALIPAY_UA)).toEqual(['leave', 'alipay', 'alipayWap']);
+    expect(how('h5', SOCIAL_UA)).toEqual(['leave', 'social', 'socialPay']);
+    expect(how('h5', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36')).toEqual(['leave', 'social', 'socialPay']);
   });
 
-  it("comes back from Alipay's page marked in the hash query, which Alipay's own parameters do not touch", () => {
-    expect(alipayReturnUrl(`http://shop.test/mp/#/pages/pay/index?scene=${SCENE}&alipayReturn=1`)).toBe(
+  it("comes back from a wallet's page marked in the hash query, which the wallet's own parameters do not touch", () => {
+    expect(markedReturnUrl(`http://shop.test/mp/#/pages/pay/index?scene=${SCENE}&alipayReturn=1`, 'alipay')).toBe(
       `http://shop.test/mp/#/pages/pay/index?scene=${SCENE}&alipayReturn=1`,
     );
-    expect(alipayReturnUrl('http://shop.test/mp/#/pages/pay/index')).toBe('http://shop.test/mp/#/pages/pay/index?alipayReturn=1');
+    expect(markedReturnUrl('http://shop.test/mp/#/pages/pay/index', 'alipay')).toBe('http://shop.test/mp/#/pages/pay/index?alipayReturn=1');
   });
 });
 
@@ -206,7 +213,7 @@ describe('paying in the mini-program (weapp)', () => {
     await f.pay();
     expect(taro.login).toHaveBeenCalledTimes(1);
     const payCall = control.calls.find((c) => c.url.endsWith('/mp/api/pay'))!;
-    expect(payCall).toMatchObject({ method: 'POST', data: { prepayId: ID, code: 'wx-code-1' } });
+    expect(payCall).toMatchObject({ method: 'POST', data: { prepayId: ID, way: 'socialPay', code: 'wx-code-1' } });
     expect(taro.requestPayment).toHaveBeenCalledWith({ ...payArgs, timeStamp: String(payArgs.timeStamp) });
     const waits = control.calls.filter((c) => c.url.includes('wait=1'));
     expect(waits).toHaveLength(2);
@@ -271,7 +278,7 @@ describe('paying in the H5 build (sandbox cashier)', () => {
     await f.pay();
     expect(control.calls[0].url).toBe(`http://shop.test/mp/api/orders/${ID}?wait=0`);
     expect(control.calls.find((c) => c.url === 'http://shop.test/sandbox/login')).toMatchObject({ method: 'POST' });
-    expect(control.calls.find((c) => c.url.endsWith('/mp/api/pay'))).toMatchObject({ data: { prepayId: ID, code: 'sandbox-code-7' } });
+    expect(control.calls.find((c) => c.url.endsWith('/mp/api/pay'))).toMatchObject({ data: { prepayId: ID, way: 'socialPay', code: 'sandbox-code-7' } });
     expect(taro.login).not.toHaveBeenCalled();
     expect(taro.requestPayment).not.toHaveBeenCalled();
     expect(leave).toHaveBeenCalledTimes(1);
@@ -316,15 +323,13 @@ describe('paying in the Alipay mini-program (alipay)', () => {
     await f.start({ scene: SCENE });
     await f.pay();
     expect(taro.getAuthCode).toHaveBeenCalledWith({ scopes: 'auth_base' });
-    expect(control.calls.find((c) => c.url.endsWith('/mp/api/alipay/pay'))).toMatchObject({
-      url: 'https://pay.example.com/mp/api/alipay/pay',
-      method: 'POST',
-      data: { prepayId: ID, authCode: 'ali-auth-1' },
-    });
+    // The one route for every way, naming the wallet's way and sending its login code.
+    expect(control.calls.filter((c) => c.method === 'POST')).toEqual([
+      expect.objectContaining({ url: 'https://pay.example.com/mp/api/pay', data: { prepayId: ID, way: 'alipayMini', code: 'ali-auth-1' } }),
+    ]);
     expect(taro.tradePay).toHaveBeenCalledWith({ tradeNO: '2025010122001400001234567890' });
     expect(taro.login).not.toHaveBeenCalled();
     expect(taro.requestPayment).not.toHaveBeenCalled();
-    expect(control.calls.some((c) => c.url.endsWith('/mp/api/pay'))).toBe(false);
     expect(kinds()).toEqual(['loading', 'ready', 'paying', 'waiting', 'success']);
   });
 
@@ -369,11 +374,10 @@ describe("paying on the H5 page in Alipay's browser", () => {
     const { f } = flow({ leave, href: () => href, userAgent: () => ALIPAY_UA });
     await f.start({ scene: SCENE });
     await f.pay();
-    expect(control.calls.find((c) => c.url.endsWith('/mp/api/alipay/wap'))).toMatchObject({
-      url: 'http://shop.test/mp/api/alipay/wap',
-      data: { prepayId: ID, returnUrl: `${href}&alipayReturn=1` },
-    });
-    expect(control.calls.some((c) => c.url.endsWith('/sandbox/login') || c.url.endsWith('/mp/api/pay'))).toBe(false);
+    expect(control.calls.filter((c) => c.method === 'POST')).toEqual([
+      expect.objectContaining({ url: 'http://shop.test/mp/api/pay', data: { prepayId: ID, way: 'alipayWap', returnUrl: `${href}&alipayReturn=1` } }),
+    ]);
+    expect(control.calls.some((c) => c.url.endsWith('/sandbox/login'))).toBe(false);
     expect(leave).toHaveBeenCalledWith('https://openapi.alipay.test/gateway.do?method=alipay.trade.wap.pay&sign=x');
   });
 
@@ -408,7 +412,7 @@ describe("paying on the H5 page in Alipay's browser", () => {
     const { f } = flow({ leave, href: () => 'http://shop.test/mp/#/pages/pay/index', userAgent: () => 'Mozilla/5.0 MicroMessenger/8.0.50' });
     await f.start({ scene: SCENE });
     await f.pay();
-    expect(control.calls.some((c) => c.url.includes('/alipay/'))).toBe(false);
+    expect(control.calls.find((c) => c.url.endsWith('/mp/api/pay'))).toMatchObject({ data: { way: 'socialPay' } });
     expect(new URL(leave.mock.calls[0][0]).pathname).toBe('/sandbox/cashier');
   });
 });

@@ -1,19 +1,19 @@
 /**
  * The payment page's logic, free of React so it can be tested with Taro mocked:
  * launch options → prepay id → order (4.2) → pay → wait for the result (the 4.2 long-poll loop) → success.
- * How it pays depends on where it runs (`payWay`): in the social app, login code → router → 4.4 args →
- * the payment call; in the Alipay mini-program, `my.getAuthCode` → router → `my.tradePay`; as the H5
- * page in Alipay's browser, Alipay's payment page (`/mp/api/alipay/wap`); as the H5 page anywhere
- * else, the sandbox's social cashier.
+ * How it pays depends on where it runs, which the wallets' own files say (`src/wallets/`, `pagePay`):
+ * in a wallet's mini-program, its login code → `POST /mp/api/pay` with the wallet's way → the
+ * platform's payment call; as the H5 page, `POST /mp/api/pay` → a payment page to leave for, which
+ * comes back here (the wallet's own in its browser, the sandbox's cashier anywhere else).
  */
-import Taro from '@tarojs/taro';
 import { parseScene } from '@kit/shared/scene';
 import { waitLoop } from '@kit/shared/long-poll';
 import { KitApiError, KitNetworkError } from '@kit/shared/errors';
 import { formatMoneyText } from '@kit/shared/money-format';
 import type { MpOrder } from '@kit/shared/api/mp';
-import type { PaymentChannel } from '@kit/shared/api/merchant';
+import { walletLooksOfChannel } from '@kit/shared/wallets/looks';
 import * as api from '../../lib/api';
+import { RETURN_MARKERS, pagePay, returnMarker, type PagePay } from '../../wallets';
 import type { Problem } from '../../i18n/i18n';
 
 export type Notice = { kind: 'cancelled' } | { kind: 'failed'; problem: Problem };
@@ -37,11 +37,11 @@ export type PayView =
   /** Paid in this visit: the receipt. */
   | { kind: 'success'; order: MpOrder }
   /**
-   * Paid in this visit, but the order had been paid with the other wallet before this payment went
+   * Paid in this visit, but the order had been paid with another wallet before this payment went
    * through: this one is a second payment, refunded automatically (docs/payments.md, "Paid once").
    */
   | { kind: 'paidTwice'; order: MpOrder }
-  /** 4.4 did not answer `success`: the payment expired, the payer must scan again. */
+  /** The way did not answer `success`: the payment expired, the payer must scan again. */
   | { kind: 'rescan'; order: MpOrder }
   /** The order could not be read (network or server failure); a retry is offered. */
   | { kind: 'error'; problem: Problem };
@@ -53,8 +53,8 @@ const PAYER_LINK = /\/p\/([0-9A-Za-z]{1,64})(?:[/?#]|$)/;
 
 /**
  * The prepay id from a mini-program code (`scene`, URL-encoded) or a plain QR link (the whole URL:
- * `q` in the social app, `qrCode` in Alipay's), whether the link holds the scene or is the one code
- * for any wallet (`/p/<prepayId>`).
+ * `q` in the social app, `qrCode` in Alipay's: every platform's launch key), whether the link holds
+ * the scene or is the one code for any wallet (`/p/<prepayId>`).
  */
 export function prepayIdFromOptions(options: LaunchOptions): string | null {
   for (const key of ['scene', 'q', 'qrCode'] as const) {
@@ -65,25 +65,6 @@ export function prepayIdFromOptions(options: LaunchOptions): string | null {
   }
   return null;
 }
-
-/**
- * How this page pays: `social` (the social app's mini-program: its payment call), `alipayMini` (the
- * Alipay build: `my.tradePay`), `alipayWap` (the H5 page in Alipay's browser, whose user agent says
- * `AlipayClient`: Alipay's payment page) or `sandboxSocial` (the H5 page anywhere else, the social app's
- * browser included: the sandbox's cashier stands in for the social payment, as before).
- */
-export type PayWay = 'social' | 'alipayMini' | 'alipayWap' | 'sandboxSocial';
-
-export function payWay(taroEnv: string | undefined, userAgent: string): PayWay {
-  if (taroEnv === 'alipay') return 'alipayMini';
-  if (taroEnv !== 'h5') return 'social';
-  return /\bAlipayClient\b/i.test(userAgent) ? 'alipayWap' : 'sandboxSocial';
-}
-
-/** The wallet a page pays with, and the one a channel belongs to. */
-export type Wallet = 'social' | 'alipay';
-export const walletOfWay = (way: PayWay): Wallet => (way === 'alipayMini' || way === 'alipayWap' ? 'alipay' : 'social');
-export const walletOfChannel = (channel: PaymentChannel): Wallet => (channel === 'Alipay' ? 'alipay' : 'social');
 
 function safeDecode(s: string): string {
   try {
@@ -98,10 +79,7 @@ export function displayAmount(totalAmount: string): string {
   return formatMoneyText(totalAmount);
 }
 
-/** The marker of a return from Alipay's payment page (in the page's own hash query, which Alipay leaves alone). */
-const ALIPAY_RETURN = 'alipayReturn';
-
-/** The URL the cashier returns to: this page without a previous `sandboxResult` (or Alipay return marker). */
+/** The URL a payment page returns to: this page without a previous `sandboxResult` or return marker. */
 export function returnUrl(href: string): string {
   const hashAt = href.indexOf('#');
   const [base, hash] = hashAt < 0 ? [href, ''] : [href.slice(0, hashAt), href.slice(hashAt)];
@@ -111,57 +89,48 @@ export function returnUrl(href: string): string {
     const kept = part
       .slice(q + 1)
       .split('&')
-      .filter((p) => p && !p.startsWith('sandboxResult=') && !p.startsWith(`${ALIPAY_RETURN}=`));
+      .filter((p) => p && !p.startsWith('sandboxResult=') && !RETURN_MARKERS.some((m) => p.startsWith(`${m}=`)));
     return kept.length ? `${part.slice(0, q)}?${kept.join('&')}` : part.slice(0, q);
   };
   return hash ? `${base}${strip(hash)}` : strip(base);
 }
 
 /**
- * Where Alipay's payment page sends the payer back: this page, marked as a return. Alipay adds its
- * own parameters to the query before the `#`; the page's hash router reads only what follows it.
+ * Where a wallet's payment page sends the payer back: this page, marked as a return from it. The
+ * wallet adds its own parameters to the query before the `#`; the page's hash router reads only what follows it.
  */
-export function alipayReturnUrl(href: string): string {
+export function markedReturnUrl(href: string, wallet: string): string {
   const url = returnUrl(href);
   const hashAt = url.indexOf('#');
   const part = hashAt < 0 ? url : url.slice(hashAt);
-  return `${url}${part.includes('?') ? '&' : '?'}${ALIPAY_RETURN}=1`;
+  return `${url}${part.includes('?') ? '&' : '?'}${returnMarker(wallet)}=1`;
 }
 
-/** `my.tradePay`'s result codes: paid, or being processed / unknown (the order's state will say). */
-const TRADE_PAID_OR_PENDING = new Set(['9000', '8000', '6004']);
-const TRADE_CANCELLED = '6001';
-
-/** The Alipay mini-program's calls (Taro's Alipay platform; `getAuthCode` is not in Taro's common typings). */
-interface AlipayCalls {
-  getAuthCode(opts: { scopes: string }): Promise<{ authCode?: string; code?: string }>;
-  tradePay(opts: { tradeNO: string }): Promise<{ resultCode?: string; response?: { resultCode?: string } }>;
-}
-const alipay = () => Taro as unknown as AlipayCalls;
+/** Whether a payment made with `wallet` is not the one that paid the order (a payment through another wallet's channel). */
+const otherWallet = (channel: string, wallet: string) => walletLooksOfChannel(channel)?.id !== wallet;
 
 /**
  * The page for an order that is not `active` when opened or when the wait ends. Back from paying with
  * `mine` an order another wallet paid: this payment came second (both went through), and is refunded.
  */
-function closedView(order: MpOrder, justPaid: boolean, mine: Wallet): PayView {
-  if (order.status === 'finish' && justPaid && order.paymentChannel && walletOfChannel(order.paymentChannel) !== mine) return { kind: 'paidTwice', order };
+function closedView(order: MpOrder, justPaid: boolean, mine: string): PayView {
+  if (order.status === 'finish' && justPaid && order.paymentChannel && otherWallet(order.paymentChannel, mine)) return { kind: 'paidTwice', order };
   if (order.status === 'finish') return { kind: justPaid ? 'success' : 'paid', order };
   if (order.status === 'refunded') return { kind: 'refunded', order };
   return { kind: 'expired', order };
 }
 
-const USER_KEY = 'kit-payer-user';
 /** How often, and how many times, the page of a second payment reads the order again until its refund ends. */
 const SECOND_REFRESH_MS = 3_000;
 const SECOND_REFRESHES = 100;
 
 export interface PayFlowDeps {
   onChange: (view: PayView) => void;
-  /** H5: leaves the page for the sandbox cashier. */
+  /** H5: leaves the page for a payment page (a wallet's, the sandbox cashier). */
   leave?: (url: string) => void;
-  /** H5: the page's own URL (the cashier comes back to it). */
+  /** H5: the page's own URL (the payment page comes back to it). */
   href?: () => string;
-  /** H5: the browser's user agent (Alipay's browser pays with Alipay). */
+  /** H5: the browser's user agent (a wallet's own browser pays with that wallet's page). */
   userAgent?: () => string;
 }
 
@@ -176,18 +145,15 @@ export class PayFlow {
     return this.view;
   }
 
-  private get isH5(): boolean {
-    return process.env.TARO_ENV === 'h5';
-  }
-
-  private get way(): PayWay {
+  /** How this page pays where it runs (the build's platform, the browser). */
+  private get paying(): PagePay {
     const ua = this.deps.userAgent?.() ?? (typeof navigator === 'undefined' ? '' : navigator.userAgent);
-    return payWay(process.env.TARO_ENV, ua);
+    return pagePay(process.env.TARO_ENV, ua);
   }
 
   /** The wallet this page pays with. */
-  private get wallet(): Wallet {
-    return walletOfWay(this.way);
+  private get wallet(): string {
+    return this.paying.wallet;
   }
 
   private get href(): string {
@@ -204,7 +170,7 @@ export class PayFlow {
     this.deps.onChange(view);
   }
 
-  /** Page load: reads the id, the order and, on H5, what the sandbox cashier reported on return. */
+  /** Page load: reads the id, the order and, on H5, what the payment page reported on return. */
   async start(options: LaunchOptions): Promise<void> {
     this.prepayId = prepayIdFromOptions(options);
     if (!this.prepayId) return this.show({ kind: 'missing' });
@@ -212,7 +178,7 @@ export class PayFlow {
     const order = await this.load();
     if (!order) return;
     const result = options.sandboxResult;
-    const back = result === 'paid' || options[ALIPAY_RETURN] === '1';
+    const back = result === 'paid' || RETURN_MARKERS.some((m) => options[m] === '1');
     if (back && (order.status === 'active' || order.status === 'finish')) return this.waitForResult(order);
     if (order.status !== 'active') return this.show(closedView(order, false, this.wallet));
     this.show({ kind: 'ready', order, notice: result === 'cancel' ? { kind: 'cancelled' } : undefined });
@@ -239,75 +205,20 @@ export class PayFlow {
     if (this.view.kind !== 'ready' || !this.prepayId) return;
     const order = this.view.order;
     this.show({ kind: 'paying', order });
-    const way = this.way;
-    if (way === 'alipayMini') return this.payInAlipayMini(this.prepayId, order);
-    if (way === 'alipayWap') return this.payInAlipayBrowser(this.prepayId, order);
+    const paying = this.paying;
     let answer: api.PayAnswer;
     try {
-      const code = await this.loginCode();
-      answer = await api.requestPayArgs(this.prepayId, code);
+      const code = paying.loginCode ? await paying.loginCode() : undefined;
+      const back = paying.kind === 'leave' && paying.returns ? markedReturnUrl(this.href, paying.wallet) : undefined;
+      answer = await api.pay({ prepayId: this.prepayId, way: paying.way, code, returnUrl: back });
     } catch (e) {
       return this.show({ kind: 'ready', order, notice: { kind: 'failed', problem: problemOf(e) } });
     }
     if (answer.status !== 'success' || !('args' in answer)) return this.show({ kind: 'rescan', order });
-    const { args } = answer;
-    if (this.isH5) {
-      // On H5 Taro.requestPayment resolves without paying: the sandbox cashier stands in.
-      this.leave(api.sandboxCashierUrl(args.package, returnUrl(this.href)));
-      return;
-    }
-    try {
-      await Taro.requestPayment({
-        timeStamp: String(args.timeStamp),
-        nonceStr: args.nonceStr,
-        package: args.package,
-        // `RSA` on API v3, `MD5`/`HMAC-SHA256` on protocol v2: passed through as the service signed it.
-        signType: args.signType,
-        paySign: args.paySign,
-      });
-    } catch (e) {
-      // The platform's errMsg ("requestPayment:fail …") is for developers; the payer is told plainly.
-      const errMsg = (e as { errMsg?: string })?.errMsg ?? '';
-      const notice: Notice = /cancel/i.test(errMsg) ? { kind: 'cancelled' } : { kind: 'failed', problem: {} };
-      return this.show({ kind: 'ready', order, notice });
-    }
-    return this.waitForResult(order);
-  }
-
-  /** The Alipay mini-program: `my.getAuthCode` → the router (open id, `alipayMini`) → `my.tradePay`. */
-  private async payInAlipayMini(prepayId: string, order: MpOrder): Promise<void> {
-    let answer: Awaited<ReturnType<typeof api.requestAlipayTrade>>;
-    try {
-      const got = await alipay().getAuthCode({ scopes: 'auth_base' });
-      const authCode = got.authCode ?? got.code;
-      if (!authCode) throw new Error('getAuthCode gave no code');
-      answer = await api.requestAlipayTrade(prepayId, authCode);
-    } catch (e) {
-      return this.show({ kind: 'ready', order, notice: { kind: 'failed', problem: problemOf(e) } });
-    }
-    if (answer.status !== 'success' || !('args' in answer)) return this.show({ kind: 'rescan', order });
-    let code: string | undefined;
-    try {
-      const paid = await alipay().tradePay({ tradeNO: answer.args.tradeNO });
-      code = paid.resultCode ?? paid.response?.resultCode;
-    } catch (e) {
-      // A refusal arrives as a failure too, with the same result codes.
-      code = (e as { resultCode?: string })?.resultCode;
-    }
-    if (code && TRADE_PAID_OR_PENDING.has(code)) return this.waitForResult(order);
-    return this.show({ kind: 'ready', order, notice: code === TRADE_CANCELLED ? { kind: 'cancelled' } : { kind: 'failed', problem: {} } });
-  }
-
-  /** The H5 page in Alipay's browser: leaves for Alipay's payment page, which comes back here marked as a return. */
-  private async payInAlipayBrowser(prepayId: string, order: MpOrder): Promise<void> {
-    let answer: Awaited<ReturnType<typeof api.requestAlipayWapUrl>>;
-    try {
-      answer = await api.requestAlipayWapUrl(prepayId, alipayReturnUrl(this.href));
-    } catch (e) {
-      return this.show({ kind: 'ready', order, notice: { kind: 'failed', problem: problemOf(e) } });
-    }
-    if (answer.status !== 'success' || !('args' in answer)) return this.show({ kind: 'rescan', order });
-    this.leave(answer.args.url);
+    if (paying.kind === 'leave') return this.leave(paying.leave(answer.args, returnUrl(this.href)));
+    const outcome = await paying.call(answer.args);
+    if (outcome === 'paid') return this.waitForResult(order);
+    return this.show({ kind: 'ready', order, notice: outcome === 'cancelled' ? { kind: 'cancelled' } : { kind: 'failed', problem: {} } });
   }
 
   /** The 4.2 client loop through the router: immediate re-call until the order leaves `active`. */
@@ -333,7 +244,7 @@ export class PayFlow {
    * even have heard of this payment yet), so that the payer sees it refunded.
    */
   private async followSecondPayment(order: MpOrder): Promise<void> {
-    const settled = (o: MpOrder) => o.secondPayments?.some((p) => walletOfChannel(p.paymentChannel) === this.wallet && p.refund !== 'refunding');
+    const settled = (o: MpOrder) => o.secondPayments?.some((p) => !otherWallet(p.paymentChannel, this.wallet) && p.refund !== 'refunding');
     const signal = this.stopped.signal;
     for (let i = 0; i < SECOND_REFRESHES && !settled(order) && !signal.aborted; i++) {
       await new Promise<void>((resolve) => {
@@ -350,36 +261,10 @@ export class PayFlow {
     }
   }
 
-  private async loginCode(): Promise<string> {
-    if (this.isH5) return api.sandboxLoginCode(payerId());
-    const { code } = await Taro.login();
-    if (!code) throw new Error('login gave no code');
-    return code;
-  }
-
   /** Page unload: ends a held call and ignores late answers. */
   stop(): void {
     this.stopped.abort();
   }
-}
-
-/** A stable stand-in payer for the sandbox login on H5 (one per browser). */
-function payerId(): string {
-  let id = '';
-  try {
-    id = Taro.getStorageSync(USER_KEY) || '';
-  } catch {
-    id = '';
-  }
-  if (!id) {
-    id = `payer-${Math.random().toString(36).slice(2, 10)}`;
-    try {
-      Taro.setStorageSync(USER_KEY, id);
-    } catch {
-      // Storage unavailable: a new payer per payment is fine for the sandbox.
-    }
-  }
-  return id;
 }
 
 /** What went wrong, as the page can say it: the router's error id and code, or "no network". */

@@ -1,12 +1,22 @@
 /**
  * What the mini-program router does for a payer, by the front-end backends' rule
  * (`frontends/README.md`): like a merchant backend it calls this service's public API in-process
- * (`routes/in-process.ts`: 4.2 detail, 4.4 mini-program payment arguments) as the app that owns the
+ * (`routes/in-process.ts`: 4.2 detail, the payment arguments of a way) as the app that owns the
  * order's sub-merchant; it reads from the services what the API has no call for (which app that
  * is, the order's items) and guards the payer's login with the service's brute-force limit.
  */
-import { KitError, PAY_VERSION, formatCents, readOrderItems, type PaymentChannel, type PrepayDetail } from '@kit/shared';
-import type { MpAlipayPayResponse, MpAlipayWapResponse, MpOrder, MpPayResponse } from '@kit/shared/api/mp';
+import {
+  KitError,
+  PAY_VERSION,
+  formatCents,
+  readOrderItems,
+  wayOf,
+  type PayRequest,
+  type PaymentChannel,
+  type PrepayDetail,
+  type WayDeclaration,
+} from '@kit/shared';
+import { MP_DEFAULT_WAY, type MpOrder, type MpPayRequest, type MpPayResponse } from '@kit/shared/api/mp';
 import type { Services } from '../../services';
 import type { InProcessApi } from '../../routes/in-process';
 import { prepayDetail } from '../../routes/submerchant-pay';
@@ -57,29 +67,28 @@ export class MpBackend {
     return { ...(paymentChannel ? { paymentChannel } : {}), ...(secondPayments.length ? { secondPayments } : {}) };
   }
 
-  /** Code → open id → 4.4. A refusal by 4.4 is an answer (the page asks to scan again), not an error. */
-  async pay(prepayId: string, code: string, payer: { address?: string }): Promise<MpPayResponse> {
-    const appId = await this.appOf(prepayId);
-    // A login code has no account: refused codes count against the payer's address.
-    const openId = await this.services.logins.guard({ address: payer.address }, () => this.login.openIdFor(code));
-    return this.answer(prepayId, async () => (await this.api.pay({ appId }, { prepayId, way: 'socialPay', openId })).args);
-  }
-
   /**
-   * The mini-program in Alipay: its login code → the payer's open id (the Alipay provider's payer
-   * login, guarded like the social login) → `alipayMini` → the trade the page pays.
+   * The way the page pays with, as its declaration says for the payer page (`page`): for a
+   * mini-program, its login code → the payer's open id (the kit's mini-program login for
+   * `miniProgram`, the wallet's own for `walletMini`, both guarded by the service's brute-force
+   * limit) → the way; for a page in the wallet's browser, where its payment page sends the payer
+   * back. A refusal of the way is an answer (the page asks to scan again), not an error.
    */
-  async alipayPay(prepayId: string, authCode: string, payer: { address?: string }): Promise<MpAlipayPayResponse> {
-    const appId = await this.appOf(prepayId);
-    const buyerOpenId = await this.services.logins.guard({ address: payer.address }, () => this.services.payments.args.walletPayer('Alipay', authCode));
-    return this.answer(prepayId, async () => (await this.api.pay({ appId }, { prepayId, way: 'alipayMini', buyerOpenId })).args);
+  async pay(req: MpPayRequest, payer: { address?: string }): Promise<MpPayResponse> {
+    const way = wayOf(req.way ?? MP_DEFAULT_WAY);
+    if (!way?.page) throw new KitError('invalid_request', `way: the payer page does not pay with "${req.way}"`);
+    const appId = await this.appOf(req.prepayId);
+    const input =
+      way.flow === 'wap' ? way.page.input({ returnUrl: req.returnUrl }) : way.page.input({ openId: await this.payerOf(way, req.code ?? '', payer) });
+    const call = { prepayId: req.prepayId, way: way.name, ...input } as PayRequest;
+    return this.answer(req.prepayId, async () => (await this.api.pay({ appId }, call)).args);
   }
 
-  /** The page in Alipay's browser: `alipayWap`'s signed payment page URL, back to `returnUrl`. */
-  async alipayWap(prepayId: string, returnUrl: string | undefined): Promise<MpAlipayWapResponse> {
-    const appId = await this.appOf(prepayId);
-    const input = returnUrl === undefined ? {} : { returnUrl };
-    return this.answer(prepayId, async () => (await this.api.pay({ appId }, { prepayId, way: 'alipayWap', ...input })).args);
+  /** A login code → the payer's open id. A login code has no account: refused codes count against the payer's address. */
+  private payerOf(way: WayDeclaration, code: string, payer: { address?: string }): Promise<string> {
+    return this.services.logins.guard({ address: payer.address }, () =>
+      way.flow === 'miniProgram' ? this.login.openIdFor(code) : this.services.payments.args.wayPayer(way.name, code),
+    );
   }
 
   /** A payment call's `args` as `success`; its refusal is an answer the page shows (scan again), not an error. */

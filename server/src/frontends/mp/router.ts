@@ -1,12 +1,13 @@
 /**
  * `/mp/api/*`: the payer mini-program's only server. No login and no secret on the page: the
- * router reads orders (4.2) and gets payment arguments (4.4; in Alipay, 6.3's `alipayMini` and
- * `alipayWap`) on the payer's behalf, signed as the app owning the order's sub-merchant, and
- * exchanges the login code for the open id itself.
+ * router reads orders (4.2) and gets the payment arguments of the way the page pays with (`POST
+ * /mp/api/pay`: 4.4 in the social app, a wallet's own mini-program or browser page elsewhere, as the
+ * ways declare for the payer page) on the payer's behalf, signed as the app owning the order's
+ * sub-merchant, and exchanges the login code for the open id itself.
  */
 import { Router } from 'express';
 import { PAY_VERSION } from '@kit/shared';
-import { mpAlipayPayRequestSchema, mpAlipayWapRequestSchema, mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
+import { MP_PAY_ALIASES, mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema, type MpPayRequest } from '@kit/shared/api/mp';
 import { apiGroup } from '../../http/api-group';
 import { validate } from '../../http/validate';
 import type { RouteDeps } from '../../routes/deps';
@@ -42,19 +43,18 @@ export function mpApiRoutes({ config, services, api }: RouteDeps): Router {
   });
 
   r.post('/pay', async (req, res) => {
-    const { prepayId, code } = validate(mpPayRequestSchema, req.body);
-    res.json(await backend.pay(prepayId, code, { address: req.ip }));
+    const body = validate(mpPayRequestSchema, req.body) as MpPayRequest;
+    res.json(await backend.pay(body, { address: req.ip }));
   });
 
-  // The same page built for Alipay: its mini-program (`my.getAuthCode` → `my.tradePay`), and the H5 page in Alipay's browser.
-  r.post('/alipay/pay', async (req, res) => {
-    const { prepayId, authCode } = validate(mpAlipayPayRequestSchema, req.body);
-    res.json(await backend.alipayPay(prepayId, authCode, { address: req.ip }));
-  });
-  r.post('/alipay/wap', async (req, res) => {
-    const { prepayId, returnUrl } = validate(mpAlipayWapRequestSchema, req.body);
-    res.json(await backend.alipayWap(prepayId, returnUrl));
-  });
+  // A way's own route from before `/pay` (its declaration's `page.alias`): the same call, the way fixed.
+  for (const alias of MP_PAY_ALIASES) {
+    r.post(alias.path, async (req, res) => {
+      const body = validate(alias.body, req.body) as Record<string, string | undefined>;
+      const request: MpPayRequest = { prepayId: body.prepayId!, way: alias.way, code: body[alias.codeField], returnUrl: body.returnUrl };
+      res.json(await backend.pay(request, { address: req.ip }));
+    });
+  }
 
   return r;
 }

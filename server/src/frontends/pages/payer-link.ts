@@ -5,8 +5,9 @@
  * - the social app: the social platform opens the mini-program when the merchant registered the
  *   link's prefix (its link rule); a link that still reaches us in the app's browser goes to the
  *   payer page, which pays as it does today;
- * - Alipay's own browser: the payer page too, which pays with Alipay there (`/mp/api/alipay/wap`);
- * - any other browser: a page that says, in both languages, to scan with either app.
+ * - Alipay's own browser: the payer page too, which pays with Alipay there (`alipayWap` through `/mp/api/pay`);
+ * - any other browser: a page that says, in both languages, to scan with either app (the wallets'
+ *   names as their looks declare them).
  *
  * The apps are told apart by the user agent each app's browser sends (a token of the app's own, not
  * a field of a payment protocol), which each provider declares (`payerBrowser`, asked through the
@@ -14,7 +15,7 @@
  * exists and can still be paid.
  */
 import type { RequestHandler } from 'express';
-import { LANGS, buildScene } from '@kit/shared';
+import { LANGS, buildScene, everyWalletName } from '@kit/shared';
 import { payerBrowserRealm } from '../../payments/providers/registry';
 import { catalogue, esc, pageLang, renderPage, sendPage, type Lang } from './page';
 
@@ -28,14 +29,14 @@ type Key = 'title' | 'scan' | 'how' | 'order' | 'missing';
 const text = catalogue<Key>({
   en: {
     title: 'Pay this order',
-    scan: 'Scan this code with the social app or with Alipay to pay.',
+    scan: 'Scan this code with {wallets} to pay.',
     how: 'Open either app, tap its scanner and point it at the code on the counter screen. This browser cannot pay.',
     order: 'Order {id}',
     missing: 'This link holds no order. Scan the code on the counter screen again.',
   },
   'zh-CN': {
     title: '支付此订单',
-    scan: '请用社交应用或支付宝扫码付款。',
+    scan: '请用{wallets}扫码付款。',
     how: '打开任一应用，点“扫一扫”，对准收银屏上的付款码。此浏览器无法付款。',
     order: '订单 {id}',
     missing: '此链接不含订单，请重新扫描收银屏上的付款码。',
@@ -49,7 +50,7 @@ function scanWithAppPage(lang: Lang, prepayId: string | null): string {
     .map((l, i) => {
       const t = text(l);
       const lines = prepayId
-        ? `<h2 data-testid="scan-with-app">${esc(t('scan'))}</h2><p class="muted">${esc(t('how'))}</p><p class="note">${esc(t('order', { id: prepayId }))}</p>`
+        ? `<h2 data-testid="scan-with-app">${esc(t('scan', { wallets: everyWalletName(l, ' or with ') }))}</h2><p class="muted">${esc(t('how'))}</p><p class="note">${esc(t('order', { id: prepayId }))}</p>`
         : `<h2 data-testid="scan-with-app">${esc(t('missing'))}</h2>`;
       return `<div class="card" lang="${l}" data-lang-block="${l}"${i > 0 ? ' style="opacity:.85"' : ''}>${lines}</div>`;
     })

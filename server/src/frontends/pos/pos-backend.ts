@@ -5,7 +5,7 @@
  * the reads the public API has no call for (the day's order list with its profit-sharing lines,
  * which order belongs to which sub-merchant, the app's secret for sealing handles) go to the services.
  */
-import { KitError, AmountError, buildScene, formatCents, parseCents, parsePoints, type PaymentChannel, type PrepayDetail } from '@kit/shared';
+import { KitError, AmountError, buildScene, formatCents, parseCents, parsePoints, walletOfWay, type PaymentChannel, type PrepayDetail } from '@kit/shared';
 import {
   DEDUCTION_CODE_REFRESH_MS,
   DEDUCTION_CODE_TTL_MS,
@@ -46,6 +46,12 @@ export interface PosBackendOptions {
 }
 
 const DAY_MS = 86_400_000;
+
+/** The way of the scan-code QR (4.3), and the way the kit's mini-program pays with (4.4). */
+const SCAN_WAY = 'socialPayNative';
+const MINI_PROGRAM_WAY = 'socialPay';
+/** The wallets whose apps scan the display's mini-program code and its scan-code QR, as the ways declare them. */
+const SCANNED_WITH: PosOrder['scannedWith'] = { miniProgram: walletOfWay(MINI_PROGRAM_WAY)!.id, scanCode: walletOfWay(SCAN_WAY)!.id };
 
 export class PosBackend {
   constructor(
@@ -277,6 +283,7 @@ export class PosBackend {
       miniProgramCode: this.opts.miniProgramCode,
       miniProgramLink: `${linkPrefix}${encodeURIComponent(scene)}`,
       payerLink: `${payerLinkBase}/p/${prepayId}`,
+      scannedWith: SCANNED_WITH,
       codeUrl: null,
     };
     if (detail.paymentTime) view.paymentTime = detail.paymentTime;
@@ -288,7 +295,7 @@ export class PosBackend {
     }
     if (detail.status === 'active') {
       try {
-        const native = await this.api.pay(cashier, { prepayId, way: 'socialPayNative' });
+        const native = await this.api.pay(cashier, { prepayId, way: SCAN_WAY });
         // An answer without `code_url` is the channel's failure (`channel_error`), which the display names.
         if (typeof native.args?.code_url === 'string' && native.args.code_url) view.codeUrl = native.args.code_url;
         else {

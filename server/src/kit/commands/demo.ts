@@ -19,7 +19,7 @@ export const demoCommands: KitCommand[] = [
     name: 'create',
     usage: 'demo create [--password PW] [--callback URL] [--out FILE]',
     summary:
-      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters (and Alipay ones when the sandbox plays Alipay), and a point type with a balance for a demo user; prints their ids, the app secret, the password and the service URL once (JSON on stdout, or in FILE with --out, readable only by you), then the next steps (stderr).',
+      'Creates an app, a parent merchant, a sub-merchant with SocialNative parameters (and those of every other wallet the sandbox plays), and a point type with a balance for a demo user; prints their ids, the app secret, the password and the service URL once (JSON on stdout, or in FILE with --out, readable only by you), then the next steps (stderr).',
     async run(ctx, args, out, say) {
       const { values } = parseCommandArgs(args, { password: { type: 'string' }, callback: { type: 'string' }, out: { type: 'string' } });
       const { apps, merchants, chain } = ctx.services;

@@ -3,9 +3,21 @@
  * They hold the secrets the pages must not (app secret, mini-program secret) and call the
  * service's own API for them; merchants do not call them directly.
  */
-import { z } from 'zod';
-import { ORDER_STATUSES, PAYMENT_CHANNELS, alipayMiniArgsSchema, alipayWapArgsSchema, miniProgramPayArgsSchema, prepayDetailSchema } from '@kit/shared';
-import { mpAlipayPayRequestSchema, mpAlipayWapRequestSchema, mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestSchema } from '@kit/shared/api/mp';
+import { z, type ZodTypeAny } from 'zod';
+import {
+  ORDER_STATUSES,
+  PAGE_WAYS,
+  PAYMENT_CHANNELS,
+  WALLET_LOOKS,
+  everyWalletName,
+  orList,
+  prepayDetailSchema,
+  wayOf,
+  type ErrorId,
+  type WalletLooks,
+  type WayDeclaration,
+} from '@kit/shared';
+import { MP_DEFAULT_WAY, MP_PAY_ALIASES, mpOrderParamsSchema, mpOrderQuerySchema, mpPayRequestMembers } from '@kit/shared/api/mp';
 import {
   posBalanceQuerySchema,
   posCreateOrderSchema,
@@ -48,6 +60,9 @@ const order = z.object({
   payerLink: z.string().openapi({
     description: "The code for any wallet, shown first: `<service>/p/<prepayId>` (each app's browser is answered its own way, `GET /p/{prepayId}`)",
   }),
+  scannedWith: z
+    .object({ miniProgram: z.string(), scanCode: z.string() })
+    .openapi({ description: 'The wallet (its id) whose app scans the mini-program code, and the scan-code QR: the display names it under the code' }),
   codeUrl: z.string().nullable(),
   codeUrlError: z.string().optional(),
   codeUrlErrorId: z.string().optional(),
@@ -80,6 +95,24 @@ const pointsCode = z.object({
 
 const pos = (doc: Omit<RouteDoc, 'tag' | 'auth'> & { auth?: RouteDoc['auth'] }): RouteDoc => ({ tag: 'POS display router', auth: 'posCookie', ...doc });
 const mp = (doc: Omit<RouteDoc, 'tag' | 'auth'>): RouteDoc => ({ tag: 'Mini-program router', auth: 'none', ...doc });
+
+/** What can go wrong paying a way from the page: its login code (a mini-program's), the way not served, the order. */
+const pageWayErrors = (w: WayDeclaration): ErrorId[] =>
+  w.flow === 'wap'
+    ? ['not_found']
+    : w.flow === 'miniProgram'
+      ? ['mp_login_failed', 'mp_login_unavailable', 'mp_not_configured', 'order_not_active']
+      : ['mp_login_failed', 'channel_unavailable', 'not_found'];
+/** The answer of a way paid from the page: its `args`. */
+const pageWayAnswer = (ways: readonly WayDeclaration[]) =>
+  success(1, { args: ways.length === 1 ? ways[0].args : z.union(ways.map((w) => w.args.openapi({ title: w.name })) as unknown as [ZodTypeAny, ZodTypeAny]) });
+/** The wallets whose app's browser pays on the payer page, and the token of its user agent (`MicroMessenger/`). */
+const BROWSERS = WALLET_LOOKS.filter((w) => w.payerBrowser);
+const userAgentToken = (w: WalletLooks) => (w.payerBrowser?.source ?? '').replace(/\\b/g, '').replace(/\\/g, '');
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+const COMES_BACK =
+  "After paying (or on leaving the wallet's page) the payer comes back to `returnUrl`; the payment itself is known from 4.2 (`/mp/api/orders/{prepayId}`), never from the return.";
+const NOT_SUCCESS = 'Anything but `success` (HTTP 200 with `status: "fail"`) means the order can no longer be paid this way: the page asks to scan again.';
 
 export const frontendRoutes: RouteDoc[] = [
   pos({
@@ -208,33 +241,27 @@ export const frontendRoutes: RouteDoc[] = [
   mp({
     method: 'post',
     path: '/mp/api/pay',
-    summary: 'Exchange the login code for the open id and get the mini-program payment arguments (4.4 behind the router)',
-    body: mpPayRequestSchema,
-    answer: success(1, { args: miniProgramPayArgsSchema }),
-    errors: ['mp_login_failed', 'mp_login_unavailable', 'mp_not_configured', 'order_not_active'],
-  }),
-  mp({
-    method: 'post',
-    path: '/mp/api/alipay/pay',
-    summary:
-      "The mini-program in Alipay: exchange the login code (`my.getAuthCode`) for the payer's open id and get the trade to pay with `my.tradePay({tradeNO})` (alipayMini behind the router)",
+    summary: "Get the payment arguments of the way the page pays with, on the payer's behalf (the ways declare which: `socialPay`, 4.4, in the social app)",
     description:
-      'A code is good once. Anything but `success` (HTTP 200 with `status: "fail"`) means the order can no longer be paid this way: the page asks to scan again. ' +
-      'In the sandbox, `POST /sandbox/alipay/auth-code` gives a code (docs/sandbox.md).',
-    body: mpAlipayPayRequestSchema,
-    answer: success(1, { args: alipayMiniArgsSchema }),
-    errors: ['mp_login_failed', 'channel_unavailable', 'not_found'],
+      "`way` is one of the ways the payer page pays with; for a mini-program's way the page sends its login code (`code`: `wx.login`'s, `my.getAuthCode`'s), which the router exchanges for the payer's open id (a code is good once), " +
+      `for a page in a wallet's browser where the wallet's payment page sends the payer back (\`returnUrl\`). ${COMES_BACK} ` +
+      `Without \`way\`, \`${MP_DEFAULT_WAY}\` (\`{prepayId, code}\`, as before \`way\`). An unknown \`way\` is refused naming \`way\`. ${NOT_SUCCESS}`,
+    body: z.union(mpPayRequestMembers().map((m, i) => m.openapi({ title: PAGE_WAYS[i].name })) as unknown as [ZodTypeAny, ZodTypeAny]),
+    answer: pageWayAnswer(PAGE_WAYS),
+    errors: [...new Set(PAGE_WAYS.flatMap(pageWayErrors))],
   }),
-  mp({
-    method: 'post',
-    path: '/mp/api/alipay/wap',
-    summary: "The payer page in Alipay's browser: the Alipay payment page to open (`location.href = args.url`; alipayWap behind the router)",
-    description:
-      "After paying (or on leaving Alipay's page) the payer comes back to `returnUrl`; the payment itself is known from 4.2 (`/mp/api/orders/{prepayId}`), never from the return. " +
-      'Anything but `success` (HTTP 200 with `status: "fail"`) means the order can no longer be paid this way.',
-    body: mpAlipayWapRequestSchema,
-    answer: success(1, { args: alipayWapArgsSchema }),
-    errors: ['not_found'],
+  // A way's own route from before `/mp/api/pay` (its declaration's `page.alias`).
+  ...MP_PAY_ALIASES.map((alias) => {
+    const way = wayOf(alias.way)!;
+    return mp({
+      method: 'post',
+      path: `/mp/api${alias.path}`,
+      summary: `\`POST /mp/api/pay\` with \`way: "${way.name}"\`${way.flow === 'wap' ? '' : `, its login code as \`${alias.codeField}\``}: ${way.words.en.summary}`,
+      description: `${way.flow === 'wap' ? COMES_BACK : 'A code is good once.'} ${NOT_SUCCESS}`,
+      body: alias.body,
+      answer: pageWayAnswer([way]),
+      errors: pageWayErrors(way),
+    });
   }),
   {
     method: 'get',
@@ -250,13 +277,31 @@ export const frontendRoutes: RouteDoc[] = [
     path: '/p/:prepayId',
     tag: 'Pages',
     auth: 'none',
-    summary: "The POS's code for any wallet: the social app's and Alipay's browsers go on to the payer page, any other is told to scan with either app",
+    summary: `The POS's code for any wallet: ${orList(
+      'en',
+      BROWSERS.map((w) => `${w.names.en}'s`),
+      ' and ',
+    )} browsers go on to the payer page, any other is told to scan with either app`,
     description:
-      'By the user agent: `MicroMessenger/` (the social app) and `AlipayClient` (Alipay) get 302 to `/mp/#/pages/pay/index?scene=sm.pay%3Fprepayid%3D<prepayId>`, where the page pays with that app; any other browser gets this page, in both languages (its own first). A path that holds no prepay id answers 404 with the same page saying so.',
+      `By the user agent, as each wallet declares its app's browser: ${orList(
+        'en',
+        BROWSERS.map((w) => `\`${userAgentToken(w)}\` (${w.names.en})`),
+        ' and ',
+      )} ` +
+      'get 302 to `/mp/#/pages/pay/index?scene=sm.pay%3Fprepayid%3D<prepayId>`, where the page pays with that app; any other browser gets this page, in both languages (its own first). A path that holds no prepay id answers 404 with the same page saying so.',
     params: z.object({ prepayId: z.string() }),
     query: z.object({ lang: z.enum(['zh-CN', 'en']).optional() }),
-    answer: html('Scan with the social app or Alipay, in both languages'),
-    answers: { 302: { description: "The social app's or Alipay's browser: on to the payer page of the order" } },
+    answer: html(`Scan with ${everyWalletName('en')}, in both languages`),
+    answers: {
+      302: {
+        description: `${capitalized(
+          orList(
+            'en',
+            BROWSERS.map((w) => `${w.names.en}'s`),
+          ),
+        )} browser: on to the payer page of the order`,
+      },
+    },
   },
   { method: 'get', path: '/pos/', tag: 'Pages', auth: 'none', summary: 'The POS display (cashier and customer screen)', answer: html("The display's page") },
   { method: 'get', path: '/pos/index.html', tag: 'Pages', auth: 'none', summary: 'The POS display (same page as /pos/)', answer: html("The display's page") },

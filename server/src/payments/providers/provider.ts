@@ -386,7 +386,8 @@ export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoI
   description: string;
   /**
    * The user agent of the platform's app's browser (a token of the app's own), by which the POS's
-   * one code for any wallet (`/p/<prepayId>`) knows an app that can pay; absent: none.
+   * one code for any wallet (`/p/<prepayId>`) knows an app that can pay; absent: none. Its wallet's
+   * looks declare it (`payerBrowser`), which the payer page reads too.
    */
   payerBrowser?: RegExp;
   flows: readonly PaymentFlow[];

@@ -365,7 +365,7 @@ export const alipay = defineProvider({
   channel: 'Alipay',
   realm: 'alipay',
   description: 'Alipay',
-  payerBrowser: /\bAlipayClient\b/i,
+  payerBrowser: alipayWallet.payerBrowser,
   flows: ALIPAY_FLOWS,
   ways: alipayWallet.ways,
   settings: () => alipaySettingsShape,

@@ -25,7 +25,7 @@ export const socialV2 = defineProvider({
   channel: 'SocialNative',
   realm: 'social',
   description: 'the social payment platform',
-  payerBrowser: /\bMicroMessenger\//i,
+  payerBrowser: socialWallet.payerBrowser,
   flows: ['scan', 'miniProgram', 'app'],
   ways: socialWallet.ways,
   settings,

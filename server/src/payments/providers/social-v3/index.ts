@@ -45,7 +45,7 @@ export const socialV3 = defineProvider({
   channel: 'SocialNative',
   realm: 'social',
   description: 'the social payment platform',
-  payerBrowser: /\bMicroMessenger\//i,
+  payerBrowser: socialWallet.payerBrowser,
   flows: ['scan', 'miniProgram', 'app'],
   ways: socialWallet.ways,
   settings: socialSettings,
