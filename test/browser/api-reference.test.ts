@@ -17,33 +17,56 @@ const backend = backends()[0];
 const DOCS_LOOK = { oneLine: '.langs button, .try-fields button', primary: '.nothing-primary' };
 
 /**
+ * Waits until Swagger UI's virtual list has drawn what the screen shows: the page's reference (a
+ * new one after a language switch) has loaded its operations, the page has stopped scrolling (the
+ * same position two frames running) and the list's drawn items cover the part of the list that is
+ * on screen.
+ */
+async function listDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const w = window as unknown as { kitLastScrollY?: number; ui?: { specSelectors: { operations(): { size: number } } } };
+      if (!w.ui || w.ui.specSelectors.operations().size === 0) return false;
+      const still = w.kitLastScrollY === window.scrollY;
+      w.kitLastScrollY = window.scrollY;
+      if (!still) return false;
+      const list = document.querySelector('.operations-virtual__list');
+      if (!list) return false;
+      const shown = list.getBoundingClientRect();
+      // Not laid out yet (no items, no height): nothing drawn.
+      if (shown.height === 0) return false;
+      const top = Math.max(0, shown.top);
+      const bottom = Math.min(window.innerHeight, shown.bottom);
+      // The list is off the screen: nothing of it to draw.
+      if (bottom <= top) return true;
+      const items = list.querySelectorAll(':scope > .operations-virtual__item');
+      if (items.length === 0) return false;
+      return items[0].getBoundingClientRect().top <= top + 1 && items[items.length - 1].getBoundingClientRect().bottom >= bottom - 1;
+    },
+    undefined,
+    { polling: 'raf', timeout: RENDERED_WITHIN },
+  );
+}
+
+/**
  * Swagger UI draws a long reference as a virtual list (from 150 tags and operations on, which this
  * kit's has): only what is near the viewport is in the page. Scrolls from the top until `target`
- * is there, as a reader scrolls to it. The list draws after each scroll step; on a loaded machine
- * it may not have drawn the target before the next step moves past it, so a pass that reaches the
- * bottom without it starts again from the top with longer pauses.
+ * is there, as a reader scrolls to it: a step of the mouse wheel (less than a screen) at a time,
+ * each once the list has drawn what the screen shows.
  */
 async function scrollTo(page: Page, target: Locator): Promise<void> {
-  for (const pause of [25, 150, 500]) {
-    await page.evaluate(() => window.scrollTo(0, 0));
-    let still = 0;
-    for (let i = 0; i < 400 && still < 3 && (await target.count()) === 0; i++) {
-      const before = await page.evaluate(() => window.scrollY);
-      await page.mouse.wheel(0, 500);
-      await page.waitForTimeout(pause);
-      still = (await page.evaluate(() => window.scrollY)) === before ? still + 1 : 0;
-    }
-    // The list redraws while it settles: an element found may be replaced by its redrawn copy.
-    for (let i = 0; i < 5 && (await target.count()) > 0; i++) {
-      try {
-        await target.first().scrollIntoViewIfNeeded({ timeout: 2_000 });
-        return;
-      } catch {
-        await page.waitForTimeout(200);
-      }
-    }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await listDrawn(page);
+  while ((await target.count()) === 0) {
+    const before = await page.evaluate(() => window.scrollY);
+    const bottom = await page.evaluate(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1);
+    if (bottom) throw new Error(`scrolled the reference to its end without reaching ${target.toString()}`);
+    await page.mouse.wheel(0, 500);
+    await page.waitForFunction((y) => window.scrollY !== y, before, { polling: 'raf' });
+    await listDrawn(page);
   }
-  throw new Error(`scrolled the reference three times without reaching ${target.toString()}`);
+  // The list redraws while it settles: an element found may be replaced by its redrawn copy, which the locator finds again.
+  await target.first().scrollIntoViewIfNeeded();
 }
 
 describe('API reference page', () => {

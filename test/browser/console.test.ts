@@ -48,12 +48,19 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let orderA = '';
 let orderB = '';
 let bUp = false;
+/** CALLBACK_RETRY_SCHEDULE's every wait: the service's clock is moved to each attempt, not waited for. */
+const CALLBACK_RETRY_MS = 150;
+/** SANDBOX_REFUND_DELAY: from a refund accepted by the sandbox's platform to its completion and notification. */
+const REFUND_DELAY_MS = 200;
 
 beforeAll(async () => {
   ensureConsoleBuilt();
   fs.mkdirSync(screenshotDir(), { recursive: true });
   browser = await launchChromium();
-  kit = await startTestKit(backend, { CALLBACK_RETRY_SCHEDULE: Array(12).fill('150ms').join(','), SANDBOX_REFUND_DELAY: '200ms' });
+  kit = await startTestKit(backend, {
+    CALLBACK_RETRY_SCHEDULE: Array(12).fill(`${CALLBACK_RETRY_MS}ms`).join(','),
+    SANDBOX_REFUND_DELAY: `${REFUND_DELAY_MS}ms`,
+  });
   const triesA = { n: 0 };
   receiver = await startReceiver((r) => {
     const id = JSON.parse(r.body).prepayId;
@@ -64,12 +71,35 @@ beforeAll(async () => {
   f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/hooks/kit` });
   orderA = await newOrder(f, '1234.50');
   orderB = await newOrder(f, '8.00');
-  await payByCode(kit, f, orderA);
-  await payByCode(kit, f, orderB);
-  const state = async (id: string) => (await f.client.callbacks({ prepayId: id })).data.items[0]?.state;
-  await waitFor(async () => (await state(orderA)) === 'delivered', 'A delivered');
-  await waitFor(async () => (await state(orderB)) === 'given_up', 'B given up');
+  // The callbacks' series run on the service's clock, moved to each next attempt: A's two failures, B's thirteen.
+  kit.clock.freeze();
+  try {
+    await payByCode(kit, f, orderA);
+    await payByCode(kit, f, orderB);
+    const state = async (id: string) => (await f.client.callbacks({ prepayId: id })).data.items[0]?.state;
+    await followCallbacks(async () => (await state(orderA)) === 'delivered' && (await state(orderB)) === 'given_up', 'A delivered and B given up');
+  } finally {
+    kit.clock.resume();
+  }
 });
+
+/** Moves the service's clock to each next attempt of a callback (CALLBACK_RETRY_SCHEDULE) and lets it run, until `check` holds. */
+function followCallbacks(check: () => Promise<boolean>, what: string): Promise<boolean> {
+  return waitFor(async () => {
+    if (await check()) return true;
+    const next = await kit.runtime.db.db
+      .selectFrom('jobs')
+      .select('next_at')
+      .where('queue', '=', 'callback')
+      .where('state', '=', 'pending')
+      .where('lease_token', 'is', null)
+      .orderBy('next_at')
+      .executeTakeFirst();
+    if (next) kit.clock.advanceTo(next.next_at);
+    await kit.settle();
+    return false;
+  }, what);
+}
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
@@ -180,6 +210,10 @@ describe('merchant console in Chromium', () => {
     expect(await confirm.count()).toBe(0);
     await page.getByTestId('console-refund').click();
     await page.getByTestId('console-refund-yes').click();
+    // Accepted by the sandbox's platform, then done (and notified) once its delay has passed: the service's clock moved past it.
+    const refundState = async () => (await kit.runtime.services.payments.state(orderA)).refund?.state;
+    await waitFor(async () => ['accepted', 'success'].includes((await refundState()) ?? ''), 'the refund accepted');
+    await kit.advance(REFUND_DELAY_MS);
     await waitFor(async () => {
       await page.getByTestId('console-refresh').click();
       return (await page.getByTestId('console-order-status').textContent()) === 'Refunded';

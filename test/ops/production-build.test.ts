@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../server/test/support/process';
+import { waitFor } from '../../server/test/support/wait';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -63,25 +64,19 @@ async function start(dir: string, env: NodeJS.ProcessEnv) {
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`service exited:\n${out}`);
-    }
-    if (
-      await fetch(`${url}/health`).then(
+  try {
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error('service exited');
+      return fetch(`${url}/health`).then(
         (r) => r.ok,
         () => false,
-      )
-    )
-      return { url, stop, output: () => out };
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`service did not become healthy:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+      );
+    }, 'the service to answer /health');
+  } catch (e) {
+    await stop();
+    throw new Error(`${(e as Error).message}:\n${out}`);
   }
+  return { url, stop, output: () => out };
 }
 
 describe('the production build', () => {

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium, watchConsole } from '../browser/chromium';
+import { waitFor } from '../../server/test/support/wait';
 import { copyOfCheckout } from './checkout-copy';
 
 async function freePort(): Promise<number> {
@@ -42,14 +43,8 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-/** Whether the group is still alive `ms` after npm exited (tsx's esbuild helper leaves a moment after its parent). */
-async function groupLingers(pid: number, ms = 3_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end;) {
-    if (!groupAlive(pid)) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return groupAlive(pid);
-}
+/** Waits until no process of the group is left once npm exited (tsx's esbuild helper leaves a moment after its parent). */
+const groupGone = (pid: number) => waitFor(() => !groupAlive(pid), `process group ${pid} gone`);
 
 interface Started {
   child: ChildProcess;
@@ -74,21 +69,22 @@ async function npmStart(root: string, args: string[], env: NodeJS.ProcessEnv): P
   child.stdout!.resume();
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm start exited early:\n${err}`);
-    if (
-      await fetch(`${url}/health`).then(
+  // Building the front ends first: minutes on a machine running other suites beside this one.
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited early:\n${err}`);
+      return fetch(`${url}/health`).then(
         (r) => r.ok,
         () => false,
-      )
-    )
-      break;
-    if (Date.now() > deadline) throw new Error(`npm start did not become healthy:\n${err}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+      );
+    },
+    'npm start to answer /health',
+    240_000,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}\n${err}`);
+  });
   // The banner follows the listen: /health can answer a moment before it is written.
-  while (!err.includes('kit ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => err.includes('kit ready'), 'the banner');
   return { child, url, port, stderr: () => err, exited };
 }
 
@@ -145,7 +141,7 @@ describe('npm start', () => {
     expect(await s.exited).toBe(0);
     expect(Date.now() - sent).toBeLessThan(15_000);
     expect(await portOpen(s.port)).toBe(false);
-    expect(await groupLingers(s.child.pid!)).toBe(false);
+    await groupGone(s.child.pid!);
   }, 300_000);
 
   it('skips builds whose sources did not change and stops on SIGINT too', async () => {
@@ -160,6 +156,6 @@ describe('npm start', () => {
     process.kill(s.child.pid!, 'SIGINT');
     expect(await s.exited).toBe(0);
     expect(await portOpen(s.port)).toBe(false);
-    expect(await groupLingers(s.child.pid!)).toBe(false);
+    await groupGone(s.child.pid!);
   }, 120_000);
 });

@@ -4,6 +4,8 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { BetterSqliteDialect } from './sqlite-dialect';
+import type { StatementCount } from './statement-count';
+import { waitFor } from '../../test/support/wait';
 
 interface DB {
   t: { id: string; n: number };
@@ -13,6 +15,8 @@ describe('BetterSqliteDialect', () => {
   let dir: string;
   let file: string;
   let db: Kysely<DB>;
+  /** The statements the dialect has been asked for: one counted has reached it (and waits for its turn if it must). */
+  let statements: StatementCount;
   /** A second, independent handle: it only sees what has really been committed. */
   let observer: SQLite.Database;
 
@@ -21,7 +25,8 @@ describe('BetterSqliteDialect', () => {
     file = path.join(dir, 'x.sqlite');
     const raw = new SQLite(file);
     raw.pragma('journal_mode = WAL');
-    db = new Kysely<DB>({ dialect: new BetterSqliteDialect(raw) });
+    statements = { count: 0, named: 0 };
+    db = new Kysely<DB>({ dialect: new BetterSqliteDialect(raw, statements) });
     await sql`create table t (id text primary key, n integer not null)`.execute(db);
     observer = new SQLite(file, { readonly: true });
   });
@@ -59,14 +64,21 @@ describe('BetterSqliteDialect', () => {
 
   it('keeps other statements out of an open transaction until it commits, in order', async () => {
     const order: string[] = [];
+    // The transaction goes on only once the outside statement has reached the dialect while it is open.
+    let opened!: () => void;
+    const open = new Promise<void>((r) => (opened = r));
+    let queued!: () => void;
+    const outsideQueued = new Promise<void>((r) => (queued = r));
     const tx = db.transaction().execute(async (trx) => {
       await trx.insertInto('t').values({ id: 'tx1', n: 1 }).execute();
       order.push('tx-insert-1');
-      await new Promise((r) => setTimeout(r, 50));
+      opened();
+      await outsideQueued;
       await trx.insertInto('t').values({ id: 'tx2', n: 2 }).execute();
       order.push('tx-insert-2');
     });
-    await new Promise((r) => setTimeout(r, 10));
+    await open;
+    const asked = statements.count;
     const outside = db
       .selectFrom('t')
       .selectAll()
@@ -74,6 +86,9 @@ describe('BetterSqliteDialect', () => {
       .then((rows) => {
         order.push(`outside-saw-${rows.length}`);
       });
+    await waitFor(() => statements.count > asked, 'the outside statement at the dialect');
+    expect(order).toEqual(['tx-insert-1']);
+    queued();
     await Promise.all([tx, outside]);
     expect(order).toEqual(['tx-insert-1', 'tx-insert-2', 'outside-saw-2']);
   });

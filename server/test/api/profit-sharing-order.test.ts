@@ -5,6 +5,7 @@
  * ever; and the splits of one order reach the channel in the order they were accepted, so a later
  * split with `finish` cannot overtake an earlier one.
  */
+import type { IncomingMessage } from 'node:http';
 import type { KitClient, SplitRequest } from '@kit/shared';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit, sandboxTables } from '../support/kit';
@@ -13,6 +14,12 @@ import { waitFor } from '../support/wait';
 
 const PARTNER = { type: 'MERCHANT_ID', account: '1900000601', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
 const STAFF = { type: 'PERSONAL_OPENID', account: 'oStaffMember00000000000601', relationType: 'STAFF' } as const;
+/** PAY_GATEWAY_TIMEOUT: the time limit of a channel call, which the tests of a held split move the clock past. */
+const GATEWAY_TIMEOUT_MS = 3_000;
+/** SANDBOX_REFUND_DELAY: a refund stays accepted, not yet done, until the clock has moved this far. */
+const REFUND_DELAY_MS = 3_000;
+/** A split call to the platform: API v3 (`POST …/v3/profitsharing/orders`) or protocol v2 (`…/secapi/pay/multiprofitsharing`, `…/profitsharing`). */
+const SPLIT_CALL = /\/v3\/profitsharing\/orders$|\/secapi\/pay\/(multi)?profitsharing$/;
 
 const sharing = {
   split: (c: KitClient, body: unknown) => c.call<any>('POST', '/submerchant-pay/profitSharing/orders', { body }),
@@ -27,21 +34,31 @@ describeEachBackend(
     let f: PayFixture;
     let seq = 0;
     const no = (tag = 'S') => `${tag}${Date.now().toString(36)}${++seq}`;
+    /** Split calls that reached the service (the sandbox is served by it), held or not. */
+    let splitCalls = 0;
 
     beforeAll(async () => {
       kit = await startTestKit(backend, {
-        // Short, so that the calls the tests lose cost little; long enough for the sandbox's answers on
-        // a busy slow machine (a refund answered after 1 s was a 503).
-        PAY_GATEWAY_TIMEOUT: '3s',
+        PAY_GATEWAY_TIMEOUT: `${GATEWAY_TIMEOUT_MS}ms`,
         SANDBOX_PROFIT_SHARING_DELAY: '300ms',
         PROFIT_SHARING_QUERY_SCHEDULE: '200ms,300ms,500ms',
-        // The refund stays accepted (not yet done) for a while.
-        SANDBOX_REFUND_DELAY: '3s',
+        SANDBOX_REFUND_DELAY: `${REFUND_DELAY_MS}ms`,
+      });
+      // Express has taken its mount path off `url` by now: `originalUrl` is the whole of it.
+      kit.runtime.server.on('request', (req: IncomingMessage & { originalUrl?: string }) => {
+        if (req.method === 'POST' && SPLIT_CALL.test((req.originalUrl ?? req.url ?? '').split('?')[0])) splitCalls++;
       });
       f = await payFixture(kit);
       await kit.runtime.services.merchants.setContracted(f.parentId, true);
       await f.client.addProfitSharingReceiver({ merchantId: f.parentId, ...PARTNER });
       await f.client.addProfitSharingReceiver({ merchantId: f.parentId, ...STAFF });
+    });
+    // The clock moves only as a test moves it: a refund stays requested, a lost call stays unanswered and a split
+    // waits for its follow-up until the test says, however busy the machine is.
+    beforeEach(() => kit.clock.freeze());
+    afterEach(async () => {
+      kit.clock.resume();
+      await faults({});
     });
     afterAll(() => kit.close());
 
@@ -72,12 +89,57 @@ describeEachBackend(
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
     };
-    const finished = (prepayId: string, outOrderNo: string) => f.client.waitForProfitSharing(prepayId, outOrderNo, { intervalMs: 100, timeoutMs: 40_000 });
+    /**
+     * Moves the clock to each next run of the order's profit-sharing follow-ups and lets it run, until the split
+     * has ended: their waits (a lost call's time to be answered, PROFIT_SHARING_QUERY_SCHEDULE, the results'
+     * delay) are not waited out.
+     */
+    const finished = (prepayId: string, outOrderNo: string) =>
+      waitFor(async () => {
+        const d = await f.client.profitSharingOrder(prepayId, outOrderNo);
+        if (d.data.state === 'finished') return d;
+        const next = await kit.runtime.db.db
+          .selectFrom('jobs')
+          .select('next_at')
+          .where('queue', '=', 'profit-sharing.follow')
+          .where('ref', '=', prepayId)
+          .where('state', '=', 'pending')
+          .where('lease_token', 'is', null)
+          .orderBy('next_at')
+          .executeTakeFirst();
+        if (next) kit.clock.advanceTo(next.next_at);
+        await kit.settle();
+        return undefined;
+      }, `split ${outOrderNo} to end`);
+    /**
+     * A split whose call the sandbox holds (`splits: "hold"`): the clock moved past the call's time limit once the
+     * call is held (on API v3 the main domain gets half of it and the backup domain, held too, the rest), and no
+     * further, so the follow-up's first run (a second later) is still to come. Answers 4.8's answer.
+     */
+    const heldSplit = async (body: SplitRequest) => {
+      const before = splitCalls;
+      const answer = f.client.shareProfit(body);
+      let answered = false;
+      void answer.then(
+        () => (answered = true),
+        () => (answered = true),
+      );
+      await waitFor(() => splitCalls > before, 'the split call held by the sandbox');
+      let moved = 0;
+      await waitFor(() => {
+        if (answered) return true;
+        const step = moved < GATEWAY_TIMEOUT_MS ? GATEWAY_TIMEOUT_MS / 4 : 1;
+        kit.clock.advance(step);
+        moved += step;
+        return false;
+      }, 'the held split call given up');
+      return answer;
+    };
 
     test('while a refund is requested, and once it is done, a split or finish is refused at once and nothing reaches the channel', async () => {
       const prepayId = await sharedPaidOrder('20.00');
       await refund(prepayId);
-      // Accepted by the channel, not done yet (SANDBOX_REFUND_DELAY).
+      // Accepted by the channel, not done yet (SANDBOX_REFUND_DELAY: the clock has not moved).
       expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
       const body = split(prepayId, PARTNER, '2.00');
       expect(await sharing.split(f.client, body)).toMatchObject({
@@ -89,6 +151,8 @@ describeEachBackend(
         body: { error: 'profit_sharing_refund_requested' },
       });
       expect((await f.client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('0.00');
+      // Done by the platform (and notified) once its delay has passed.
+      await kit.advance(REFUND_DELAY_MS);
       await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'the refund');
       expect(await sharing.split(f.client, body)).toMatchObject({ httpStatus: 409, body: { error: 'order_already_refunded' } });
       expect(await atChannel(prepayId)).toEqual([]);
@@ -100,10 +164,9 @@ describeEachBackend(
       const body = split(prepayId, PARTNER, '5.00');
       try {
         // The call is lost on the way; the split is accepted all the same.
-        expect((await f.client.shareProfit(body)).data.state).toBe('processing');
+        expect((await heldSplit(body)).data.state).toBe('processing');
         expect((await f.client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('5.00');
-        // The refund is requested while the split's calls are still being lost, so it is ahead of them however busy
-        // the machine is (cleared first, the split's next attempt could reach the channel before the refund).
+        // The refund is requested before the split's next attempt, which waits for the clock.
         await refund(prepayId);
       } finally {
         await faults({});
@@ -114,8 +177,8 @@ describeEachBackend(
       ]);
       expect((await f.client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('0.00');
       expect(await atChannel(prepayId)).toEqual([]);
-      // Asked again, the split says why it ended: the refund, requested or (on a slow machine, after
-      // SANDBOX_REFUND_DELAY) already done.
+      // Asked again, the split says why it ended: the refund, requested or (once the clock has passed
+      // SANDBOX_REFUND_DELAY while the split was followed) already done.
       const again = await sharing.split(f.client, body);
       expect(again.httpStatus).toBe(409);
       expect(['profit_sharing_refund_requested', 'order_already_refunded']).toContain(again.body.error);
@@ -164,7 +227,7 @@ describeEachBackend(
       await faults({ splits: 'hold' });
       const first = split(prepayId, PARTNER, '4.00');
       try {
-        expect((await f.client.shareProfit(first)).data.state).toBe('processing');
+        expect((await heldSplit(first)).data.state).toBe('processing');
       } finally {
         await faults({});
       }

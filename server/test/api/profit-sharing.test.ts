@@ -11,6 +11,10 @@ import { waitFor } from '../support/wait';
 
 const PARTNER = { type: 'MERCHANT_ID', account: '1900000501', name: 'Partner Trading Co', relationType: 'PARTNER' } as const;
 const STAFF = { type: 'PERSONAL_OPENID', account: 'oStaffMember00000000000001', relationType: 'STAFF' } as const;
+/** SANDBOX_PROFIT_SHARING_DELAY: from a split accepted by the sandbox's platform to its receivers' results. */
+const RESULTS_DELAY_MS = 1_000;
+/** SANDBOX_REFUND_DELAY: from a refund accepted by the sandbox's platform to its completion and notification. */
+const REFUND_DELAY_MS = 200;
 
 const sharing = {
   split: (c: KitClient, body: unknown) => c.call<any>('POST', '/submerchant-pay/profitSharing/orders', { body }),
@@ -32,11 +36,10 @@ describeEachBackend(
 
     beforeAll(async () => {
       kit = await startTestKit(backend, {
-        // Long enough for a test to remove a receiver while its share is pending (two calls): with
-        // 300 ms a loaded full run decided the share first.
-        SANDBOX_PROFIT_SHARING_DELAY: '1s',
+        SANDBOX_PROFIT_SHARING_DELAY: `${RESULTS_DELAY_MS}ms`,
+        // The first query is due before the results are: moving the clock by their delay brings both.
         PROFIT_SHARING_QUERY_SCHEDULE: '200ms,300ms,500ms',
-        SANDBOX_REFUND_DELAY: '200ms',
+        SANDBOX_REFUND_DELAY: `${REFUND_DELAY_MS}ms`,
       });
       receiver = await startReceiver();
       f = await payFixture(kit, { notifyCallbackUrl: `${receiver.url}/cb` });
@@ -44,6 +47,10 @@ describeEachBackend(
       await f.client.addProfitSharingReceiver({ merchantId: f.parentId, ...PARTNER });
       await f.client.addProfitSharingReceiver({ merchantId: f.parentId, ...STAFF });
     });
+    // The clock moves only as a test moves it: a split's results are pending until the test moves it past their
+    // delay (a receiver removed meanwhile is removed before they are decided, however busy the machine is).
+    beforeEach(() => kit.clock.freeze());
+    afterEach(() => kit.clock.resume());
     afterAll(async () => {
       await kit.close();
       await receiver.close();
@@ -56,6 +63,11 @@ describeEachBackend(
       expect((await sandboxPost(kit.url, '/pay', { prepayId: args.prepayid })).status).toBe(200);
       expect((await g.client.waitForPayment(prepayId)).status).toBe('finish');
       return prepayId;
+    };
+    /** The split's results, decided by the platform once their delay has passed and read by the follow-up job. */
+    const results = async (g: PayFixture, prepayId: string, outOrderNo: string) => {
+      await kit.advance(RESULTS_DELAY_MS);
+      return g.client.waitForProfitSharing(prepayId, outOrderNo, { intervalMs: 100 });
     };
     const split = (prepayId: string, amounts: Partial<Record<'partner' | 'staff', string>>, extra: Partial<SplitRequest> = {}): SplitRequest => ({
       prepayId,
@@ -77,11 +89,11 @@ describeEachBackend(
       });
       const body = split(prepayId, { partner: '15.00', staff: '5.50' });
       expect(await f.client.shareProfit(body)).toEqual({ version: 1, status: 'success', data: { outOrderNo: body.outOrderNo, state: 'processing' } });
-      // Results come later (the sandbox decides them after ~1 s); right now they are pending.
+      // Results come later (the sandbox decides them 1 s after the split); right now they are pending.
       const first = await f.client.profitSharingOrder(prepayId, body.outOrderNo);
       expect(first.data).toMatchObject({ outOrderNo: body.outOrderNo, prepayId, state: 'processing' });
       expect(first.data.receivers.map((r) => r.result)).toEqual(['pending', 'pending']);
-      const done = await f.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100, timeoutMs: 10_000 });
+      const done = await results(f, prepayId, body.outOrderNo);
       expect(done.data.state).toBe('finished');
       expect(done.data.receivers).toEqual([
         {
@@ -134,7 +146,7 @@ describeEachBackend(
         finish: true,
       };
       expect((await g.client.shareProfit(body)).data.state).toBe('processing');
-      expect((await g.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 })).data.receivers[0].result).toBe('success');
+      expect((await results(g, prepayId, body.outOrderNo)).data.receivers[0].result).toBe('success');
       expect((await g.client.profitSharingAmounts(prepayId)).data).toEqual({
         totalAmount: '10.00',
         sharedAmount: '3.00',
@@ -185,7 +197,7 @@ describeEachBackend(
       const answers = await Promise.all(Array.from({ length: 5 }, () => sharing.split(f.client, body)));
       for (const a of answers) expect(a).toMatchObject({ httpStatus: 200, body: { status: 'success', data: { outOrderNo: body.outOrderNo } } });
       expect((await f.client.profitSharingAmounts(prepayId)).data.sharedAmount).toBe('3.00');
-      await f.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 });
+      await results(f, prepayId, body.outOrderNo);
       expect((await f.client.shareProfit(body)).data.state).toBe('finished');
       const changed = await sharing.split(f.client, { ...body, receivers: [{ ...body.receivers[0], amount: '2.01' }] });
       expect(changed).toMatchObject({ httpStatus: 409, body: { error: 'profit_sharing_order_conflict', code: 'E0062' } });
@@ -302,7 +314,7 @@ describeEachBackend(
         receivers: [{ type: custom.type, account: custom.account, amount: '1.00', description: 'custom share' }],
       };
       await g.client.shareProfit(body);
-      expect((await g.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 })).data.receivers[0].result).toBe('success');
+      expect((await results(g, prepayId, body.outOrderNo)).data.receivers[0].result).toBe('success');
     });
 
     test('a receiver removed while its share is pending: the channel closes it and the share can be used again', async () => {
@@ -316,7 +328,7 @@ describeEachBackend(
       await g.client.shareProfit(body);
       await g.client.removeProfitSharingReceiver({ merchantId: g.parentId, type: STAFF.type, account: STAFF.account });
       await g.client.removeProfitSharingReceiver({ merchantId: g.parentId, type: STAFF.type, account: STAFF.account }); // idempotent
-      const done = await g.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 });
+      const done = await results(g, prepayId, body.outOrderNo);
       expect(done.data.receivers.map((r) => [r.account, r.result])).toEqual([
         [PARTNER.account, 'success'],
         [STAFF.account, 'closed'],
@@ -331,16 +343,18 @@ describeEachBackend(
       await g.client.addProfitSharingReceiver({ merchantId: g.parentId, ...STAFF });
       const again = split(prepayId, { staff: '1.00' });
       await g.client.shareProfit(again);
-      expect((await g.client.waitForProfitSharing(prepayId, again.outOrderNo, { intervalMs: 100 })).data.receivers[0].result).toBe('success');
+      expect((await results(g, prepayId, again.outOrderNo)).data.receivers[0].result).toBe('success');
     });
 
     test('a refund of a shared order refunds the full amount and takes nothing back from receivers', async () => {
       const prepayId = await sharedPaidOrder('40.00');
       const body = split(prepayId, { partner: '12.00' });
       await f.client.shareProfit(body);
-      await f.client.waitForProfitSharing(prepayId, body.outOrderNo, { intervalMs: 100 });
+      await results(f, prepayId, body.outOrderNo);
       const token = (await f.client.login(f.subId, f.pw)).loginToken;
       expect(await f.client.refund(prepayId, token)).toEqual({ version: 1, status: 'success' });
+      // Completed by the platform (and notified) once its delay has passed.
+      await kit.advance(REFUND_DELAY_MS);
       await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'refunded', 'refunded');
       const co = (await kit.runtime.services.payments.state(prepayId)).channelOrders.find((c) => c.state === 'paid')!;
       const refunds = await sandboxTables(kit)

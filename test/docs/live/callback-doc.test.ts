@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateTestCallback } from '@kit/shared';
 import { freePort } from '../../../server/test/support/process';
+import { waitFor } from '../../../server/test/support/wait';
 import { buildTargets } from '../../../scripts/frontends';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -42,13 +43,19 @@ it('the node:http receiver of docs/signing.md takes a signed callback and refuse
       const res = await fetch(cb.url, { method: 'POST', headers: cb.headers, body: cb.body });
       return { status: res.status, text: await res.text() };
     };
-    const deadline = Date.now() + 30_000;
-    let first: { status: number; text: string } | undefined;
-    while (!first) {
-      first = await send(creds.appSecret, 'DocPaid1').catch(() => undefined);
-      if (!first && Date.now() > deadline) throw new Error(`the receiver did not start:\n${out}`);
-      if (!first) await new Promise((r) => setTimeout(r, 100));
-    }
+    // The first signed callback, sent again until the receiver listens (it refuses nothing before that).
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    const first = await waitFor(
+      async () => {
+        if (exited) throw new Error(`the receiver exited:\n${out}`);
+        return send(creds.appSecret, 'DocPaid1').catch(() => undefined);
+      },
+      'the receiver to start',
+      30_000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${out}`);
+    });
     expect(first).toEqual({ status: 200, text: 'OK' });
     expect(await send('not-the-secret', 'DocForged1')).toMatchObject({ status: 401 });
     expect((await fetch(`http://127.0.0.1:${port}/elsewhere`, { method: 'POST' })).status).toBe(404);
