@@ -12,6 +12,7 @@ import { payFixture, sandboxPost, type PayFixture } from '../../server/test/supp
 import { decodeQr, launchChromium, watchConsole } from './chromium';
 import { counterContext, ensurePosBuilt, login, typeAmount } from './pos-support';
 import { ensureMpBuilt } from './mp-support';
+import { waitFor } from '../../server/test/support/wait';
 
 jest.setTimeout(120_000);
 
@@ -284,13 +285,9 @@ describe('POS display: expired orders and the portrait screen (800×1280)', () =
 async function expectText(page: Page, testId: string, expected: string | RegExp): Promise<void> {
   const loc = page.getByTestId(testId);
   await loc.waitFor();
-  const deadline = Date.now() + 5_000;
   let text = '';
-  for (;;) {
+  await waitFor(async () => {
     text = (await loc.textContent()) ?? '';
-    if (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) return;
-    if (Date.now() > deadline) break;
-    await page.waitForTimeout(50);
-  }
-  throw new Error(`[data-testid=${testId}] says "${text}", expected ${expected}`);
+    return typeof expected === 'string' ? text.includes(expected) : expected.test(text);
+  }, `[data-testid=${testId}] to say ${expected} (it says "${text}")`);
 }

@@ -28,7 +28,7 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
   const sub = '1230000109';
 
   beforeAll(async () => {
-    // A split stays PROCESSING for a second: long enough for its own answer to say so on a loaded machine.
+    // A refund and a split stay PROCESSING until the clock passes these delays: the tests freeze it to read that state.
     kit = await startTestKit(backend, { SANDBOX_REFUND_DELAY: '200ms', SANDBOX_PROFIT_SHARING_DELAY: '1s' });
     dev = devV3Material(kit.runtime.config.DATA_DIR);
     receiver = await startReceiver(() => ({ status: 204, body: '' }));
@@ -132,7 +132,17 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
       updated_at: Date.now(),
       completed_at: null,
     };
-    expect(await c.refund(refund, co)).toMatchObject({ ok: true, fields: { refund_status: 'PROCESSING', refund_fee: '2500', refund_id: expect.any(String) } });
+    kit.clock.freeze();
+    try {
+      expect(await c.refund(refund, co)).toMatchObject({
+        ok: true,
+        fields: { refund_status: 'PROCESSING', refund_fee: '2500', refund_id: expect.any(String) },
+      });
+      expect((await c.refundQuery(refund, co)).fields.refund_status_0).toBe('PROCESSING');
+      await kit.advance('200ms');
+    } finally {
+      kit.clock.resume();
+    }
     await waitFor(async () => (await c.refundQuery(refund, co)).fields.refund_status_0 === 'SUCCESS', 'the refund to succeed');
     expect(await c.refundQuery({ ...refund, out_refund_no: 'NO-SUCH-REFUND' }, co)).toMatchObject({ ok: false, errCode: 'REFUNDNOTEXIST' });
   });
@@ -148,8 +158,14 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
       ok: true,
     });
     const outOrderNo = tradeNo('KPS');
-    const split = await c.split(shared, outOrderNo, [{ type: 'MERCHANT_ID', account: '1900000300', amount: 2000, description: 'fee' }], false);
-    expect(split).toMatchObject({ ok: true, fields: { out_order_no: outOrderNo, status: 'PROCESSING' } });
+    kit.clock.freeze();
+    try {
+      const split = await c.split(shared, outOrderNo, [{ type: 'MERCHANT_ID', account: '1900000300', amount: 2000, description: 'fee' }], false);
+      expect(split).toMatchObject({ ok: true, fields: { out_order_no: outOrderNo, status: 'PROCESSING' } });
+      await kit.advance('1s');
+    } finally {
+      kit.clock.resume();
+    }
     const done = await waitFor(async () => {
       const q = await c.querySplit(shared, outOrderNo);
       return q.fields.status === 'FINISHED' && q;

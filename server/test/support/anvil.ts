@@ -10,6 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { freePort } from './process';
+import { waitFor } from './wait';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -46,20 +47,16 @@ export async function startAnvil(): Promise<Anvil> {
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  await waitFor(async () => {
     if (child.exitCode !== null) throw new Error(`anvil exited: ${err}`);
-    const up = await rpcCall(url, 'eth_chainId').then(
+    return rpcCall(url, 'eth_chainId').then(
       () => true,
       () => false,
     );
-    if (up) break;
-    if (Date.now() > deadline) {
-      process.kill(-child.pid!, 'SIGKILL');
-      throw new Error(`anvil did not start: ${err}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  }, 'anvil answering').catch((e: Error) => {
+    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    throw new Error(`anvil did not start (${e.message}): ${err}`);
+  });
   return {
     url,
     rpc: (method, params) => rpcCall(url, method, params),

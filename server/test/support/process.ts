@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TEST_ENV } from './kit';
+import { waitFor } from './wait';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -24,20 +25,16 @@ export async function startServiceProcess(env: NodeJS.ProcessEnv, opts: { port?:
   const port = opts.port ?? (await freePort());
   const { child, output, exited } = spawnService(env, port, opts.cwd);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  await waitFor(async () => {
     if (child.exitCode !== null) throw new Error(`service exited early:\n${output()}`);
-    const ok = await fetch(`${url}/health`).then(
+    return fetch(`${url}/health`).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`service did not become healthy:\n${output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  }, 'the service answering /health').catch((e: Error) => {
+    child.kill('SIGKILL');
+    throw child.exitCode !== null ? e : new Error(`service did not become healthy (${e.message}):\n${output()}`);
+  });
   return {
     child,
     url,
