@@ -21,6 +21,19 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
+/**
+ * Chromium's fake camera: every page is granted the camera without a prompt, and the camera films
+ * `videoFile` (YUV4MPEG2 or MJPEG, looped) instead of a device. Read at launch: one file per browser.
+ */
+export function fakeCameraArgs(videoFile: string): string[] {
+  return ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${videoFile}`];
+}
+
+/** A Chromium whose camera films `videoFile` (`fakeCameraArgs`). */
+export function launchChromiumWithCamera(videoFile: string): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...fakeCameraArgs(videoFile)] });
+}
+
 /** Collects console errors and uncaught exceptions of a page. */
 export function watchConsole(page: Page): string[] {
   const problems: string[] = [];

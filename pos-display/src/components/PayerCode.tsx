@@ -1,23 +1,18 @@
 /**
  * "Scan the payer's code" (7.4): a field that takes what a USB or Bluetooth scanner types (the
- * digits, then Enter, fast) or the cashier's fingers, and the camera where the browser can read
- * barcodes (`BarcodeDetector`). Says what is happening: asking the wallet, the payer confirming on
+ * digits, then Enter, fast) or the cashier's fingers, and the camera wherever the device has one
+ * (`CodeCamera`). Says what is happening: asking the wallet, the payer confirming on
  * the phone with the time left, paid (which wallet), refused (why, and what to do), cancelled.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { usePosApp } from '../state/app';
 import { useStore } from '@kit/web-common/use-store';
 import { useT } from '../i18n/use-t';
+import { CodeCamera } from './CodeCamera';
 
 /** A payment code as scanners read it (the wallets' own ranges are the service's to judge). */
 const PAYMENT_CODE = /^\d{16,24}$/;
-/** The barcode formats wallets draw their payment codes in. */
-const CODE_FORMATS = ['code_128', 'qr_code'];
-
-interface Detector {
-  detect(source: HTMLVideoElement): Promise<Array<{ rawValue: string }>>;
-}
-type DetectorClass = { new (o: { formats: string[] }): Detector; getSupportedFormats?: () => Promise<string[]> };
+const isPaymentCode = (code: string) => PAYMENT_CODE.test(code);
 
 export function PayerCode({ prepayId }: { prepayId: string }) {
   const { codePay } = usePosApp();
@@ -25,6 +20,8 @@ export function PayerCode({ prepayId }: { prepayId: string }) {
   const t = useT();
   const [text, setText] = useState('');
   const [invalid, setInvalid] = useState(false);
+  // While the camera films, its own hint replaces the scanner's.
+  const [filming, setFilming] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const mine = state.prepayId === prepayId;
   const phase = mine ? state.phase : 'idle';
@@ -41,6 +38,16 @@ export function PayerCode({ prepayId }: { prepayId: string }) {
       setInvalid(false);
       setText('');
       void codePay.getState().pay(prepayId, code);
+    },
+    [codePay, prepayId],
+  );
+  // The camera is started for a fresh code: what the last one did has been acted on, and gives the picture its room.
+  const filmingChanged = useCallback(
+    (on: boolean) => {
+      setFilming(on);
+      if (!on) return;
+      setInvalid(false);
+      codePay.getState().clear(prepayId);
     },
     [codePay, prepayId],
   );
@@ -74,8 +81,8 @@ export function PayerCode({ prepayId }: { prepayId: string }) {
           </button>
         </div>
       </form>
-      <p className="scan-hint">{t('code.hint')}</p>
-      <Camera onCode={charge} disabled={busy} />
+      {!filming && <p className="scan-hint">{t('code.hint')}</p>}
+      <CodeCamera accept={isPaymentCode} onCode={charge} disabled={busy} onFilming={filmingChanged} />
       {invalid && (
         <p className="message error" role="alert" data-testid="payer-code-message" data-phase="invalid">
           {t('code.invalid')}
@@ -127,66 +134,4 @@ function useSecondsLeft(until: number | null): number {
     return () => clearInterval(timer);
   }, [until]);
   return until === null ? 0 : Math.max(0, Math.ceil((until - now) / 1000));
-}
-
-/** The camera, where the browser reads barcodes itself; nothing otherwise (the scanner and the field remain). */
-function Camera({ onCode, disabled }: { onCode: (code: string) => void; disabled: boolean }) {
-  const t = useT();
-  const Detector = (window as unknown as { BarcodeDetector?: DetectorClass }).BarcodeDetector;
-  const [on, setOn] = useState(false);
-  const [failed, setFailed] = useState(false);
-  const video = useRef<HTMLVideoElement>(null);
-
-  useEffect(() => {
-    if (!on || !Detector) return;
-    let stream: MediaStream | null = null;
-    let stopped = false;
-    const detector = new Detector({ formats: CODE_FORMATS });
-    const look = async () => {
-      if (stopped || !video.current) return;
-      try {
-        const found = (await detector.detect(video.current)).map((b) => b.rawValue).find((v) => PAYMENT_CODE.test(v));
-        if (found) {
-          setOn(false);
-          return onCode(found);
-        }
-      } catch {
-        // A frame the detector could not read: the next one.
-      }
-      requestAnimationFrame(() => void look());
-    };
-    navigator.mediaDevices
-      ?.getUserMedia({ video: { facingMode: 'environment' } })
-      .then(async (s) => {
-        stream = s;
-        if (stopped || !video.current) return;
-        video.current.srcObject = s;
-        await video.current.play();
-        void look();
-      })
-      .catch(() => {
-        setFailed(true);
-        setOn(false);
-      });
-    return () => {
-      stopped = true;
-      stream?.getTracks().forEach((track) => track.stop());
-    };
-  }, [on, Detector, onCode]);
-
-  if (!Detector || !navigator.mediaDevices) return null;
-  return (
-    <div className="payer-code-camera">
-      <button type="button" className="secondary" data-testid="payer-code-camera" disabled={disabled} onClick={() => setOn(!on)}>
-        {on ? t('code.cameraStop') : t('code.camera')}
-      </button>
-      {on && (
-        <>
-          <video ref={video} muted playsInline className="payer-code-video" />
-          <p className="scan-hint">{t('code.cameraHint')}</p>
-        </>
-      )}
-      {failed && <p className="message warn">{t('code.cameraFailed')}</p>}
-    </div>
-  );
 }
