@@ -1,8 +1,8 @@
 /**
  * Payment codes (付款码, 7.4) in the sandbox: the codes a payer's wallet shows, and the social
- * platform's side of charging one (the API v3 `codepay` and `reverse` endpoints read their JSON into
- * this). A sandbox code says how its payment goes by its third digit, so that a tester (or a test)
- * picks the outcome by the code it types in:
+ * platform's side of charging one (API v3's `codepay` and `reverse` read their JSON into this,
+ * protocol v2's `micropay` and `secapi/pay/reverse` their XML). A sandbox code says how its payment
+ * goes by its third digit, so that a tester (or a test) picks the outcome by the code it types in:
  *
  * - `pay`: paid at once;
  * - `confirm`: the payer confirms on the phone (`USERPAYING`); confirmed by the payer page's button
@@ -12,12 +12,13 @@
  * - `silent`: the money is taken and the call is never answered (the kit must cancel, which gives it back).
  *
  * A code is good once: a code used before is refused, as the platforms refuse a code the payer did
- * not refresh.
+ * not refresh. The fault `reverseRecalls` makes the platform ask for a code's first reverses again.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@kit/shared/clock';
 import { formatChinaTime } from '@kit/server/payments/providers/china-time';
 import { randomDigits } from './digits';
+import type { Faults } from './sandbox-faults-shape';
 import type { SandboxOrder, SandboxStore } from './sandbox-store';
 
 export const CODE_BEHAVIOURS = ['pay', 'confirm', 'never', 'balance', 'silent'] as const;
@@ -60,9 +61,13 @@ export interface Charged {
 }
 
 export class SandboxCodes {
+  /** How many reverses each order was asked for (by prepay id), for the fault `reverseRecalls`. */
+  private readonly reversesAsked = new Map<string, number>();
+
   constructor(
     private readonly store: SandboxStore,
     private readonly clock: Clock,
+    private readonly faults: () => Pick<Faults, 'reverseRecalls'>,
   ) {}
 
   /**
@@ -129,11 +134,24 @@ export class SandboxCodes {
     return { ...o, ...patch, state: 'SUCCESS' };
   }
 
-  /** Undoes a code payment whatever its state (撤销): a paid one's money goes back to the payer. */
-  async reverse(o: SandboxOrder): Promise<void> {
+  /** The payer confirms on the phone a code payment waiting under `authCode`; false when none was waiting. */
+  async confirmCode(authCode: string): Promise<boolean> {
+    const o = await this.store.orderByCodeToken(authCode);
+    return !!o && o.trade_type === 'MICROPAY' && !!(await this.confirm(o));
+  }
+
+  /**
+   * Undoes a code payment whatever its state (撤销): a paid one's money goes back to the payer. `recall`:
+   * the platform asks for the reverse again and did nothing (the fault `reverseRecalls`).
+   */
+  async reverse(o: SandboxOrder): Promise<{ recall: boolean }> {
+    const asked = (this.reversesAsked.get(o.prepay_id) ?? 0) + 1;
+    this.reversesAsked.set(o.prepay_id, asked);
+    if (asked <= this.faults().reverseRecalls) return { recall: true };
     for (const from of ['USERPAYING', 'SUCCESS', 'PAYERROR'] as const) {
-      if (await this.store.moveOrder(o.prepay_id, from, 'REVOKED')) return;
+      if (await this.store.moveOrder(o.prepay_id, from, 'REVOKED')) break;
     }
+    return { recall: false };
   }
 }
 

@@ -13,6 +13,11 @@ export const sandboxFaultsShape = {
   refundNotifications: z.enum(['deliver', 'drop']).default('deliver'),
   /** `hold`: a profit-sharing split or finish call is accepted on the wire but never answered and not recorded. */
   splits: z.enum(['answer', 'hold']).default('answer'),
+  /**
+   * How many reverse calls of each social payment code order are answered "call again" without reversing it (protocol v2's
+   * `recall: Y` with `SYSTEMERROR`, API v3's `recall: true`); none by default.
+   */
+  reverseRecalls: z.number().int().min(0).max(10).default(0),
   // Trade bills (docs/reconciliation.md), so that anyone can watch reconciliation find differences:
   /** How many invented payments each bill carries that the kit never saw (`channel_only`); the same ones for the same day. */
   billExtraPayments: z.number().int().min(0).max(100).default(0),

@@ -1,8 +1,9 @@
 /**
  * The sandbox's platform side of protocol v2 (docs/sandbox.md), for the social platform and for the card
- * acquirer: unified order, order query, close, refund and refund query. It checks request
- * signatures and merchant fields, signs its answers, keeps its own orders and refunds, and queues
- * refund notifications; the faults of `sandbox-faults.ts` make it lose calls and notifications.
+ * acquirer: unified order, order query, close, refund and refund query, and (where the realm takes
+ * them) payment codes: `micropay` and `reverse` (`sandbox-codes.ts`). It checks request signatures
+ * and merchant fields, signs its answers, keeps its own orders and refunds, and queues refund
+ * notifications; the faults of `sandbox-faults.ts` make it lose calls and notifications.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '@kit/server/config';
@@ -20,6 +21,7 @@ import type { SandboxProfitSharing } from './sandbox-profit-sharing';
 import type { SandboxNotifier } from './sandbox-notifier';
 import type { SandboxOrder, SandboxRefund, SandboxStore } from './sandbox-store';
 import { ProtocolFail, V3_SIGN_TYPE, type SandboxRealm } from './sandbox-protocol';
+import { CodeRefused, type SandboxCodes } from './sandbox-codes';
 
 /** A notification's body and the protocol it is sent in. */
 export interface SandboxNotice {
@@ -36,6 +38,7 @@ export interface V3Notices {
 interface RealmRules {
   key: string;
   tradeTypes: string[];
+  takesCodes: boolean;
   /** Why the merchant fields are refused, or null. */
   merchantProblem(f: Fields): string | null;
 }
@@ -50,9 +53,14 @@ export class SandboxPlatform {
     private readonly sharing: SandboxProfitSharing,
     /** The API v3 side's notification bodies (sandbox/v3/sandbox-v3-notices.ts), given at construction. */
     private readonly v3: V3Notices,
+    /** The payers' payment codes, charged by `micropay` here and by API v3's `codepay`. */
+    private readonly codes: SandboxCodes,
   ) {
     this.realms = Object.fromEntries(
-      sandboxPlatforms(config).map((m) => [m.realm, { key: m.key, tradeTypes: m.tradeTypes, merchantProblem: (f: Fields) => m.merchantProblem(f) }]),
+      sandboxPlatforms(config).map((m) => [
+        m.realm,
+        { key: m.key, tradeTypes: m.tradeTypes, takesCodes: m.takesCodes, merchantProblem: (f: Fields) => m.merchantProblem(f) },
+      ]),
     ) as Record<SandboxRealm, RealmRules>;
   }
 
@@ -94,7 +102,10 @@ export class SandboxPlatform {
     if (!req.nonce_str) return toXml({ return_code: 'FAIL', return_msg: 'nonce_str missing' });
     let result: Fields;
     try {
-      result = await this.operation(realm, rules, op, req, signType);
+      const done = await this.operation(realm, rules, op, req, signType);
+      // A call the platform holds and never answers (a `silent` payment code).
+      if (done === null) return null;
+      result = done;
     } catch (e) {
       if (!(e instanceof ProtocolFail)) throw e;
       result = { result_code: 'FAIL', err_code: e.code, err_code_des: e.message };
@@ -114,8 +125,12 @@ export class SandboxPlatform {
     return toXml(answer);
   }
 
-  private operation(realm: SandboxRealm, rules: RealmRules, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields> {
+  private operation(realm: SandboxRealm, rules: RealmRules, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields | null> {
     switch (op) {
+      case 'microPay':
+        return this.microPay(realm, rules, req, signType);
+      case 'reverse':
+        return this.reverse(realm, rules, req);
       case 'unifiedOrder':
         return this.unifiedOrder(realm, rules, req, signType);
       case 'orderQuery':
@@ -195,7 +210,8 @@ export class SandboxPlatform {
   }
 
   private async orderQuery(realm: SandboxRealm, req: Fields): Promise<Fields> {
-    const o = await this.findOrder(realm, req);
+    // A payment code's payer may have confirmed by now.
+    const o = await this.codes.ripen(await this.findOrder(realm, req));
     const state = o.state === 'NOTPAY' && o.time_expire !== null && o.time_expire < this.store.clock.now() ? 'CLOSED' : o.state;
     const out: Fields = {
       result_code: 'SUCCESS',
@@ -214,6 +230,75 @@ export class SandboxPlatform {
       out.openid = o.openid ?? sandboxOpenId(o.appid, 'sandbox-payer');
     }
     return out;
+  }
+
+  /**
+   * The payer's payment code (`micropay`, 7.4): `result_code` SUCCESS with the trade when paid,
+   * `USERPAYING` while the payer confirms, a refusal naming the platform's code (a used or invalid
+   * code, a short balance); a `silent` code is never answered (null). The same `out_trade_no` again
+   * answers the trade as it is.
+   */
+  private async microPay(realm: SandboxRealm, rules: RealmRules, req: Fields, signType: SignType): Promise<Fields | null> {
+    if (!rules.takesCodes) throw new ProtocolFail('NOAUTH', 'this merchant takes no payment codes here');
+    for (const f of ['body', 'out_trade_no', 'total_fee', 'spbill_create_ip', 'auth_code']) {
+      if (!req[f]) throw new ProtocolFail('PARAM_ERROR', `${f} missing`);
+    }
+    if (!/^[1-9][0-9]{0,11}$/.test(req.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'total_fee must be a positive integer of cents');
+    if (!/^[0-9A-Za-z_\-|*@]{1,32}$/.test(req.out_trade_no)) throw new ProtocolFail('PARAM_ERROR', 'out_trade_no is malformed');
+    let charged;
+    try {
+      charged = await this.codes.charge(
+        realm,
+        {
+          appid: req.appid,
+          mch_id: req.mch_id,
+          ...(req.sub_appid ? { sub_appid: req.sub_appid } : {}),
+          sub_mch_id: req.sub_mch_id,
+          out_trade_no: req.out_trade_no,
+          body: req.body,
+          total_fee: Number(req.total_fee),
+          ...(req.device_info ? { device_info: req.device_info } : {}),
+        },
+        req.auth_code,
+        signType,
+      );
+    } catch (e) {
+      if (e instanceof CodeRefused) throw new ProtocolFail(e.code, e.message);
+      throw e;
+    }
+    if (!charged.answered) return null;
+    const o = charged.order;
+    if (o.state === 'USERPAYING') throw new ProtocolFail('USERPAYING', '需要用户输入支付密码');
+    if (o.state === 'REVOKED') throw new ProtocolFail('ORDERREVERSED', '订单已撤销');
+    if (o.state !== 'SUCCESS') throw new ProtocolFail('TRADE_ERROR', `the order is ${o.state}`);
+    return {
+      result_code: 'SUCCESS',
+      openid: sandboxOpenId(o.appid, 'sandbox-payer'),
+      is_subscribe: 'N',
+      trade_type: 'MICROPAY',
+      bank_type: 'OTHERS',
+      fee_type: 'CNY',
+      total_fee: String(o.total_fee),
+      cash_fee: String(o.total_fee),
+      transaction_id: o.transaction_id!,
+      out_trade_no: o.out_trade_no,
+      ...(req.attach ? { attach: req.attach } : {}),
+      time_end: formatChinaTime(o.paid_at!),
+    };
+  }
+
+  /**
+   * Undoes a payment code's trade whatever its state (`secapi/pay/reverse`): a paid one's money goes
+   * back. `recall: Y` asks for the call again (the fault `reverseRecalls`, answered as a `SYSTEMERROR`).
+   */
+  private async reverse(realm: SandboxRealm, rules: RealmRules, req: Fields): Promise<Fields> {
+    if (!rules.takesCodes) throw new ProtocolFail('NOAUTH', 'this merchant takes no payment codes here');
+    const o = await this.findOrder(realm, req);
+    if (o.sub_mch_id !== (req.sub_mch_id || null)) throw new ProtocolFail('ORDERNOTEXIST', 'no such order');
+    if (o.trade_type !== 'MICROPAY') throw new ProtocolFail('INVALID_REQUEST', 'only a payment code order can be reversed; close the others');
+    const { recall } = await this.codes.reverse(await this.codes.ripen(o));
+    if (recall) return { result_code: 'FAIL', err_code: 'SYSTEMERROR', err_code_des: '系统超时，请重新调用撤销', recall: 'Y' };
+    return { result_code: 'SUCCESS', recall: 'N' };
   }
 
   private async closeOrder(realm: SandboxRealm, req: Fields): Promise<Fields> {

@@ -154,7 +154,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
     payer(async (req) => {
       const { code } = paymentCodeConfirm.parse(json(req));
       const confirmed =
-        (await sandbox.v3.payments.confirmCode(code)) ||
+        (await sandbox.codes.confirmCode(code)) ||
         PARTS.some((p) => {
           const part = partOf(p);
           return part !== undefined && (p.confirmCode?.(part, code) ?? false);

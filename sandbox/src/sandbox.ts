@@ -43,7 +43,7 @@ export interface SandboxCore {
   miniProgram: SandboxMiniProgram;
   /** The stand-ins' parts that play here, by name (also on the sandbox itself: `sandbox.<name>`). */
   parts: Readonly<Record<string, unknown>>;
-  /** The social platform's payment codes (7.4): charged through `codepay`, confirmed by the payer. */
+  /** The social platform's payment codes (7.4): charged through `codepay` or `micropay`, confirmed by the payer. */
   codes: SandboxCodes;
 }
 
@@ -63,10 +63,10 @@ export function createSandbox(
   const v3Keys = sandboxV3Keys(config);
   const notifier = new SandboxNotifier(jobs, { duplicates: config.SANDBOX_DUPLICATE_NOTIFY }, v3NotificationSigner(v3Keys, faults, clock), clock);
   const sharing = new SandboxProfitSharing(store, config.SANDBOX_PROFIT_SHARING_DELAY);
-  const platform = new SandboxPlatform(store, notifier, faults, config, sharing, v3Notices(v3Keys, clock));
+  const codes = new SandboxCodes(store, clock, () => faults.current);
+  const platform = new SandboxPlatform(store, notifier, faults, config, sharing, v3Notices(v3Keys, clock), codes);
   const payer = new SandboxPayer(store, platform, notifier, faults, config);
   const bills = new SandboxBills(store, faults, config);
-  const codes = new SandboxCodes(store, clock);
   // The stand-ins' parts that play with this configuration, under the sandbox's faults and clock.
   const parts = Object.fromEntries(playedParts(config).map((p) => [p.name, p.create(config, { faults: () => faults.current, clock })]));
   return {

@@ -1,5 +1,5 @@
 /** The generated part of docs/configuration.md: one row per setting of the config schema, from its `.describe()`. */
-import { settingDocs } from '../../server/src/config';
+import { settingDocs } from '../../server/src/configuration';
 import { code, table } from './markdown';
 
 const linked = (text: string) => text.replace(/docs\/([a-z-]+)\.md/g, '[$1]($1.md)');

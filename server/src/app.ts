@@ -10,7 +10,7 @@ import { requireSignature } from './http/signature';
 import { errorHandler, notFound } from './http/errors';
 import type { RouteDeps } from './routes/deps';
 import { healthHandler, livenessHandler } from './routes/health';
-import { API_ROUTES } from './routes';
+import { apiRoutes } from './routes';
 import { InProcessApi } from './routes/in-process';
 import { payNotifyRoutes } from './routes/pay-notify';
 import { posApiRoutes, posStatic, DEFAULT_POS_DIST } from './frontends/pos';
@@ -52,6 +52,8 @@ export function createApp(config: Config, services: Services, log: Logger, state
     clock: services.clock,
     replayInService: true,
   });
+  // The JSON API of this service's wallets (its providers'): their ways, 4.7's channels.
+  const routes = apiRoutes(services.wallets);
   const deps: RouteDeps = { config, services, signed, signedInService, state, api: new InProcessApi({ services, config }) };
 
   // Without a base path the groups hang off the application itself: one router fewer per request.
@@ -60,16 +62,16 @@ export function createApp(config: Config, services: Services, log: Logger, state
   api.use(requestContext(log, (req, res, seconds) => metrics.observeRequest(req.method, routeLabel(req, config.BASE_PATH), res.statusCode, seconds)));
   const groups = API_GROUPS.map(([prefix, version, bodyLimit]) => new ApiRoutes(api, prefix, version, bodyLimit));
   const serve = (prefixes: readonly string[]) => {
-    for (const g of groups.filter((g) => prefixes.includes(g.prefix))) for (const route of API_ROUTES) if (inGroup(route.path, g.prefix)) g.add(route, deps);
+    for (const g of groups.filter((g) => prefixes.includes(g.prefix))) for (const route of routes) if (inGroup(route.path, g.prefix)) g.add(route, deps);
   };
-  const unserved = API_ROUTES.filter((r) => !groups.some((g) => inGroup(r.path, g.prefix)));
+  const unserved = routes.filter((r) => !groups.some((g) => inGroup(r.path, g.prefix)));
   if (unserved.length) throw new Error(`no API group serves ${unserved.map((r) => r.path).join(', ')}`);
   serve(['/submerchant-pay', '/merchant', '/callbacks', '/reconciliation']);
   api.get('/health', healthHandler(deps));
   api.get('/health/live', livenessHandler);
   api.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
   const dev = services.dev;
-  api.get('/openapi.json', openApiHandler({ dev: dev?.plugin.openApi, serverUrl: config.BASE_PATH || '/' }));
+  api.get('/openapi.json', openApiHandler({ dev: dev?.plugin.openApi, serverUrl: config.BASE_PATH || '/', routes }));
   api.use('/docs', docsRoutes());
   api.use('/pay-notify', payNotifyRoutes(deps));
   // A development plug-in's routes (the sandbox's, `/sandbox`): only when one was loaded.

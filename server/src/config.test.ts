@@ -2,7 +2,8 @@ import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import { generateKeyPairSync } from 'node:crypto';
-import { loadConfig, parseBytes, parseDuration, settingDocs } from './config';
+import { parseBytes, parseDuration } from './config';
+import { loadConfig, settingDocs } from './configuration';
 
 describe('configuration', () => {
   it('starts on working defaults with nothing set', () => {

@@ -1,15 +1,43 @@
 /**
  * All configuration comes from the environment, parsed once at start-up. Each feature reads its own
  * section; durations accept `500ms`, `15s`, `3m`, `2h` or plain milliseconds.
+ *
+ * The ground floor: the service's own settings, and the settings sections the composition root
+ * hands in (each payment provider's, `configuration.ts` with the providers' registry). This file
+ * imports no provider: a section is data it is given (`SettingsSection`), and the sections' part
+ * of the `Config` type is an interface the registry fills (`SectionSettings`).
  */
 import { z } from 'zod';
 import { parse as parsePgUrl } from 'pg-connection-string';
 import path from 'node:path';
 import { parseDuration } from '@kit/shared/duration';
-import { providerSettings, providerSettingsProblem } from './payments/providers/registry';
 import { productionRefusals } from './production-refusals';
 
 export { parseDuration };
+
+/**
+ * A settings section a part above this floor hands to the root (a payment provider's module,
+ * `payments/providers/provider.ts`): its zod shape (each setting with its `.describe()`) and its
+ * own refusal of a configuration whose settings do not fit together.
+ */
+export interface SettingsSection {
+  /** The section's settings (`production` drops development defaults). */
+  settings(production: boolean): z.ZodRawShape;
+  /** Why a configuration is refused at start, or null; given the whole parsed configuration. */
+  settingsProblem?(config: never): string | null;
+}
+
+/**
+ * The sections' settings as `Config` carries them: empty here, filled by the providers' registry
+ * (`payments/providers/registry.ts`, TypeScript's declaration merging), so that the type follows
+ * the registry while this file imports none of it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the providers' registry (declaration merging)
+export interface SectionSettings {}
+
+/** The sections' shapes as one, in the order the root lists them. */
+const sectionsShape = (sections: readonly SettingsSection[], production: boolean): z.ZodRawShape =>
+  Object.assign({}, ...sections.map((s) => s.settings(production)));
 
 /**
  * A connection string the PostgreSQL driver reads, parsed by the driver's own parser: libpq's forms
@@ -101,7 +129,7 @@ const trustProxy = () =>
  */
 const PLATFORM_RETRY_SCHEDULE = '15s,15s,30s,3m,10m,20m,30m,30m,30m,60m,3h,3h,3h,6h,6h';
 
-function schemaFor(env: NodeJS.ProcessEnv) {
+function schemaFor(env: NodeJS.ProcessEnv, sections: readonly SettingsSection[]) {
   const production = env.NODE_ENV === 'production';
   // Each `.describe()` is the setting's documentation: docs/configuration.md is generated from it (`npm run docs`).
   return z.object({
@@ -225,8 +253,9 @@ function schemaFor(env: NodeJS.ProcessEnv) {
     SANDBOX_ENABLED: flag(!production).describe(
       'Serve the payment sandbox under `/sandbox` and use it as the gateway when no gateway URL is set (docs/sandbox.md).',
     ),
-    // Each payment provider's own section (`payments/providers/<provider>/`, listed in its registry).
-    ...providerSettings(production),
+    // The sections the root hands in, each payment provider's (`payments/providers/<provider>/`, listed in
+    // its registry), in their place in docs/configuration.md; typed by `SectionSettings`, not here.
+    ...(sectionsShape(sections, production) as Record<never, never>),
     CALLBACK_RETRY_SCHEDULE: durationList(PLATFORM_RETRY_SCHEDULE).describe(
       'Waits between attempts of a merchant callback (15 retries by default; each attempt re-signed); after the last one the callback is marked `failed` (docs/payments.md).',
     ),
@@ -390,10 +419,14 @@ function schemaFor(env: NodeJS.ProcessEnv) {
   });
 }
 
-export type Config = ReturnType<typeof loadConfig>;
+/** The service's own settings, parsed. */
+type ServiceConfig = z.output<ReturnType<typeof schemaFor>> & { production: boolean };
 
-/** Every environment variable the service reads (docs/configuration.md documents each; a test checks it). */
-export const CONFIG_KEYS: readonly string[] = Object.keys(schemaFor({}).shape);
+/** The configuration: the service's own settings and the sections' (`SectionSettings`). */
+export type Config = ServiceConfig & SectionSettings;
+
+/** Every environment variable the service reads with these sections (docs/configuration.md documents each; a test checks it). */
+export const configKeysOf = (sections: readonly SettingsSection[]): string[] => Object.keys(schemaFor({}, sections).shape);
 
 export interface SettingDoc {
   key: string;
@@ -412,9 +445,9 @@ function defaultOf(schema: z.ZodTypeAny): string | undefined {
 }
 
 /** Every setting with its description and its defaults outside and in production (docs/configuration.md is written from this). */
-export function settingDocs(): SettingDoc[] {
-  const dev = schemaFor({}).shape;
-  const prod = schemaFor({ NODE_ENV: 'production' }).shape;
+export function settingDocsOf(sections: readonly SettingsSection[]): SettingDoc[] {
+  const dev = schemaFor({}, sections).shape;
+  const prod = schemaFor({ NODE_ENV: 'production' }, sections).shape;
   return Object.entries(dev).map(([key, schema]: [string, z.ZodTypeAny]) => ({
     key,
     description: schema.description ?? '',
@@ -423,15 +456,28 @@ export function settingDocs(): SettingDoc[] {
   }));
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
-  const parsed = schemaFor(env).safeParse(env);
+/**
+ * The configuration of `env` with the sections the root hands in; refused (one error listing every
+ * setting that does not parse, then the sections' and production's refusals) as the start reports it.
+ */
+export function parseConfig(env: NodeJS.ProcessEnv, sections: readonly SettingsSection[]): Config {
+  const parsed = schemaFor(env, sections).safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
     throw new Error(`Invalid configuration:\n${lines}`);
   }
   const c = parsed.data;
   const production = c.NODE_ENV === 'production';
-  const problems = [providerSettingsProblem(c), ...productionRefusals({ ...c, production })].filter(Boolean);
+  const problems = [sectionsProblem(sections, c), ...productionRefusals({ ...c, production })].filter(Boolean);
   if (problems.length) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production };
+  return { ...c, DATA_DIR: path.resolve(c.DATA_DIR), production } as Config;
+}
+
+/** The first section's refusal of the parsed configuration, or null. */
+function sectionsProblem(sections: readonly SettingsSection[], config: Record<string, unknown>): string | null {
+  for (const s of sections) {
+    const problem = s.settingsProblem ? s.settingsProblem(config as never) : null;
+    if (problem) return problem;
+  }
+  return null;
 }

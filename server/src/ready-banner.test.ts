@@ -1,5 +1,5 @@
 import type os from 'node:os';
-import { loadConfig } from './config';
+import { loadConfig } from './configuration';
 import { playedBy } from './payments/providers/played';
 import type { ProviderModule } from './payments/providers/provider';
 import { readyBanner } from './ready-banner';

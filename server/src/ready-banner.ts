@@ -9,6 +9,7 @@ import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
 import { noChannelWarning } from './payments/providers/setup';
 import type { ServiceAddresses } from './runtime';
 import type { Played } from './payments/providers/played';
+import type { ProviderModule } from './payments/providers/provider';
 
 export interface BannerInput {
   config: Config;
@@ -17,7 +18,7 @@ export interface BannerInput {
   /** The settings file read (`settings-file.ts`), if any. */
   settingsFile?: string;
   /** The providers a development plug-in plays, with their configuration (`Services.played`); none without. */
-  services?: { played: Played };
+  services?: { played: Played; registered?: readonly ProviderModule[] };
   /** Interfaces to list for HOST 0.0.0.0 (tests); the machine's by default. */
   interfaces?: Parameters<typeof listeningUrls>[3];
 }
@@ -31,7 +32,7 @@ export function readyBanner({ config, addresses: a, port, settingsFile, interfac
       `the sandbox is on and pays any code: anyone who reaches ${urls.slice(1).join(', ') || 'this machine'} can mark orders paid (set HOST=127.0.0.1, the development default, to keep it on this machine)`,
     );
   }
-  const channels = services ? noChannelWarning(services.played.config, services.played.ids) : noChannelWarning(config);
+  const channels = services ? noChannelWarning(services.played.config, services.played.ids, services.registered) : noChannelWarning(config);
   if (channels) warnings.push(channels);
   const firstSteps = a.sandbox
     ? [`  first steps     npm run kit -- demo create --out demo.json   (then the README's tour)`]

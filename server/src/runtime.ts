@@ -6,12 +6,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '@kit/shared/clock';
-import { loadConfig, type Config } from './config';
+import type { Config } from './config';
+import { loadConfig } from './configuration';
 import { createLogger, flushLogs, logSinkOf } from './logger';
 import { ListeningUrl, type SelfUrl } from './self-url';
 import { writeServiceFile } from './service-file';
 import { listeningUrls, listensOnAllAddresses } from './listen-addresses';
 import { channelSetup, noChannelWarning } from './payments/providers/setup';
+import type { ProviderModule } from './payments/providers/provider';
 import { openDatabase, migrate, type DbHandle } from './db/connect';
 import { loadMasterKey } from './security/master-key';
 import { loadDevPlugin } from './plugins/load';
@@ -62,8 +64,8 @@ const SETTLE_ROUNDS = 100;
  * to the service reaches the sandbox's channels through it). The development plug-in, when
  * SANDBOX_ENABLED, is loaded here (`plugins/load.ts`): its migrations run with the service's.
  */
-export async function openServices(config: Config, log: Logger, opts: { selfUrl?: SelfUrl; clock?: Clock } = {}) {
-  const { selfUrl = new ListeningUrl(config.PUBLIC_URL).read, clock = systemClock } = opts;
+export async function openServices(config: Config, log: Logger, opts: { selfUrl?: SelfUrl; clock?: Clock; providers?: readonly ProviderModule[] } = {}) {
+  const { selfUrl = new ListeningUrl(config.PUBLIC_URL).read, clock = systemClock, providers } = opts;
   const masterKey = loadMasterKey({ envKey: config.KIT_MASTER_KEY, dataDir: config.DATA_DIR });
   const where = { dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
   const plugin = await loadDevPlugin(config);
@@ -76,7 +78,7 @@ export async function openServices(config: Config, log: Logger, opts: { selfUrl?
     await migrating.close();
   }
   const db = await openDatabase({ ...where, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT, poolSize: config.DATABASE_POOL_SIZE });
-  return { db, services: createServices({ config, handle: db, masterKey, log, selfUrl, clock, plugin }) };
+  return { db, services: createServices({ config, handle: db, masterKey, log, selfUrl, clock, plugin, providers }) };
 }
 
 export interface ServiceAddresses {
@@ -116,14 +118,20 @@ export const LOG_FLUSH_ON_STOP_MS = 2_000;
 export interface RuntimeOptions {
   /** The clock every part reads (design 7.1): the system clock unless a test gives its own. */
   clock?: Clock;
+  /**
+   * The providers the service speaks through, each with its wallet and settings section: the
+   * registry's list (`payments/providers/registry.ts`) unless given another, as a test registers a
+   * wallet of its own (docs/architecture.md, "Adding a wallet").
+   */
+  providers?: readonly ProviderModule[];
 }
 
 export async function startRuntime(env: NodeJS.ProcessEnv = process.env, opts: RuntimeOptions = {}): Promise<Runtime> {
-  const config = loadConfig(env);
+  const config = loadConfig(env, opts.providers);
   const log = createLogger(config.LOG_LEVEL, { bufferBytes: config.LOG_BUFFER_BYTES });
   // Known once the server listens (see self-url.ts); nothing reads it before.
   const listening = new ListeningUrl();
-  const { db, services } = await openServices(config, log, { selfUrl: listening.read, clock: opts.clock });
+  const { db, services } = await openServices(config, log, { selfUrl: listening.read, clock: opts.clock, providers: opts.providers });
   const { metrics } = services;
   const sink = logSinkOf(log);
   const state = { shuttingDown: false };
@@ -164,8 +172,9 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, opts: R
     ...(services.dev ? { sandbox: `${url}${services.dev.parts.mountPath}/` } : {}),
   };
   log.info({ url, database: db.dialect, addresses, listening: listeningUrls(config.HOST, port, config.BASE_PATH) }, 'kit service ready');
-  const noChannel = noChannelWarning(services.played.config, services.played.ids);
-  if (noChannel) log.warn({ missing: channelSetup(services.played.config, services.played.ids).filter((c) => c.missing.length) }, noChannel);
+  const noChannel = noChannelWarning(services.played.config, services.played.ids, services.registered);
+  if (noChannel)
+    log.warn({ missing: channelSetup(services.played.config, services.played.ids, services.registered).filter((c) => c.missing.length) }, noChannel);
   if (services.dev && listensOnAllAddresses(config.HOST)) {
     log.warn(
       { host: config.HOST, plugin: services.dev.plugin.name },

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '@kit/shared/clock';
+import type { WalletCatalogue } from '@kit/shared';
 import type { Config } from './config';
 import type { DbHandle } from './db/connect';
 import { logSinkOf } from './logger';
@@ -34,7 +35,9 @@ import { CallbackService } from './callbacks/callback-service';
 import { CallbackDelivery } from './callbacks/callback-delivery';
 import { CallbackOperations } from './callbacks/callback-operations';
 import { ChannelEndpoints } from './payments/providers/endpoints';
-import { Providers } from './payments/providers/in-use';
+import { Providers, walletsOf } from './payments/providers/in-use';
+import type { ProviderModule } from './payments/providers/provider';
+import { PROVIDERS } from './payments/providers/registry';
 import { ChannelOrders } from './payments/channel-orders';
 import { NotificationService } from './payments/notification-service';
 import { PaymentArgs } from './payments/payment-args';
@@ -104,6 +107,10 @@ export interface Services {
   dev?: ComposedDevPlugin;
   /** The providers the development plug-in plays, and the configuration they are built with (`payments/providers/played.ts`). */
   played: Played<Config>;
+  /** The providers this service was given (`payments/providers/registry.ts`'s list unless the root was given another). */
+  registered: readonly ProviderModule[];
+  /** The wallets they speak for: the ways the API takes, the channels and parameters of 4.7 (`walletCatalogue`). */
+  wallets: WalletCatalogue;
   /** This service's own URL (`self-url.ts`): where a development plug-in plays the platforms, the payer login's too. */
   selfUrl: SelfUrl;
   /** The queues the job workers run: the registry's (`jobs/registry.ts`) and a development plug-in's. */
@@ -121,13 +128,20 @@ export interface ServiceBase {
   selfUrl: SelfUrl;
   clock: Clock;
   plugin?: DevPlugin;
+  /**
+   * The providers (each with its wallet) the service speaks through: the registry's list
+   * (`payments/providers/registry.ts`) unless the root is given another, as a test registers a wallet of its own.
+   */
+  providers?: readonly ProviderModule[];
 }
 
 /** A health check answers within this even when the database hangs (load balancers time out checks after a few seconds). */
 const HEALTH_PROBE_MS = 2_000;
 
-export function createServices({ config, handle, masterKey, log, selfUrl, clock, plugin }: ServiceBase): Services {
+export function createServices({ config, handle, masterKey, log, selfUrl, clock, plugin, providers: registered = PROVIDERS }: ServiceBase): Services {
   const { db } = handle;
+  // The wallets of the registered providers: what the API's ways and 4.7's channels and parameters are.
+  const wallets = walletsOf(registered);
 
   // The base: metrics, apps, merchants, logins, the job queues.
   const metrics = new Metrics({ clock });
@@ -143,7 +157,7 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
     clock,
   );
   const outbound = new OutboundPolicy(config.CALLBACK_ALLOW_PRIVATE);
-  const merchants = new MerchantService(merchantStore, apps, merchantFacts, logins, outbound, clock);
+  const merchants = new MerchantService(merchantStore, apps, merchantFacts, logins, outbound, clock, wallets);
   const jobs = new Jobs(new JobStore(db, handle.dialect, clock));
   const chain = createChainServices(config, handle, masterKey, apps, clock);
 
@@ -159,9 +173,9 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
   const plog = log.child({ part: 'payments' });
   const paymentStore = new PaymentStore(db, handle.dialect, clock);
   // The providers a development plug-in plays are handed its settings and its gateway (`played.ts`).
-  const played = playedBy(config, plugin);
+  const played = playedBy(config, plugin, registered);
   const endpoints = new ChannelEndpoints(played.config, selfUrl, plugin, played.ids);
-  const providers = new Providers(played.config, endpoints, clock, plog);
+  const providers = new Providers(played.config, endpoints, clock, plog, registered, wallets);
   const duplicates = new DuplicatePayments(new DuplicateStore(db, clock), jobs, plog, clock, metrics);
   const settlement = new Settlement(paymentStore, transitions, callbacks, jobs, duplicates, clock);
   const channelOrders = new ChannelOrders(
@@ -232,7 +246,7 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
     metrics,
     duplicates.store,
   );
-  const ready = new Set(channelSetup(played.config, played.ids).flatMap((c) => (c.missing.length ? [] : [c.channel])));
+  const ready = new Set(channelSetup(played.config, played.ids, registered).flatMap((c) => (c.missing.length ? [] : [c.channel])));
   const dailyReconciliation = new DailyReconciliation(
     reconciliation,
     jobs,
@@ -300,6 +314,8 @@ export function createServices({ config, handle, masterKey, log, selfUrl, clock,
     reconcileNow: new ReconcileNow(reconciliation, rlog),
     dev,
     played,
+    registered,
+    wallets,
     selfUrl,
     jobKinds,
     clock,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from './config';
+import { loadConfig } from './configuration';
 import { readSettings, settingsFilePath } from './settings-file';
 
 describe('the settings file', () => {

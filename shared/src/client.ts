@@ -36,7 +36,20 @@ import {
   type ReconciliationResponse,
 } from './api/reconciliation';
 import { refundResponseSchema, type RefundResponse } from './api/payment';
-import { wayAnswerSchema, wayOf, type PayAnswer, type PayRequest, type WayInput, type WayName } from './wallets';
+import {
+  KIT_WALLETS,
+  walletCatalogue,
+  wayAnswerSchema,
+  type PayAnswer,
+  type PayAnswerOf,
+  type PayRequest,
+  type PayRequestOf,
+  type WalletCatalogue,
+  type WalletDeclaration,
+  type WayDeclaration,
+  type WayInput,
+  type WayName,
+} from './wallets';
 import {
   sharingAmountsResponseSchema,
   splitAcceptedResponseSchema,
@@ -97,6 +110,14 @@ export interface KitClientOptions {
   clock?: { now(): number };
 }
 
+/**
+ * A client of a service that takes wallets besides the kit's (registered with its composition root):
+ * their declarations, whose ways `pay` then takes and whose answers it checks (`W`: those wallets).
+ */
+export interface WalletsOption<W extends WalletDeclaration> {
+  wallets?: readonly W[];
+}
+
 export interface CallOptions {
   query?: QueryInput;
   body?: unknown;
@@ -132,16 +153,22 @@ export function nextTimestamp(now = Date.now(), clock: object = systemKey): numb
   return t;
 }
 
-export class KitClient {
+/** The ways of the wallets `W` a client was given (besides the kit's). */
+type AnyWayOf<W extends WalletDeclaration> = W['ways'][number];
+
+export class KitClient<W extends WalletDeclaration = never> {
   private readonly base: string;
   private readonly basePath: string;
   private readonly fetchImpl: typeof fetch;
+  /** The wallets whose ways `pay` knows: the kit's, and those given. */
+  private readonly wallets: WalletCatalogue;
 
-  constructor(private readonly opts: KitClientOptions) {
+  constructor(private readonly opts: KitClientOptions & WalletsOption<W>) {
     const url = new URL(opts.baseUrl);
     this.base = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.fetchImpl = opts.fetch ?? fetch;
+    this.wallets = opts.wallets?.length ? walletCatalogue([...KIT_WALLETS.wallets, ...opts.wallets]) : KIT_WALLETS;
   }
 
   /** Sends one request and returns the HTTP status and parsed body, whatever `status` says. */
@@ -210,7 +237,8 @@ export class KitClient {
     return this.expect('success', 'POST', '/merchant/login', { body: { userId, pw }, unsigned: true, schema: loginResponseSchema });
   }
 
-  setPaymentParams(id: string, paymentChannel: PaymentChannel, parameters: Record<string, unknown>): Promise<PaySuccess> {
+  /** 4.7: one channel's parameters (a channel of the kit's wallets, or of a wallet this client was given). */
+  setPaymentParams(id: string, paymentChannel: PaymentChannel | (keyof W['channels'] & string), parameters: Record<string, unknown>): Promise<PaySuccess> {
     return this.expect('success', 'PUT', '/merchant/paymentParams', { body: { id, paymentChannel, parameters }, schema: paySuccessSchema });
   }
 
@@ -248,7 +276,10 @@ export class KitClient {
    * `socialPayApp`, a wallet's own) and the rest is what that way takes; the answer is checked against
    * the way's declared `args`.
    */
-  pay<N extends WayName>(req: PayRequest & { way: N }): Promise<PayAnswer<N>> {
+  pay<N extends WayName>(req: PayRequest & { way: N }): Promise<PayAnswer<N>>;
+  /** A way of a wallet this client was given (`wallets`). */
+  pay<N extends AnyWayOf<W>['name']>(req: PayRequestOf<Extract<AnyWayOf<W>, { name: N }>>): Promise<PayAnswerOf<Extract<AnyWayOf<W>, { name: N }>>>;
+  pay(req: { prepayId: string; way: string }): Promise<unknown> {
     return this.expect('success', 'POST', '/submerchant-pay/pay', { body: req, schema: this.answerOf(req.way) });
   }
 
@@ -257,10 +288,12 @@ export class KitClient {
     return this.expect('success', 'POST', `/submerchant-pay/${way}`, { body: { prepayId, ...input }, schema: this.answerOf(way) });
   }
 
-  private answerOf<N extends WayName>(name: N): ZodType<PayAnswer<N>> {
-    const way = wayOf(name);
+  private answerOf<N extends WayName>(name: N): ZodType<PayAnswer<N>>;
+  private answerOf(name: string): ZodType<unknown>;
+  private answerOf(name: string): ZodType<unknown> {
+    const way: WayDeclaration | undefined = this.wallets.wayOf(name);
     if (!way) throw new TypeError(`there is no way named ${name}`);
-    return wayAnswerSchema(way.args) as unknown as ZodType<PayAnswer<N>>;
+    return wayAnswerSchema(way.args);
   }
 
   /** 4.3 scan-code payment arguments; make the QR code from `args.code_url`. */

@@ -1,5 +1,5 @@
 /** What a page of the docs names that a reader types or reads off a screen: commands, settings, routes and paths (test/docs/chinese-guide.test.ts). */
-import { CONFIG_KEYS } from '../../server/src/config';
+import { CONFIG_KEYS } from '../../server/src/configuration';
 
 /** Code spans, code blocks and autolinks: where commands, settings, routes and paths are written. */
 function code(text: string): string[] {

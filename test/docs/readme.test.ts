@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CATALOGUE } from '@kit/shared';
-import { CONFIG_KEYS } from '../../server/src/config';
+import { CONFIG_KEYS } from '../../server/src/configuration';
 import { commands } from '../../server/src/kit/commands';
 
 const root = path.join(__dirname, '../..');

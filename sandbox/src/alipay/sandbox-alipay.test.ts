@@ -2,13 +2,16 @@ import { clockReading } from '@kit/shared/test-clock';
 /**
  * The Alipay stand-in with the kit's Alipay client on one side and alipay-sdk on the other: the
  * client's requests are accepted, its answers and notifications verify under alipay-sdk and the
- * kit, and a trade goes through code, payment, notification, query, refund and refund query.
+ * kit, and a trade goes through code, payment, notification, query, refund and refund query; the
+ * payer's payment code (`alipay.trade.pay` with `bar_code`, `alipay.trade.cancel`) signed by
+ * alipay-sdk and by the kit alike.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { AlipaySdk } from 'alipay-sdk';
 import { AlipayClient, type AlipayTransport } from '@kit/server/payments/providers/alipay/client';
 import { readNotification, parseNotificationBody, type AlipayNotificationFacts } from '@kit/server/payments/providers/alipay/notification';
 import type { AlipayCredentials } from '@kit/server/payments/providers/alipay/settings';
+import { issuePaymentCode } from '../sandbox-codes';
 import { SandboxAlipay } from './sandbox-alipay';
 
 const APP_ID = '2021000122671080';
@@ -147,4 +150,53 @@ test('an unanswered code expires with the time sent; an unpaid trade past time_e
   await expect(sandbox.scanAndPay(qrCode, 'b')).rejects.toThrow(/expired/);
   await expect(client.query({ appAuthToken: o.appAuthToken, outTradeNo: 'P_EXP_2' })).resolves.toMatchObject({ state: 'closed' });
   await expect(sandbox.payTradeNo(mini.tradeNo, 'b')).rejects.toThrow(/TRADE_CLOSED/);
+});
+
+test("payment codes: alipay.trade.pay (bar_code) and alipay.trade.cancel signed by alipay-sdk are accepted, their answers verify under it; the kit's client alike", async () => {
+  /** alipay-sdk's request, stamped at the stand-in's time in China time whatever the local zone. */
+  const bySdk = (method: string, bizContent: Record<string, unknown>) => {
+    jest.useFakeTimers({ now: clock + 8 * 3_600_000 + new Date(clock).getTimezoneOffset() * 60_000 });
+    try {
+      return sdk.sdkExecute(method, { format: 'JSON', app_auth_token: '202406BBmerchant1', bizContent }, { bizContentAutoSnakeCase: false });
+    } finally {
+      jest.useRealTimers();
+    }
+  };
+  const answered = (method: string, request: string) => {
+    const text = sandbox.gatewayRequest('', request)!;
+    const key = `${method.replace(/\./g, '_')}_response`;
+    expect(() => sdk.checkResponseSign(text, key, JSON.parse(text).sign, 't')).not.toThrow();
+    return JSON.parse(text)[key] as Record<string, string>;
+  };
+  const codePay = (outTradeNo: string, authCode: string) =>
+    bySdk('alipay.trade.pay', { out_trade_no: outTradeNo, total_amount: '25.00', subject: 'Sandbox shop', scene: 'bar_code', auth_code: authCode });
+
+  // Paid at once; used again, the code is refused.
+  const code = issuePaymentCode('28', 'pay');
+  expect(answered('alipay.trade.pay', codePay('P_CODE_1', code))).toMatchObject({ code: '10000', out_trade_no: 'P_CODE_1', total_amount: '25.00' });
+  expect(answered('alipay.trade.pay', codePay('P_CODE_2', code))).toMatchObject({ code: '40004', sub_code: 'ACQ.PAYMENT_AUTH_CODE_INVALID' });
+  // The payer confirming (10003); cancelled, the trade is closed (retry_flag N), and the cancel refunds a paid one.
+  expect(answered('alipay.trade.pay', codePay('P_CODE_3', issuePaymentCode('28', 'never')))).toMatchObject({ code: '10003', out_trade_no: 'P_CODE_3' });
+  expect(answered('alipay.trade.cancel', bySdk('alipay.trade.cancel', { out_trade_no: 'P_CODE_3' }))).toMatchObject({
+    code: '10000',
+    retry_flag: 'N',
+    action: 'close',
+  });
+  expect(answered('alipay.trade.cancel', bySdk('alipay.trade.cancel', { out_trade_no: 'P_CODE_1' }))).toMatchObject({ retry_flag: 'N', action: 'refund' });
+
+  // The kit's client through the same stand-in: waiting, paid, refused, and its cancels.
+  const kitOrder = (outTradeNo: string, behaviour: 'pay' | 'confirm' | 'balance') => ({
+    ...order(outTradeNo),
+    authCode: issuePaymentCode('28', behaviour),
+    deviceId: 'POS-01',
+  });
+  await expect(client.tradePay(kitOrder('P_CODE_4', 'confirm'))).resolves.toEqual({ state: 'waiting' });
+  await expect(client.tradePay(kitOrder('P_CODE_5', 'pay'))).resolves.toMatchObject({ state: 'paid', amountCents: 2500 });
+  await expect(client.tradePay(kitOrder('P_CODE_6', 'balance'))).rejects.toMatchObject({ failure: 'refused', subCode: 'ACQ.BUYER_BALANCE_NOT_ENOUGH' });
+  for (const outTradeNo of ['P_CODE_4', 'P_CODE_5']) {
+    await expect(client.cancel({ appAuthToken: '202406BBmerchant1', outTradeNo })).resolves.toEqual({ again: false });
+    expect(() => sdk.checkResponseSign(raws.at(-1)!, 'alipay_trade_cancel_response', JSON.parse(raws.at(-1)!).sign, 't')).not.toThrow();
+  }
+  // The paid one's money went back to the payer.
+  await expect(client.query({ appAuthToken: '202406BBmerchant1', outTradeNo: 'P_CODE_5' })).resolves.toMatchObject({ state: 'refunded' });
 });

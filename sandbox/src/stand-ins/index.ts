@@ -31,9 +31,12 @@ export const PARTS: readonly StandInPart[] = STAND_INS.flatMap((s) => (s.part ? 
 export const playedParts = (config: ServiceSettings): StandInPart[] =>
   STAND_INS.flatMap((s) => (s.part && (!s.plays || s.plays(config as never) !== undefined) ? [s.part] : []));
 
-/** The wallets whose payment codes (7.4) the sandbox shows, each with the part that must play for it (none: always). */
-export const CODE_WALLETS: ReadonlyArray<{ wallet: string; prefix: string; part?: StandInPart }> = STAND_INS.flatMap((s) =>
-  s.codes ? [{ ...s.codes, part: s.part }] : [],
+/**
+ * The wallets whose payment codes (7.4) the sandbox shows, each once (two protocols of one platform
+ * charge the same codes), with the part that must play for it (none: always).
+ */
+export const CODE_WALLETS: ReadonlyArray<{ wallet: string; prefix: string; part?: StandInPart }> = STAND_INS.flatMap((s, i) =>
+  s.codes && !STAND_INS.slice(0, i).some((t) => t.codes?.wallet === s.codes!.wallet) ? [{ ...s.codes, part: s.part }] : [],
 );
 
 /** The stand-in of a provider, if the sandbox plays it. */
@@ -50,6 +53,8 @@ export interface SandboxRealmRules {
   publishesBills: boolean;
   /** Whether it serves protocol v2's endpoints under its prefix (a platform with routes of its own: not). */
   protocolV2: boolean;
+  /** Whether its protocol-v2 endpoints charge payers' payment codes (`micropay`, `reverse`): a stand-in of the realm declares `codes`. */
+  takesCodes: boolean;
 }
 
 export interface SandboxPlatformRules extends SandboxRealmRules {
@@ -76,6 +81,7 @@ export function sandboxRealm(realm: Realm): SandboxRealmRules {
     sharesProfits: of.some(({ s }) => s.sharesProfits),
     publishesBills: of.some(({ s }) => s.publishesBills),
     protocolV2: of.some(({ s }) => !s.ownRoutes),
+    takesCodes: of.some(({ s }) => !s.ownRoutes && s.codes !== undefined),
   };
 }
 

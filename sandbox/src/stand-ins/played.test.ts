@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '@kit/server/config';
+import { loadConfig } from '@kit/server/configuration';
 import { alipay } from '@kit/server/payments/providers/alipay';
 import { cardNetwork } from '@kit/server/payments/providers/card-network';
 import { playedBy } from '@kit/server/payments/providers/played';

@@ -21,7 +21,7 @@ export const socialV3StandIn = defineStandIn<SocialSettings>({
   merchantProblem: socialMerchantProblem,
   sharesProfits: true,
   publishesBills: true,
-  // API v3's `codepay` charges them.
+  // API v3's `codepay` charges them (protocol v2's `micropay` the same codes).
   codes: { wallet: 'social', prefix: '13' },
 });
 
@@ -32,4 +32,6 @@ export const socialV2StandIn = defineStandIn<SocialSettings & { PAY_SP_KEY?: str
   merchantProblem: socialMerchantProblem,
   sharesProfits: true,
   publishesBills: true,
+  // Protocol v2's `micropay` charges them.
+  codes: { wallet: 'social', prefix: '13' },
 });

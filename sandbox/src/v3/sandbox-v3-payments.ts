@@ -182,20 +182,14 @@ export class SandboxV3Payments {
     throw new V3Fail(403, 'TRADE_ERROR', `the order is ${o.state}`);
   }
 
-  /** Undoes a code payment (撤销): 200, whatever its state; money taken goes back. */
+  /** Undoes a code payment (撤销): 200, whatever its state; money taken goes back (`recall: true`: not yet, call again). */
   async reverse(mchid: string, outTradeNo: string, text: string): Promise<V3Result> {
     const b = parseBody(closeBody, text);
     if (b.sp_mchid !== mchid) throw new V3Fail(400, 'PARAM_ERROR', 'sp_mchid is not the merchant that signed the request');
     const o = await this.order(mchid, b.sub_mchid, outTradeNo);
     if (o.trade_type !== 'MICROPAY') throw new V3Fail(400, 'INVALID_REQUEST', 'only a payment code order can be reversed; close the others');
-    await this.codes.reverse(await this.codes.ripen(o));
-    return { status: 200, body: { recall: false } };
-  }
-
-  /** The payer confirms a code payment on the phone; false when none was waiting under this code. */
-  async confirmCode(authCode: string): Promise<boolean> {
-    const o = await this.store.orderByCodeToken(authCode);
-    return !!o && o.trade_type === 'MICROPAY' && !!(await this.codes.confirm(o));
+    const { recall } = await this.codes.reverse(await this.codes.ripen(o));
+    return { status: 200, body: { recall } };
   }
 
   /** The order of this service provider and sub-merchant, or 404 ORDER_NOT_EXIST. */

@@ -1,5 +1,6 @@
 /**
- * A small HTTP(S) POST client for the service's outgoing calls to merchants (callbacks): node's
+ * A small HTTP(S) POST client for the service's outgoing calls to merchants (callbacks), and for the
+ * payment platform's calls that present a client certificate (protocol v2's `/secapi/`): node's
  * own `http.request` on keep-alive agents, with one deadline for the whole exchange and only the
  * head of the answer read. Measured against `fetch` (undici's web streams, abort signals and
  * request objects per call): callback delivery CPU per callback, see docs/performance.md.
@@ -35,6 +36,8 @@ export interface PostOptions {
   maxBytes: number;
   /** Where the call may go: its agents check the address connected to (CALLBACK_ALLOW_PRIVATE). Unset: anywhere. */
   outbound?: OutboundPolicy;
+  /** The agent to send through instead (one holding a client certificate, for mutual TLS); its protocol must be the URL's. */
+  agent?: http.Agent;
 }
 
 /** POSTs `body` to `url`; resolves with the status and the answer's first bytes, rejects on a network error or the deadline. */
@@ -46,7 +49,7 @@ export function post(url: string, body: string, opts: PostOptions): Promise<Post
     } catch (e) {
       return reject(e);
     }
-    const agent = (opts.outbound?.agents ?? agents)[target.protocol as keyof typeof agents];
+    const agent = opts.agent ?? (opts.outbound?.agents ?? agents)[target.protocol as keyof typeof agents];
     if (!agent) return reject(new Error(`unsupported protocol ${target.protocol}`));
     try {
       // An address written as such is never looked up: the agents' hook cannot see it.

@@ -1,5 +1,5 @@
 import { TestClock } from '@kit/shared/test-clock';
-import { loadConfig } from '../config';
+import { loadConfig } from '../configuration';
 import { checkRegistry, kitJobs, type KitJobHandlers } from './registry';
 import { Retry } from './retry';
 import type { JobHandler } from './job-worker';

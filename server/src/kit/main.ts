@@ -4,7 +4,7 @@
  * service running on its DATA_DIR (`service-file.ts`): it reaches the service at its real address,
  * and refuses to run when its settings would make it act on another database or port.
  */
-import { loadConfig } from '../config';
+import { loadConfig } from '../configuration';
 import { createLogger } from '../logger';
 import { openServices } from '../runtime';
 import { ListeningUrl } from '../self-url';

@@ -6,12 +6,13 @@
 import type { Clock } from '@kit/shared/clock';
 import {
   KitError,
-  channelParamsPatchSchemas,
-  channelParamsSchemas,
+  KIT_WALLETS,
+  paramsPatchSchema,
   type ChannelParams,
   type ChannelParamsPatch,
   type LoginResponse,
   type PaymentChannel,
+  type WalletCatalogue,
   PAY_VERSION,
 } from '@kit/shared';
 import { createMerchantRequestSchema } from '@kit/shared';
@@ -45,6 +46,8 @@ export class MerchantService {
     private readonly throttle: LoginThrottle,
     private readonly outbound: OutboundPolicy,
     private readonly clock: Clock,
+    /** The wallets of the service's providers: the channels 4.7 takes and their parameters (the kit's by default). */
+    private readonly wallets: WalletCatalogue = KIT_WALLETS,
   ) {}
 
   /** 4.17. The signer must own (or have created) the parent when creating a sub-merchant. */
@@ -127,11 +130,13 @@ export class MerchantService {
    * 4.7, a merge (a partial update never drops a field): fields sent are set, fields sent as `null`
    * are cleared, the others stay. Only the owning app may change them; `profitSharing: true` needs a contracted merchant.
    */
-  async setPaymentParams(signerAppId: string, id: string, channel: PaymentChannel, parameters: ChannelParamsPatch): Promise<void> {
+  async setPaymentParams(signerAppId: string, id: string, channel: string, parameters: ChannelParamsPatch): Promise<void> {
+    const schema = this.wallets.parametersOf(channel);
+    if (!schema) throw new KitError('invalid_request', `paymentChannel: no wallet of this service has the channel ${channel}`);
     const m = await this.store.findWithParent(id);
     if (!m) throw new KitError('unknown_merchant', `merchant "${id}" does not exist`);
     if (m.app_id !== signerAppId) throw new KitError('not_owner', `app "${signerAppId}" does not own merchant "${id}"`);
-    const patch = channelParamsPatchSchemas[channel].parse(parameters) as ChannelParamsPatch;
+    const patch = paramsPatchSchema(schema).parse(parameters) as ChannelParamsPatch;
     if (patch.profitSharing === true && !m.profit_sharing_contracted) {
       throw new KitError('profit_sharing_not_enabled', 'profitSharing can only be true for a merchant contracted for profit sharing');
     }
@@ -142,20 +147,25 @@ export class MerchantService {
         if (v === null) delete next[k];
         else if (v !== undefined) next[k] = v;
       }
-      return channelParamsSchemas[channel].parse(next);
+      return schema.parse(next);
     });
     // A read begun before the change must not answer a caller that comes after it.
     this.paramsReads.clear();
   }
 
   /** Effective parameters of a merchant for a channel: its own values over its parent's, field by field. */
-  async effectivePaymentParams<C extends PaymentChannel>(merchantId: string, channel: C): Promise<Partial<ChannelParams[C]>> {
+  async effectivePaymentParams<C extends PaymentChannel>(merchantId: string, channel: C): Promise<Partial<ChannelParams[C]>>;
+  /** A channel of any wallet of the service (one the root was given too): its parameters, opaque to the caller. */
+  async effectivePaymentParams(merchantId: string, channel: string): Promise<Partial<ChannelParams[PaymentChannel]>>;
+  async effectivePaymentParams(merchantId: string, channel: string): Promise<Partial<ChannelParams[PaymentChannel]>> {
     const rows = await this.paramsRows(merchantId, channel);
     if (!rows.length) throw new KitError('unknown_merchant', `merchant "${merchantId}" does not exist`);
     const parent = rows[0].parent_merchant_id;
     const ids = parent ? [parent, merchantId] : [merchantId];
     const byId = new Map(
-      rows.flatMap((r) => (r.merchant_id && r.params_json ? [[r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[C]>] as const] : [])),
+      rows.flatMap((r) =>
+        r.merchant_id && r.params_json ? [[r.merchant_id, JSON.parse(r.params_json) as Partial<ChannelParams[PaymentChannel]>] as const] : [],
+      ),
     );
     return Object.assign({}, ...ids.map((i) => byId.get(i) ?? {}));
   }
@@ -166,7 +176,7 @@ export class MerchantService {
    * its merchant (a round trip per notification on PostgreSQL, issue 34). Nothing is kept once the
    * read answers, and a change made here starts the next read afresh.
    */
-  private paramsRows(merchantId: string, channel: PaymentChannel): ReturnType<MerchantStore['paramsWithParent']> {
+  private paramsRows(merchantId: string, channel: string): ReturnType<MerchantStore['paramsWithParent']> {
     const key = `${channel} ${merchantId}`;
     let read = this.paramsReads.get(key);
     if (!read) {

@@ -8,7 +8,7 @@ import type { ZodTypeAny } from 'zod';
 import { ERROR_CATALOGUE, failSchema, type ErrorId } from '@kit/shared';
 import { json, openApiPath, type Body, type RouteDoc } from './describe';
 import { API_ROUTES } from '../routes';
-import { routeDoc } from '../routes/route';
+import { routeDoc, type AnyRoute } from '../routes/route';
 import { frontendRoutes } from './paths/frontends';
 import { consoleRoutes } from './paths/console';
 import { operationRoutes } from './paths/operations';
@@ -20,11 +20,18 @@ import type { DevPlugin } from '../plugins/dev-plugin';
  * others from the descriptions in `paths/` (operations, channel notifications, front-end routers).
  * A development plug-in describes its own (`DocumentOptions.dev`).
  */
-export const ROUTE_DOCS: readonly RouteDoc[] = [...API_ROUTES.map(routeDoc), ...operationRoutes, ...frontendRoutes, ...consoleRoutes];
+export const ROUTE_DOCS: readonly RouteDoc[] = [...API_ROUTES.map(routeDoc), ...otherDocs()];
+
+/** The routes described in `paths/` (operations, channel notifications, front-end routers): the same whatever the service's wallets. */
+function otherDocs(): RouteDoc[] {
+  return [...operationRoutes, ...frontendRoutes, ...consoleRoutes];
+}
 
 export interface DocumentOptions {
   /** The routes a development plug-in serves, with their tag (`plugins/dev-plugin.ts`); none in production. */
   dev?: DevPlugin['openApi'];
+  /** The JSON API the service serves (`apiRoutes(services.wallets)`: its wallets' ways); the kit's own (`API_ROUTES`) by default. */
+  routes?: readonly AnyRoute[];
   /** Public base URL of the service, for `servers` (e.g. `http://127.0.0.1:8080`). */
   serverUrl?: string;
   /** The prose's language (`zh-cn.ts`); English by default. */
@@ -36,8 +43,9 @@ export const operationIdOf = (doc: Pick<RouteDoc, 'method' | 'path'>) =>
   `${doc.method}${openApiPath(doc.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
 
 /** The routes the service serves with these options. */
-export function servedRouteDocs(opts: Pick<DocumentOptions, 'dev'>): RouteDoc[] {
-  return [...ROUTE_DOCS, ...(opts.dev?.routes ?? [])];
+export function servedRouteDocs(opts: Pick<DocumentOptions, 'dev' | 'routes'>): RouteDoc[] {
+  const own = !opts.routes || opts.routes === API_ROUTES ? ROUTE_DOCS : [...opts.routes.map(routeDoc), ...otherDocs()];
+  return [...own, ...(opts.dev?.routes ?? [])];
 }
 
 /** What a signed endpoint may answer when the signature check fails (`http/signature.ts`); docs/api.md folds them into one entry. */

@@ -8,7 +8,7 @@
  */
 import type { Clock } from '@kit/shared/clock';
 import type { Logger } from 'pino';
-import { KitError, PAY_VERSION, paymentCodesInWords, walletOfPaymentCode, type CodePayArgs, type PaymentChannel } from '@kit/shared';
+import { KitError, PAY_VERSION, type CodePayArgs } from '@kit/shared';
 import type { PayChannelOrdersTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
 import type { MerchantService } from '../merchants/merchant-service';
@@ -53,9 +53,11 @@ export class CodePayments {
    * before an order is read or a platform asked.
    */
   providerOf(authCode: string): PaymentProvider & { codePayment: CodePayment } {
-    const wallet = walletOfPaymentCode(authCode);
-    if (!wallet?.paymentCode) throw new KitError('invalid_request', `authCode: not a payment code of a wallet this kit takes (${paymentCodesInWords()})`);
-    const channel = wallet.paymentCode.channel as PaymentChannel;
+    const wallets = this.providers.wallets;
+    const wallet = wallets.walletOfPaymentCode(authCode);
+    if (!wallet?.paymentCode)
+      throw new KitError('invalid_request', `authCode: not a payment code of a wallet this kit takes (${wallets.paymentCodesInWords()})`);
+    const channel = wallet.paymentCode.channel;
     const provider = this.providers.has(channel) ? this.providers.get(channel) : undefined;
     if (!provider?.codePayment) throw new KitError('channel_unavailable', `payment channel ${channel} takes no payment codes here`);
     return provider as PaymentProvider & { codePayment: CodePayment };

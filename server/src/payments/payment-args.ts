@@ -13,7 +13,6 @@ import {
   type MiniProgramPayResponse,
   type NativePayArgs,
   type NativePayResponse,
-  type PaymentChannel,
 } from '@kit/shared';
 import { subMerchantDisabled } from '../merchants/disabled';
 import type { MerchantService } from '../merchants/merchant-service';
@@ -23,9 +22,8 @@ import type { ChannelOrders } from './channel-orders';
 import type { CodePayments } from './code-payments';
 import type { PaymentStore } from './payment-store';
 import type { Providers } from './providers/in-use';
-import { refusalText, type PaymentFlow, type PaymentProvider } from './providers/provider';
+import { refusalText, type ChannelName, type PaymentFlow, type PaymentProvider } from './providers/provider';
 import { isOverdue } from '../orders/order-expiry';
-import { wayOf } from '@kit/shared/wallets';
 
 type OrderRow = NonNullable<Awaited<ReturnType<PaymentStore['orderWithMerchants']>>>;
 
@@ -50,7 +48,8 @@ export class PaymentArgs {
     appId: string,
     req: { prepayId: string; way: string } & Record<string, unknown>,
   ): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: unknown }> {
-    const way = wayOf(req.way);
+    // The ways of the service's wallets (its providers': the kit's, and any the root was given).
+    const way = this.providers.wallets.wayOf(req.way);
     if (!way) throw new KitError('invalid_request', `way: there is no way named "${req.way}"`);
     const payer = way.payer(req as never);
     if (way.chosenBy === 'code') {
@@ -79,7 +78,7 @@ export class PaymentArgs {
    * which is asked for by name, never as the social flows' default. `args` is what its order call
    * gave (`qr_code` for Alipay).
    */
-  nativeVia<A>(appId: string, prepayId: string, channel: PaymentChannel): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: A }> {
+  nativeVia<A>(appId: string, prepayId: string, channel: ChannelName): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: A }> {
     return this.walletVia<A>(appId, prepayId, channel, 'scan');
   }
 
@@ -93,7 +92,7 @@ export class PaymentArgs {
   async walletVia<A>(
     appId: string,
     prepayId: string,
-    channel: PaymentChannel,
+    channel: ChannelName,
     flow: PaymentFlow,
     payer: { openId?: string; returnUrl?: string } = {},
   ): Promise<{ version: typeof PAY_VERSION; status: 'success'; args: A }> {
@@ -111,7 +110,7 @@ export class PaymentArgs {
    * The open id of a wallet's payer from the login code its mini-program got (`walletMini`):
    * `mp_login_failed` when the platform refuses the code.
    */
-  async walletPayer(channel: PaymentChannel, code: string): Promise<string> {
+  async walletPayer(channel: ChannelName, code: string): Promise<string> {
     const login = this.providers.get(channel).payerLogin;
     if (!login) throw new KitError('channel_unavailable', `payment channel ${channel} has no payer login`);
     const answer = await login.openIdFor(code);
@@ -147,7 +146,7 @@ export class PaymentArgs {
    * the effective parameters say `profitSharing: true`; otherwise ignored.
    */
   private async channelOrder(order: OrderRow, flow: PaymentFlow, openId: string | null, sharing: boolean | 'by-parameters') {
-    const paramsOf = (channel: PaymentChannel) => this.merchants.effectivePaymentParams(order.sub_merchant_id, channel);
+    const paramsOf = (channel: ChannelName) => this.merchants.effectivePaymentParams(order.sub_merchant_id, channel);
     const provider: PaymentProvider = await this.providers.forFlow(flow, paramsOf);
     // Checked first so that a merchant without parameters gets a clear answer and nothing changes.
     const params = await paramsOf(provider.channel);

@@ -8,7 +8,7 @@ import { KitError, type ChannelParams, type PaymentChannel } from '@kit/shared';
 import type { Executor, PayChannelOrdersTable } from '../db/schema';
 import type { Jobs } from '../jobs/jobs';
 import type { Providers } from '../payments/providers/in-use';
-import { refusalText, type MerchantRef, type Outcome, type PaymentProvider, type ProfitSharing } from '../payments/providers/provider';
+import { refusalText, type ChannelName, type MerchantRef, type Outcome, type PaymentProvider, type ProfitSharing } from '../payments/providers/provider';
 import type { PrepayService } from '../orders/prepay-service';
 import type { PsStore } from './ps-store';
 import type { PsRequestsTable, PsShare } from './ps-tables';
@@ -213,7 +213,7 @@ export class PsChannel {
   }
 
   /** The channel whose merchant numbers receivers are added for. */
-  sharingChannel(): PaymentChannel {
+  sharingChannel(): ChannelName {
     return this.sharing().provider.channel;
   }
 

@@ -5,7 +5,8 @@
  * be had or read) the job comes back on `RECONCILE_RETRY_SCHEDULE`, its last wait repeating.
  */
 import type { Logger } from 'pino';
-import { isKitError, type PaymentChannel } from '@kit/shared';
+import { isKitError } from '@kit/shared';
+import type { ChannelName } from '../payments/providers/provider';
 import type { Jobs } from '../jobs/jobs';
 import type { Retry } from '../jobs/retry';
 import type { JobRow, JobSettlement } from '../jobs/job-store';
@@ -21,7 +22,7 @@ export interface DailyOptions {
    * Whether a channel is configured (`payments/providers/setup.ts`): an unconfigured one has no bill
    * to fetch, and its days are not added (the start's warning says what it lacks).
    */
-  configured?: (channel: PaymentChannel) => boolean;
+  configured?: (channel: ChannelName) => boolean;
 }
 
 const CST_OFFSET_MS = 8 * 3_600_000;
@@ -59,7 +60,7 @@ export class DailyReconciliation implements JobHandler {
   }
 
   /** The channels whose bills the daily run reconciles: every configured one that publishes a bill. */
-  channels(): PaymentChannel[] {
+  channels(): ChannelName[] {
     return this.service.channelsWithBills().filter((c) => !this.opts.configured || this.opts.configured(c));
   }
 
@@ -68,7 +69,7 @@ export class DailyReconciliation implements JobHandler {
    * it up after the first wait of `RECONCILE_RETRY_SCHEDULE` and keeps trying like any due day, so a
    * failed day does not stay failed. The time it is due; null when its job is pending already.
    */
-  async retryLater(date: string, channel: PaymentChannel, now = this.jobs.store.clock.now()): Promise<number | null> {
+  async retryLater(date: string, channel: ChannelName, now = this.jobs.store.clock.now()): Promise<number | null> {
     const at = now + (this.opts.retrySchedule[0] ?? 300_000);
     const key = `${date}/${channel}`;
     if (await this.jobs.enqueue(this.jobs.store.db, { queue: this.queue, key, ref: date, payload: { date, channel }, at })) return at;
@@ -76,7 +77,7 @@ export class DailyReconciliation implements JobHandler {
   }
 
   async run(job: JobRow, _signal: AbortSignal, retry: Retry): Promise<JobSettlement> {
-    const { date, channel } = JSON.parse(job.payload) as { date: string; channel: PaymentChannel };
+    const { date, channel } = JSON.parse(job.payload) as { date: string; channel: ChannelName };
     try {
       const report = await this.service.reconcile(date, channel);
       const open = report.differences.filter((d) => d.resolution === 'open').length;

@@ -7,10 +7,10 @@
  * cannot have or read the bill changes nothing; running a day again changes nothing either.
  */
 import type { Logger } from 'pino';
-import { formatCents, formatDecimal, isKitError, KitError, type PaymentChannel } from '@kit/shared';
+import { formatCents, formatDecimal, isKitError, KitError } from '@kit/shared';
 import type { ReconciliationTotals } from '@kit/shared/api/reconciliation';
 import type { Providers } from '../payments/providers/in-use';
-import { FEE_SCALE, type BillDownload, type BillLine, type PaymentProvider, type StoredParams } from '../payments/providers/provider';
+import { FEE_SCALE, type BillDownload, type BillLine, type ChannelName, type PaymentProvider, type StoredParams } from '../payments/providers/provider';
 import type { ChannelOrders } from '../payments/channel-orders';
 import type { PaymentStore } from '../payments/payment-store';
 import type { Settlement } from '../payments/settlement';
@@ -87,7 +87,7 @@ export class ReconciliationService {
   ) {}
 
   /** The channels that publish a bill (the card acquirer does not). */
-  channelsWithBills(): PaymentChannel[] {
+  channelsWithBills(): ChannelName[] {
     return this.providers.with('dailyBill').map((p) => p.channel);
   }
 
@@ -95,7 +95,7 @@ export class ReconciliationService {
    * Reconciles `date` (China date) with `channel`'s bill now. Throws `BillNotReady` while the channel
    * is making it, `channel_error` when it cannot be read; the report is then not `done`.
    */
-  async reconcile(date: string, channel: PaymentChannel): Promise<Report> {
+  async reconcile(date: string, channel: ChannelName): Promise<Report> {
     if (!isChinaDate(date)) throw new KitError('invalid_request', `date must be a China date written YYYY-MM-DD, got "${date}"`);
     const provider = this.providers.get(channel);
     if (!provider.dailyBill) throw new KitError('channel_unavailable', `payment channel ${channel} publishes no bill`);
@@ -177,7 +177,7 @@ export class ReconciliationService {
   }
 
   private async totalsOfMerchants(date: string, channel: string, merchantIds: readonly string[], accounts: Set<string>): Promise<ReportTotals> {
-    const bill = (this.providers.get(channel as PaymentChannel) as BillingProvider).dailyBill;
+    const bill = (this.providers.get(channel) as BillingProvider).dailyBill;
     const lines = (await this.store.billLinesOf(date, channel, merchantIds, [...accounts])).filter((l) => bill.settled(l.kind, l.status));
     const sum = (kind: 'payment' | 'refund') => lines.filter((l) => l.kind === kind).reduce((n, l) => n + Number(l.amount_cents), 0);
     const feeCents = Math.round(lines.reduce((n, l) => n + Number(l.fee_units), 0) / FEE_UNITS_PER_CENT);
@@ -229,7 +229,7 @@ export class ReconciliationService {
   private async accountsOf(merchantIds: readonly string[]): Promise<Set<string>> {
     const accounts = new Set<string>();
     for (const { channel, params } of await this.store.paramsOf(merchantIds)) {
-      const provider = this.providers.has(channel as PaymentChannel) ? this.providers.get(channel) : undefined;
+      const provider = this.providers.has(channel) ? this.providers.get(channel) : undefined;
       const account = provider?.accountOf?.(params as StoredParams);
       if (account) accounts.add(account);
     }

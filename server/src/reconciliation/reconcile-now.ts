@@ -7,13 +7,14 @@
  * in this process share one run.
  */
 import type { Logger } from 'pino';
-import { isKitError, KitError, type PaymentChannel } from '@kit/shared';
+import { isKitError, KitError } from '@kit/shared';
+import type { ChannelName } from '../payments/providers/provider';
 import { chinaDate, isChinaDate } from './china-day';
 import { BillNotReady, type ReconciliationService } from './recon-service';
 
 /** What a run did with one channel's bill: reconciled, not made yet (the daily job tries again), or unreadable. */
 export interface ChannelRun {
-  channel: PaymentChannel;
+  channel: ChannelName;
   outcome: 'done' | 'not_ready' | 'failed';
   /** Why it is not done, in the service's words. */
   error?: string;
@@ -40,7 +41,7 @@ export class ReconcileNow {
     return run;
   }
 
-  private async runChannels(date: string, channels: readonly PaymentChannel[], by: string): Promise<ChannelRun[]> {
+  private async runChannels(date: string, channels: readonly ChannelName[], by: string): Promise<ChannelRun[]> {
     const out: ChannelRun[] = [];
     for (const channel of channels) {
       try {

@@ -6,7 +6,7 @@
  * routers as to anyone. Without a signature, a socket or this service's own URL.
  */
 import type { PayAnswer, PayRequest, WayName } from '@kit/shared';
-import { pay } from './payments';
+import { paymentRoutes } from './payments';
 import { KitError } from '@kit/shared';
 import type { ZodTypeAny } from 'zod';
 import { toKitError } from '../http/errors';
@@ -44,8 +44,8 @@ export class InProcessApi {
     }
   }
 
-  /** `POST /submerchant-pay/pay` for one way (design 7.2): its answer typed by the way. */
+  /** `POST /submerchant-pay/pay` for one way of the service's wallets (design 7.2): its answer typed by the way. */
   async pay<N extends WayName>(as: ActingApp, req: PayRequest & { way: N }): Promise<PayAnswer<N>> {
-    return (await this.call(pay, as, { body: req })) as PayAnswer<N>;
+    return (await this.call(paymentRoutes(this.deps.services.wallets).pay, as, { body: req })) as PayAnswer<N>;
   }
 }

@@ -6,7 +6,8 @@ import {
   loginRequestSchema,
   loginResponseSchema,
   paySuccessSchema,
-  setPaymentParamsRequestSchema,
+  setPaymentParamsRequestSchemaFor,
+  type WalletCatalogue,
 } from '@kit/shared';
 import { defineRoute } from './route';
 
@@ -60,28 +61,34 @@ export const createMerchant = defineRoute({
   },
 });
 
-export const setPaymentParams = defineRoute({
-  method: 'put',
-  path: '/merchant/paymentParams',
-  tag: 'Merchants',
-  section: '4.7',
-  summary: "Set a merchant's payment parameters for one channel",
-  description:
-    "Signed by the app that owns the merchant (otherwise 401). A merge: fields sent are set, `null` clears a field, fields not sent stay. A sub-merchant inherits its parent's values field by field.",
-  example: {
-    body: {
-      id: 'PM3hT6vQ9cXe',
-      paymentChannel: 'SocialNative',
-      parameters: { socialAppId: 'wx5andb0xdemo0001', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/kit-callback' },
+/**
+ * 4.7 for a service whose wallets are `wallets` (`services.wallets`: the kit's, and any its root was
+ * given): the channels it takes and their parameters are theirs.
+ */
+export function setPaymentParamsOf(wallets: WalletCatalogue) {
+  return defineRoute({
+    method: 'put',
+    path: '/merchant/paymentParams',
+    tag: 'Merchants',
+    section: '4.7',
+    summary: "Set a merchant's payment parameters for one channel",
+    description:
+      "Signed by the app that owns the merchant (otherwise 401). A merge: fields sent are set, `null` clears a field, fields not sent stay. A sub-merchant inherits its parent's values field by field.",
+    example: {
+      body: {
+        id: 'PM3hT6vQ9cXe',
+        paymentChannel: 'SocialNative',
+        parameters: { socialAppId: 'wx5andb0xdemo0001', socialMchId: '1900000001', notifyCallbackUrl: 'https://merchant.example/kit-callback' },
+      },
+      answer: { version: 1, status: 'success' },
     },
-    answer: { version: 1, status: 'success' },
-  },
-  auth: 'signed',
-  body: setPaymentParamsRequestSchema,
-  answer: paySuccessSchema,
-  errors: ['not_owner', 'unknown_merchant', 'profit_sharing_not_enabled'],
-  handler: async ({ services, body, caller }) => {
-    await services.merchants.setPaymentParams(caller.appId, body.id, body.paymentChannel, body.parameters);
-    return { version: PAY_VERSION, status: 'success' as const };
-  },
-});
+    auth: 'signed',
+    body: setPaymentParamsRequestSchemaFor(wallets.channels, (c) => wallets.parametersOf(c)),
+    answer: paySuccessSchema,
+    errors: ['not_owner', 'unknown_merchant', 'profit_sharing_not_enabled'],
+    handler: async ({ services, body, caller }) => {
+      await services.merchants.setPaymentParams(caller.appId, body.id, body.paymentChannel, body.parameters);
+      return { version: PAY_VERSION, status: 'success' as const };
+    },
+  });
+}

@@ -8,15 +8,13 @@
  */
 import { z } from 'zod';
 import {
-  WAYS,
-  payAnswerSchema,
-  payRequestMembers,
-  payRequestSchema,
+  KIT_WALLETS,
   refundQuerySchema,
   refundRequestSchema,
   refundResponseSchema,
   wayAnswerSchema,
   wayRequestSchema,
+  type WalletCatalogue,
   type WayDeclaration,
 } from '@kit/shared';
 import { defineRoute, type AnyRoute } from './route';
@@ -50,43 +48,57 @@ function wayRoute(way: WayDeclaration): AnyRoute {
   });
 }
 
-/** Every way's own endpoint, in the order of the wallets' declarations. */
-export const WAY_ROUTES: readonly AnyRoute[] = WAYS.map(wayRoute);
+/** The one call for every way of `wallets`: `way` names it, and the rest of the body is what that way takes. */
+const payRoute = (wallets: WalletCatalogue) =>
+  defineRoute({
+    method: 'post',
+    path: '/submerchant-pay/pay',
+    tag: 'Payments',
+    section: '7.2',
+    summary: 'Payment arguments for any way to pay (`way` names it)',
+    description:
+      "`way` is one of the ways' names, each also an endpoint of its own (`socialPayNative`, `socialPay`, `socialPayApp`, and each wallet's own); " +
+      'the body carries what that way takes and the answer is exactly what its own endpoint answers. An unknown `way` is a 400 naming `way`.',
+    zh: {
+      summary: '任一支付方式的支付参数（`way` 指明方式）',
+      description:
+        '`way` 是各支付方式的名字，每种方式也有自己的端点（`socialPayNative`、`socialPay`、`socialPayApp`，以及各钱包自己的方式）；请求体带该方式所需的字段，应答与该方式自己的端点完全相同。未知的 `way` 应答 400 并指明 `way`。',
+    },
+    example: {
+      body: { prepayId: 'Qx81Fk2LmZ0a', way: 'socialPayNative' },
+      answer: { version: 1, status: 'success', args: { code_url: 'weixin://wxpay/bizpayurl?pr=8mZQk2Lzz' } },
+    },
+    auth: 'signed',
+    body: wallets.payRequestSchema,
+    // Described as a `oneOf` over the ways, each named by its way.
+    documented: {
+      body: z.union(wallets.payRequestMembers.map((m, i) => m.openapi({ title: wallets.ways[i].name })) as unknown as [z.ZodTypeAny, z.ZodTypeAny]),
+    },
+    answer: wallets.payAnswerSchema,
+    errors: [...PAYMENT_ERRORS, 'profit_sharing_not_enabled'],
+    handler: ({ services, body, caller }) => services.payments.args.pay(caller.appId, body as never),
+  });
 
-/** The own endpoint of a way (the front-end routers call one in-process). */
-export function routeOfWay(name: string): AnyRoute {
-  const route = WAY_ROUTES.find((r) => r.path === `/submerchant-pay/${name}`);
-  if (!route) throw new Error(`no way named ${name}`);
-  return route;
+/** The routes of the ways to pay of `wallets`: the one call, and each way's own endpoint in the order of the wallets' declarations. */
+export interface PaymentRoutes {
+  pay: ReturnType<typeof payRoute>;
+  ways: readonly AnyRoute[];
 }
 
-/** The one call for every way: `way` names it, and the rest of the body is what that way takes. */
-export const pay = defineRoute({
-  method: 'post',
-  path: '/submerchant-pay/pay',
-  tag: 'Payments',
-  section: '7.2',
-  summary: 'Payment arguments for any way to pay (`way` names it)',
-  description:
-    "`way` is one of the ways' names, each also an endpoint of its own (`socialPayNative`, `socialPay`, `socialPayApp`, and each wallet's own); " +
-    'the body carries what that way takes and the answer is exactly what its own endpoint answers. An unknown `way` is a 400 naming `way`.',
-  zh: {
-    summary: '任一支付方式的支付参数（`way` 指明方式）',
-    description:
-      '`way` 是各支付方式的名字，每种方式也有自己的端点（`socialPayNative`、`socialPay`、`socialPayApp`，以及各钱包自己的方式）；请求体带该方式所需的字段，应答与该方式自己的端点完全相同。未知的 `way` 应答 400 并指明 `way`。',
-  },
-  example: {
-    body: { prepayId: 'Qx81Fk2LmZ0a', way: 'socialPayNative' },
-    answer: { version: 1, status: 'success', args: { code_url: 'weixin://wxpay/bizpayurl?pr=8mZQk2Lzz' } },
-  },
-  auth: 'signed',
-  body: payRequestSchema,
-  // Described as a `oneOf` over the ways, each named by its way.
-  documented: { body: z.union(payRequestMembers.map((m, i) => m.openapi({ title: WAYS[i].name })) as unknown as [z.ZodTypeAny, z.ZodTypeAny]) },
-  answer: payAnswerSchema,
-  errors: [...PAYMENT_ERRORS, 'profit_sharing_not_enabled'],
-  handler: ({ services, body, caller }) => services.payments.args.pay(caller.appId, body as never),
-});
+const routesOf = new WeakMap<WalletCatalogue, PaymentRoutes>();
+
+/**
+ * The ways' routes of a service whose wallets are `wallets` (`services.wallets`: the kit's, and any
+ * its composition root was given), made once per catalogue.
+ */
+export function paymentRoutes(wallets: WalletCatalogue): PaymentRoutes {
+  let routes = routesOf.get(wallets);
+  if (!routes) routesOf.set(wallets, (routes = { pay: payRoute(wallets), ways: wallets.ways.map(wayRoute) }));
+  return routes;
+}
+
+/** The kit's own wallets' ways (what docs/api.md shows): the one call, and each way's own endpoint. */
+export const { pay, ways: WAY_ROUTES } = paymentRoutes(KIT_WALLETS);
 
 export const refundOrder = defineRoute({
   method: 'post',

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { KitClient, verifyCallback } from '@kit/shared';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/configuration';
 import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';

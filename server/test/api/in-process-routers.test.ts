@@ -8,7 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KitClient } from '@kit/shared';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/configuration';
 import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { createApp } from '../../src/app';

@@ -7,7 +7,7 @@
  */
 import { KitClient } from '@kit/shared';
 import type { SandboxTables } from '@kit/sandbox';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/configuration';
 import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';

@@ -7,7 +7,7 @@
  * one `finish` callback. The service runs as a child process, as `npm run server` starts it.
  */
 import { KitClient } from '@kit/shared';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/configuration';
 import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';

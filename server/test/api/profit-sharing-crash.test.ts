@@ -4,7 +4,7 @@
  * results still end up in the query, without anyone asking again.
  */
 import { KitClient } from '@kit/shared';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/configuration';
 import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';

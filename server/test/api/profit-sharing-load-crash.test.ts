@@ -6,7 +6,7 @@
  * no call was answered 5xx.
  */
 import { KitClient, KitNetworkError, type SplitRequest } from '@kit/shared';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/configuration';
 import { createLogger } from '../../src/logger';
 import { openServices } from '../../src/runtime';
 import { describeEachBackend } from '../support/backends';

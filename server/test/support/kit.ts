@@ -4,7 +4,7 @@
  */
 import { KitClient } from '@kit/shared';
 import { TestClock } from '@kit/shared/test-clock';
-import { startRuntime, type Runtime } from '../../src/runtime';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import type { Backend } from './backends';
 import { waitFor } from './wait';
 import type { Kysely } from 'kysely';
@@ -43,9 +43,14 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   RECONCILE_AT: 'off',
 };
 
-export async function startTestKit(backend: Backend, env: NodeJS.ProcessEnv = {}, opts: { clock?: TestClock } = {}): Promise<TestKit> {
+/** `providers`: the registration list the root is given (a test's own wallet beside the kit's: `test-wallet/`). */
+export async function startTestKit(
+  backend: Backend,
+  env: NodeJS.ProcessEnv = {},
+  opts: { clock?: TestClock; providers?: RuntimeOptions['providers'] } = {},
+): Promise<TestKit> {
   const clock = opts.clock ?? new TestClock();
-  const runtime = await startRuntime({ ...TEST_ENV, ...backend.env(), ...env }, { clock });
+  const runtime = await startRuntime({ ...TEST_ENV, ...backend.env(), ...env }, { clock, providers: opts.providers });
   return {
     runtime,
     url: runtime.url,

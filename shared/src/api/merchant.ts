@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idString, merchantIdSchema, parentMerchantIdSchema, PAY_VERSION } from './common';
-import { WALLETS, type PaymentChannel } from '../wallets';
+import { KIT_WALLETS, WALLETS, type ChannelParameters, type PaymentChannel } from '../wallets';
 
 /** 4.16 login body. */
 export const loginRequestSchema = z.object({
@@ -49,7 +49,7 @@ export const paySuccessSchema = z.object({ version: z.literal(PAY_VERSION), stat
 export type PaySuccess = z.infer<typeof paySuccessSchema>;
 
 /** The payment channels (4.7): the channels of every wallet (`../wallets/`). */
-export const PAYMENT_CHANNELS = WALLETS.flatMap((w) => Object.keys(w.channels)) as [PaymentChannel, ...PaymentChannel[]];
+export const PAYMENT_CHANNELS = KIT_WALLETS.channels as [PaymentChannel, ...PaymentChannel[]];
 export type { PaymentChannel };
 
 type ChannelDeclarations = UnionToIntersection<(typeof WALLETS)[number]['parameters']>;
@@ -69,28 +69,40 @@ export type ChannelParams = { [C in PaymentChannel]: z.infer<(typeof channelPara
  * What 4.7 may send for a channel (a merge, so that a partial update never drops a field): a field
  * present is set, a field sent as `null` is cleared, a field not sent stays as it was.
  */
-const nullableFields = <S extends z.ZodObject<z.ZodRawShape>>(schema: S) =>
+export const paramsPatchSchema = (schema: ChannelParameters) =>
   z.object(Object.fromEntries(Object.entries(schema.shape).map(([k, v]) => [k, (v as z.ZodOptional<z.ZodTypeAny>).unwrap().nullable().optional()]))).strict();
 export const channelParamsPatchSchemas = Object.fromEntries(
-  Object.entries(channelParamsSchemas).map(([channel, schema]) => [channel, nullableFields(schema as z.ZodObject<z.ZodRawShape>)]),
+  Object.entries(channelParamsSchemas).map(([channel, schema]) => [channel, paramsPatchSchema(schema as ChannelParameters)]),
 ) as unknown as Record<PaymentChannel, z.ZodObject<z.ZodRawShape>>;
 /** A 4.7 change of one channel's parameters: values to set, `null` to clear. */
 export type ChannelParamsPatch = Record<string, unknown>;
 
+/**
+ * The 4.7 body for these channels, each with its parameters (`parametersOf`): `parameters` is
+ * validated against the channel's own schema (fields may be `null`: cleared).
+ */
+export function setPaymentParamsRequestSchemaFor<C extends string>(
+  channels: readonly [C, ...C[]],
+  parametersOf: (channel: C) => ChannelParameters | undefined,
+) {
+  const patches = new Map(channels.map((c) => [c, paramsPatchSchema(parametersOf(c) ?? z.object({}).strict())]));
+  return z
+    .object({
+      id: merchantIdSchema,
+      paymentChannel: z.enum(channels),
+      parameters: z.record(z.unknown()),
+    })
+    .strict()
+    .superRefine((body, ctx) => {
+      const parsed = patches.get(body.paymentChannel as C)!.safeParse(body.parameters);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['parameters', ...issue.path] });
+      } else if (Object.keys(parsed.data).length === 0) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['parameters'], message: 'must set or clear at least one field' });
+      }
+    });
+}
+
 /** 4.7 body; `parameters` is validated against the channel's own schema (fields may be `null`: cleared). */
-export const setPaymentParamsRequestSchema = z
-  .object({
-    id: merchantIdSchema,
-    paymentChannel: z.enum(PAYMENT_CHANNELS),
-    parameters: z.record(z.unknown()),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    const parsed = channelParamsPatchSchemas[body.paymentChannel].safeParse(body.parameters);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['parameters', ...issue.path] });
-    } else if (Object.keys(parsed.data).length === 0) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['parameters'], message: 'must set or clear at least one field' });
-    }
-  });
+export const setPaymentParamsRequestSchema = setPaymentParamsRequestSchemaFor(PAYMENT_CHANNELS, (c) => KIT_WALLETS.parametersOf(c));
 export type SetPaymentParamsRequest = z.infer<typeof setPaymentParamsRequestSchema>;

@@ -1,20 +1,20 @@
 /**
  * Every wallet the kit speaks for, and the ways to pay they declare (design 7.2). A wallet is one
  * file here and one line in `WALLETS`, and its looks one file in `looks/` and one line in
- * `WALLET_LOOKS`; the service's routes, its reference and the typed client read the ways from this
- * list, the front ends the looks.
+ * `WALLET_LOOKS`; the typed client and the front ends read the ways from this list (`KIT_WALLETS`),
+ * the front ends the looks. The service reads the wallets its providers speak for
+ * (`walletCatalogue`, `catalogue.ts`): these, and any the composition root was given.
  */
-import { z } from 'zod';
-import { prepayIdSchema } from '../api/common';
+import type { z } from 'zod';
 import { socialWallet } from './social';
 import { alipayWallet } from './alipay';
-import { codePay } from './code-pay';
-import { wayAnswerSchema, type WalletDeclaration, type WayDeclaration } from './way';
+import { COMMON_WAYS, walletCatalogue } from './catalogue';
+import type { WalletDeclaration, WayDeclaration } from './way';
 
 export const WALLETS = [socialWallet, alipayWallet] as const;
 
-/** Ways of every wallet (the payer's payment code at the counter): each wallet takes part through what it declares. */
-export const COMMON_WAYS = [codePay] as const;
+/** What the kit's own wallets offer (their ways, channels and parameters, the pay call's schemas). */
+export const KIT_WALLETS = walletCatalogue(WALLETS);
 
 type AnyWallet = (typeof WALLETS)[number];
 type AnyWay = AnyWallet['ways'][number] | (typeof COMMON_WAYS)[number];
@@ -31,42 +31,49 @@ export type PayAnswer<N extends WayName> = { version: 1; status: 'success'; args
 /** The payment channels (4.7), each one a wallet's. */
 export type PaymentChannel = { [W in AnyWallet as W['id']]: keyof W['channels'] & string }[AnyWallet['id']];
 
+/** A way's request on `POST /submerchant-pay/pay` (`{prepayId, way, …its input}`), for a way of any wallet. */
+export type PayRequestOf<W extends WayDeclaration> =
+  W extends WayDeclaration<infer N, infer I> ? { prepayId: string; way: N } & z.input<z.ZodObject<I>> : never;
+/** A way's answer, for a way of any wallet. */
+export type PayAnswerOf<W extends WayDeclaration> =
+  W extends WayDeclaration<string, z.ZodRawShape, infer A> ? { version: 1; status: 'success'; args: z.output<A> } : never;
+
 /** Every way, in the order of the wallets and of their declarations. */
-export const WAYS: readonly WayDeclaration[] = [...WALLETS.flatMap((w): readonly WayDeclaration[] => w.ways), ...COMMON_WAYS];
+export const WAYS: readonly WayDeclaration[] = KIT_WALLETS.ways;
 
 /** The payment codes the kit takes, in words ("the social app's: 18 digits starting 10–15; …"), for a refusal. */
-export const paymentCodesInWords = (): string =>
-  WALLETS.flatMap((w): string[] => (w.paymentCode ? [`${w.names.en}'s: ${w.paymentCode.digits}`] : [])).join('; ');
+export const paymentCodesInWords = (): string => KIT_WALLETS.paymentCodesInWords();
 
 /** The wallet whose payment code this is (its digits tell: design 7.4), or undefined for a code of no wallet. */
-export const walletOfPaymentCode = (code: string): WalletDeclaration | undefined => WALLETS.find((w) => w.paymentCode?.pattern.test(code));
+export const walletOfPaymentCode = (code: string): WalletDeclaration | undefined => KIT_WALLETS.walletOfPaymentCode(code);
 
 export const WAY_NAMES = WAYS.map((w) => w.name) as [WayName, ...WayName[]];
 
 /** The way of that name, or undefined. */
-export const wayOf = (name: string): WayDeclaration | undefined => WAYS.find((w) => w.name === name);
+export const wayOf = (name: string): WayDeclaration | undefined => KIT_WALLETS.wayOf(name);
 
 /** The wallet whose channel this is. */
-export const walletOfChannel = (channel: string): WalletDeclaration | undefined => WALLETS.find((w) => Object.hasOwn(w.channels, channel));
+export const walletOfChannel = (channel: string): WalletDeclaration | undefined => KIT_WALLETS.walletOfChannel(channel);
 
 /** The wallet that declares this way. */
-export const walletOfWay = (name: string): WalletDeclaration | undefined => WALLETS.find((w) => w.ways.some((x) => x.name === name));
+export const walletOfWay = (name: string): WalletDeclaration | undefined => KIT_WALLETS.walletOfWay(name);
 
 /** The ways the kit's payer page pays with (`POST /mp/api/pay`): those that say how (`page`). */
 export const PAGE_WAYS: readonly WayDeclaration[] = WAYS.filter((w) => w.page);
 
 /** Each way's own body on `POST /submerchant-pay/pay`: `way` names it. */
-export const payRequestMembers = WAYS.map((w) => z.object({ prepayId: prepayIdSchema, way: z.literal(w.name), ...w.input }).strict());
+export const payRequestMembers = KIT_WALLETS.payRequestMembers;
 
 /** `POST /submerchant-pay/pay`'s body: one of the ways' (an unknown `way` is refused naming `way`). */
-export const payRequestSchema = z.discriminatedUnion('way', payRequestMembers as unknown as [z.AnyZodObject, z.AnyZodObject, ...z.AnyZodObject[]]);
+export const payRequestSchema = KIT_WALLETS.payRequestSchema;
 
 /** `POST /submerchant-pay/pay`'s answer: that of the way asked for. */
-export const payAnswerSchema = z.union(WAYS.map((w) => wayAnswerSchema(w.args)) as unknown as [z.ZodTypeAny, z.ZodTypeAny, ...z.ZodTypeAny[]]);
+export const payAnswerSchema = KIT_WALLETS.payAnswerSchema;
 
 export * from './way';
 export * from './parameters';
 export * from './social';
 export * from './alipay';
 export * from './code-pay';
+export * from './catalogue';
 export * from './looks';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CONFIG_KEYS } from '../../../server/src/config';
+import { CONFIG_KEYS } from '../../../server/src/configuration';
 import { devV3Material } from '../../../server/src/payments/providers/social-v3/dev-credentials';
 import { readCounters, readCpuMs, readMemory, type Memory, type ProcCounters } from './proc';
 import { sleep } from './rpc';

@@ -1,5 +1,4 @@
-import type { PaymentChannel } from '@kit/shared';
-import { isKitError, KitError, PAYMENT_CHANNELS } from '@kit/shared';
+import { isKitError, KitError } from '@kit/shared';
 import type { KitCommand } from '../command';
 import { parseCommandArgs, UsageError } from '../command';
 import { isChinaDate } from '../../reconciliation/china-day';
@@ -18,10 +17,12 @@ export const reconcileCommands: KitCommand[] = [
       if (!values.date || !isChinaDate(values.date)) throw new UsageError('--date must be a date written YYYY-MM-DD');
       const date = values.date;
       const service = ctx.services.reconciliation;
-      let channels: PaymentChannel[];
+      let channels: string[];
       if (values.channel !== undefined) {
-        const channel = values.channel as PaymentChannel;
-        if (!(PAYMENT_CHANNELS as readonly string[]).includes(channel)) throw new UsageError(`--channel must be one of ${PAYMENT_CHANNELS.join(', ')}`);
+        const channel = values.channel;
+        // The channels of the service's wallets (its providers').
+        const known = ctx.services.wallets.channels;
+        if (!known.includes(channel)) throw new UsageError(`--channel must be one of ${known.join(', ')}`);
         if (!service.channelsWithBills().includes(channel))
           throw new KitError('channel_unavailable', `payment channel ${channel} publishes no bill (docs/reconciliation.md)`);
         channels = [channel];

@@ -1,14 +1,19 @@
 /**
- * The providers this configuration speaks through, built once by the composition root: one per
+ * The providers this configuration speaks through, built once by the composition root from the
+ * providers it was given (the registry's list, `registry.ts`, unless it was given another): one per
  * channel (`active`), found by channel (a channel order names its channel), by realm (a
  * notification's route), by flow (which provider a payer's flow goes to) and by capability (profit
- * sharing, the daily bill). The domain reaches providers only through this and `provider.ts`.
+ * sharing, the daily bill), and the wallets they speak for (their ways, channels and parameters).
+ * The domain reaches providers only through this and `provider.ts`.
  */
 import type { Clock } from '@kit/shared/clock';
-import { KitError, type ChannelParams, type PaymentChannel } from '@kit/shared';
+import { KitError, walletCatalogue, type ChannelParams, type PaymentChannel, type WalletCatalogue } from '@kit/shared';
 import type { ChannelEndpoints } from './endpoints';
-import type { PaymentFlow, PaymentProvider, ProviderContext, ServiceSettings } from './provider';
+import type { ChannelName, PaymentFlow, PaymentProvider, ProviderContext, ProviderModule, ServiceSettings } from './provider';
 import { PROVIDERS } from './registry';
+
+/** The wallets a list of providers speaks for, each once, in the providers' order. */
+export const walletsOf = (modules: readonly ProviderModule[]): WalletCatalogue => walletCatalogue([...new Set(modules.map((m) => m.wallet))]);
 
 export class Providers {
   private readonly byChannel = new Map<string, PaymentProvider>();
@@ -23,8 +28,12 @@ export class Providers {
     readonly endpoints: ChannelEndpoints,
     clock: Clock,
     log?: ProviderContext['log'],
+    /** The providers the root was given (the registry's list by default). */
+    modules: readonly ProviderModule[] = PROVIDERS,
+    /** The wallets they speak for (`walletsOf(modules)`): their ways, channels and parameters. */
+    readonly wallets: WalletCatalogue = walletsOf(modules),
   ) {
-    for (const m of PROVIDERS) {
+    for (const m of modules) {
       if (!m.active(config as never)) continue;
       const notifyUrl = (kind?: 'pay' | 'refund') => {
         const base = endpoints.publicUrl();
@@ -41,7 +50,7 @@ export class Providers {
     }
   }
 
-  get(channel: PaymentChannel | string): PaymentProvider {
+  get(channel: ChannelName): PaymentProvider {
     const p = this.byChannel.get(channel);
     if (!p) throw new KitError('channel_unavailable', `payment channel ${channel} is not available`);
     return p;
@@ -52,7 +61,7 @@ export class Providers {
     return [...this.byChannel.values()];
   }
 
-  has(channel: PaymentChannel): boolean {
+  has(channel: ChannelName): boolean {
     return this.byChannel.has(channel);
   }
 
@@ -71,7 +80,7 @@ export class Providers {
    * The provider a payer's flow goes to: one its merchant's parameters pick (`picks`), else the
    * flow's default; `params` reads the sub-merchant's effective parameters of a channel.
    */
-  async forFlow(flow: PaymentFlow, params: (channel: PaymentChannel) => Promise<Partial<ChannelParams[PaymentChannel]>>): Promise<PaymentProvider> {
+  async forFlow(flow: PaymentFlow, params: (channel: ChannelName) => Promise<Partial<ChannelParams[PaymentChannel]>>): Promise<PaymentProvider> {
     const able = [...this.byParameters].filter(([, flows]) => flows.has(flow)).map(([p]) => p);
     for (const p of able) if (p.picks && p.picks(await params(p.channel))) return p;
     const fallback = able.find((p) => !p.picks);

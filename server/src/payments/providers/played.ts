@@ -5,7 +5,7 @@
  * played; without a plug-in this is the configuration itself.
  */
 import type { DevPlugin } from '../../plugins/dev-plugin';
-import type { ServiceSettings } from './provider';
+import type { ProviderModule, ServiceSettings } from './provider';
 import { PROVIDERS } from './registry';
 
 export interface Played<C extends ServiceSettings = ServiceSettings> {
@@ -15,11 +15,12 @@ export interface Played<C extends ServiceSettings = ServiceSettings> {
   ids: ReadonlySet<string>;
 }
 
-export function playedBy<C extends ServiceSettings>(config: C, plugin?: Pick<DevPlugin, 'plays'>): Played<C> {
+/** `modules`: the providers the root was given (the registry's list by default). */
+export function playedBy<C extends ServiceSettings>(config: C, plugin?: Pick<DevPlugin, 'plays'>, modules: readonly ProviderModule[] = PROVIDERS): Played<C> {
   if (!plugin) return { config, ids: new Set() };
   const ids = new Set<string>();
   let merged: C = config;
-  for (const m of PROVIDERS) {
+  for (const m of modules) {
     const played = plugin.plays(m as never, config as never);
     if (!played) continue;
     ids.add(m.id);

@@ -12,7 +12,7 @@
  */
 import type { Clock } from '@kit/shared/clock';
 import type { z } from 'zod';
-import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult, WayDeclaration } from '@kit/shared';
+import type { AppPayArgs, ChannelParams, MiniProgramPayArgs, PaymentChannel, ReceiverResult, WalletDeclaration, WayDeclaration } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../db/schema';
 
 /**
@@ -262,10 +262,16 @@ export interface DailyBill {
   settled(kind: BillLine['kind'], status: string): boolean;
 }
 
+/**
+ * A payment channel as providers name it: one of the kit's wallets' (`PaymentChannel`), or one of a
+ * wallet the composition root was given (any name its wallet declares), so not the kit's union.
+ */
+export type ChannelName = string;
+
 /** A provider at work, built from the configuration. */
 export interface PaymentProvider {
   readonly id: string;
-  readonly channel: PaymentChannel;
+  readonly channel: ChannelName;
   /** The provider's name in its notification route (`/pay-notify/<realm>/{pay,refund}`). */
   readonly realm: string;
   readonly flows: readonly PaymentFlow[];
@@ -380,7 +386,10 @@ export interface NotificationDoc {
  */
 export interface ProviderModule<S extends z.ZodRawShape = z.ZodRawShape, C = NoInfer<ServiceSettings & z.objectOutputType<S, z.ZodTypeAny>>> {
   id: string;
-  channel: PaymentChannel;
+  /** The channel it takes payments through: one its wallet declares. */
+  channel: ChannelName;
+  /** The wallet it speaks for (`@kit/shared`'s `wallets/`, or a wallet of its own): the service's wallets are those of its providers. */
+  wallet: WalletDeclaration;
   realm: string;
   /** What the realm is, for the API reference and the start's warnings. */
   description: string;

@@ -1,10 +1,13 @@
 /**
  * The payment providers the kit knows, one line each (design 6.1, docs/architecture.md "Adding a
- * wallet"). The configuration schema takes each one's settings section, the notification routes and
- * the API reference's realm enum, the start's warnings (and the sandbox's platforms, `sandbox/src/stand-ins/`) are derived from
- * this list. Deleting a provider is deleting its folder and its line
- * (`removable.test.ts` proves it for `social-v2`).
+ * wallet"): the kit's registration list. The composition root takes it (`startRuntime(env,
+ * {providers})`, this list unless it is given another): the configuration's settings sections
+ * (`configuration.ts`), the providers in use, their wallets and ways, the notification routes and the
+ * start's warnings come from the list it was given; the API reference's realm enum (and the
+ * sandbox's platforms, `sandbox/src/stand-ins/`) from this one. Deleting a provider is deleting its
+ * folder and its line (`house.test.ts` proves it for `social-v2`).
  */
+import type { z } from 'zod';
 import { alipay } from './alipay';
 import { cardNetwork } from './card-network';
 import { socialV2 } from './social-v2';
@@ -29,16 +32,11 @@ export function payerBrowserRealm(userAgent: string | undefined): Realm | null {
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-/** Every provider's settings section, as one zod shape (`config.ts` puts it into the schema). */
-export function providerSettings(production: boolean): Intersection<ReturnType<ProviderEntry['settings']>> {
-  return Object.assign({}, ...PROVIDERS.map((m) => m.settings(production)));
-}
+/** The settings of every provider of this list, as the configuration carries them. */
+type KitProviderSettings = z.output<z.ZodObject<Intersection<ReturnType<ProviderEntry['settings']>>>>;
 
-/** Why a configuration is refused by a provider's own checks, or null. */
-export function providerSettingsProblem(config: Record<string, unknown> & { NODE_ENV: string }): string | null {
-  for (const m of PROVIDERS) {
-    const problem = 'settingsProblem' in m && m.settingsProblem ? m.settingsProblem(config as never) : null;
-    if (problem) return problem;
-  }
-  return null;
+declare module '../../config' {
+  /** The kit's providers' settings sections in `Config` (the ground floor imports no provider: it is handed the sections). */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the type of the sections this list hands the root, merged into config.ts's
+  interface SectionSettings extends KitProviderSettings {}
 }

@@ -432,6 +432,131 @@ describe('answers: verified over the response node as received, never used when 
   });
 });
 
+describe("the payer's payment code: alipay.trade.pay (bar_code) and alipay.trade.cancel", () => {
+  const codeOrder = { ...order, authCode: '283456789012345678', deviceId: 'POS-01' };
+  const at = (transport: AlipayTransport) => new AlipayClient(credentials, { clock: new TestClock({ start: NOW, frozen: true }), transport });
+  /** alipay-sdk's own request for the same call (its sdkExecute), stamped at NOW in China time whatever the local zone. */
+  const sdkRequest = (method: string, params: Record<string, unknown>): Params => {
+    const localOffsetMs = -new Date(NOW).getTimezoneOffset() * 60_000;
+    jest.useFakeTimers({ now: NOW + 8 * 3_600_000 - localOffsetMs });
+    try {
+      return parseQuery(sdkAsApp.sdkExecute(method, { format: 'JSON', ...params }, { bizContentAutoSnakeCase: false }));
+    } finally {
+      jest.useRealTimers();
+    }
+  };
+  const paidNode = {
+    code: '10000',
+    msg: 'Success',
+    trade_no: '2024070122001400000002',
+    out_trade_no: order.outTradeNo,
+    buyer_logon_id: 'a**@example.com',
+    total_amount: '12.34',
+    receipt_amount: '12.34',
+    gmt_payment: '2024-07-01 01:30:07',
+    buyer_open_id: '074a1CcTG1Lelx',
+    fund_bill_list: [{ fund_channel: 'ALIPAYACCOUNT', amount: '12.34' }],
+  };
+  const pay = (raw: string) =>
+    at(answering(raw).transport)
+      .tradePay(codeOrder)
+      .catch((e: unknown) => e as AlipayError);
+
+  test('the request: scene bar_code, auth_code, terminal_id, notify_url; alipay-sdk verifies it and signs the same parameters itself', async () => {
+    const { seen, transport } = answering(alipayAnswer('alipay.trade.pay', paidNode));
+    await at(transport).tradePay(codeOrder);
+    const req = seen[0];
+    expect(req).toMatchObject({
+      method: 'alipay.trade.pay',
+      app_auth_token: order.appAuthToken,
+      notify_url: order.notifyUrl,
+      timestamp: '2024-07-01 01:30:05',
+    });
+    const biz = JSON.parse(req.biz_content) as Record<string, unknown>;
+    expect(biz).toEqual({
+      out_trade_no: order.outTradeNo,
+      total_amount: '12.34',
+      subject: '小店 Coffee',
+      time_expire: '2024-07-01 01:45:05',
+      scene: 'bar_code',
+      auth_code: codeOrder.authCode,
+      terminal_id: 'POS-01',
+    });
+    expect(sdkAsGateway.checkNotifySignV2(req)).toBe(true);
+    expect(sdkAsGateway.checkNotifySignV2({ ...req, biz_content: req.biz_content.replace(codeOrder.authCode, '283456789012345679') })).toBe(false);
+    expect(req).toEqual(sdkRequest('alipay.trade.pay', { notify_url: order.notifyUrl, app_auth_token: order.appAuthToken, bizContent: biz }));
+  });
+
+  test('10000 paid and a signed 10003 (the payer confirming) verify under alipay-sdk and read as paid and waiting; altered, both refuse them', async () => {
+    const paid = alipayAnswer('alipay.trade.pay', paidNode);
+    expect(() => sdkAsApp.checkResponseSign(paid, 'alipay_trade_pay_response', JSON.parse(paid).sign, 't')).not.toThrow();
+    expect(await pay(paid)).toEqual({ state: 'paid', tradeNo: paidNode.trade_no, paidAt: Date.UTC(2024, 5, 30, 17, 30, 7), amountCents: 1234 });
+
+    const waiting = alipayAnswer('alipay.trade.pay', {
+      code: '10003',
+      msg: ' order success pay inprocess',
+      trade_no: paidNode.trade_no,
+      out_trade_no: order.outTradeNo,
+    });
+    expect(() => sdkAsApp.checkResponseSign(waiting, 'alipay_trade_pay_response', JSON.parse(waiting).sign, 't')).not.toThrow();
+    expect(await pay(waiting)).toEqual({ state: 'waiting' });
+
+    const forged = waiting.replace('"10003"', '"10000"');
+    expect(() => sdkAsApp.checkResponseSign(forged, 'alipay_trade_pay_response', JSON.parse(forged).sign, 't')).toThrow(/验签失败/);
+    expect(await pay(forged)).toMatchObject({ failure: 'signature' });
+    // Unsigned, a 10003 is not taken for the payer confirming (it names no sub_code: a success to the SDK, unused here).
+    expect(await pay(`{"alipay_trade_pay_response":${JSON.stringify({ code: '10003', msg: 'inprocess', out_trade_no: order.outTradeNo })}}`)).toMatchObject({
+      failure: 'signature',
+    });
+  });
+
+  test('40004 refuses the code (its sub_code read); 20000 and ACQ.SYSTEM_ERROR say nothing of the money (retryable)', async () => {
+    const refused = (subCode: string, code = '40004') =>
+      pay(
+        alipayAnswer('alipay.trade.pay', {
+          code,
+          msg: code === '40004' ? 'Business Failed' : 'Service Currently Unavailable',
+          sub_code: subCode,
+          sub_msg: '说明',
+        }),
+      );
+    for (const subCode of ['ACQ.PAYMENT_AUTH_CODE_INVALID', 'ACQ.BUYER_BALANCE_NOT_ENOUGH']) {
+      const raw = alipayAnswer('alipay.trade.pay', { code: '40004', msg: 'Business Failed', sub_code: subCode, sub_msg: '说明' });
+      expect(() => sdkAsApp.checkResponseSign(raw, 'alipay_trade_pay_response', JSON.parse(raw).sign, 't')).not.toThrow();
+      expect(await refused(subCode)).toMatchObject({ failure: 'refused', retryable: false, subCode });
+    }
+    expect(await refused('ACQ.SYSTEM_ERROR')).toMatchObject({ failure: 'refused', retryable: true });
+    expect(await refused('isp.unknow-error', '20000')).toMatchObject({ retryable: true });
+  });
+
+  test('alipay.trade.cancel: the request verifies under alipay-sdk and is its own; retry_flag Y asks again, N is done, both answers verified', async () => {
+    const cancelled = (retry: 'Y' | 'N') =>
+      alipayAnswer('alipay.trade.cancel', {
+        code: '10000',
+        msg: 'Success',
+        trade_no: paidNode.trade_no,
+        out_trade_no: order.outTradeNo,
+        retry_flag: retry,
+        action: retry === 'Y' ? '' : 'refund',
+      });
+    const ref = { appAuthToken: order.appAuthToken, outTradeNo: order.outTradeNo };
+    const again = answering(cancelled('Y'));
+    await expect(at(again.transport).cancel(ref)).resolves.toEqual({ again: true });
+    const req = again.seen[0];
+    expect(req).toMatchObject({ method: 'alipay.trade.cancel', app_auth_token: order.appAuthToken });
+    expect(req.notify_url).toBeUndefined();
+    expect(JSON.parse(req.biz_content)).toEqual({ out_trade_no: order.outTradeNo });
+    expect(sdkAsGateway.checkNotifySignV2(req)).toBe(true);
+    expect(req).toEqual(sdkRequest('alipay.trade.cancel', { app_auth_token: order.appAuthToken, bizContent: { out_trade_no: order.outTradeNo } }));
+    for (const raw of [cancelled('Y'), cancelled('N')])
+      expect(() => sdkAsApp.checkResponseSign(raw, 'alipay_trade_cancel_response', JSON.parse(raw).sign, 't')).not.toThrow();
+    await expect(at(answering(cancelled('N')).transport).cancel(ref)).resolves.toEqual({ again: false });
+    await expect(at(answering(cancelled('N').replace('"retry_flag":"N"', '"retry_flag":"Y"')).transport).cancel(ref)).rejects.toMatchObject({
+      failure: 'signature',
+    });
+  });
+});
+
 describe('notifications', () => {
   const fields: Params = {
     notify_time: '2024-07-01 01:31:01',

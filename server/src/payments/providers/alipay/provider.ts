@@ -367,6 +367,7 @@ export const alipay = defineProvider({
   description: 'Alipay',
   payerBrowser: alipayWallet.payerBrowser,
   flows: ALIPAY_FLOWS,
+  wallet: alipayWallet,
   ways: alipayWallet.ways,
   settings: () => alipaySettingsShape,
   settingsProblem: (config) => alipaySettingsProblem(config),

@@ -3,7 +3,7 @@
  * v2 with its own key and returns the same mini-program arguments (2.4); mini-program payments
  * only, for sub-merchants whose parameters name it (4.4), no profit sharing, no daily bill.
  */
-import { socialPay } from '@kit/shared/wallets';
+import { socialPay, socialWallet } from '@kit/shared/wallets';
 import type { ChannelParams } from '@kit/shared';
 import { definedOnly, missing, unconfigured } from '../protocol-v2/merchant';
 import { v2NotificationDoc } from '../protocol-v2/notification-doc';
@@ -19,6 +19,7 @@ export const cardNetwork = defineProvider({
   realm: 'card',
   description: 'the card-network acquirer',
   flows: ['miniProgram'],
+  wallet: socialWallet,
   ways: [socialPay],
   settings: cardNetworkSettings,
   active: () => true,

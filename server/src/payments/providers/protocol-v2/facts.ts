@@ -31,16 +31,22 @@ const RETRYABLE: Record<CallKind, ReadonlySet<string>> = {
   profitSharing: new Set(['SYSTEMERROR', 'FREQUENCY_LIMITED', 'ORDER_NOT_READY']),
 };
 
-/** A payment code's refusals (7.4): the code cannot be used (the payer refreshes it), or the payer cannot pay with it. */
+/**
+ * A payment code's refusals (7.4), in both protocols' words: the code cannot be used (the payer
+ * refreshes it), or the payer cannot pay with it (a short balance, a card the merchant cannot take:
+ * v2's `NOTSUPORTCARD`, spelled so by the platform).
+ */
 const CODE_UNUSABLE = new Set(['AUTHCODEEXPIRE', 'AUTH_CODE_INVALID', 'AUTH_CODE_ERROR', 'AUTH_CODE_EXPIRE']);
-const PAYER_CANNOT_PAY = new Set(['NOTENOUGH', 'NOT_ENOUGH', 'BUYER_MISMATCH', 'PAYER_ACCOUNT_ABNORMAL', 'PARTIAL_PAY_NOT_SUPPORTED']);
+const PAYER_CANNOT_PAY = new Set(['NOTENOUGH', 'NOT_ENOUGH', 'NOTSUPORTCARD', 'BUYER_MISMATCH', 'PAYER_ACCOUNT_ABNORMAL', 'PARTIAL_PAY_NOT_SUPPORTED']);
+/** The order cannot be paid any more: closed, or (a payment code's, v2) reversed. */
+const NOT_PAYABLE = new Set(['ORDERCLOSED', 'ORDERREVERSED']);
 
 export function refusalOf(call: CallKind, a: ProtocolAnswer): Refusal {
   const code = a.errCode ?? '';
   const meaning =
     code === NOT_FOUND[call]
       ? 'not_found'
-      : code === 'ORDERCLOSED'
+      : NOT_PAYABLE.has(code)
         ? 'closed'
         : code === 'ORDERPAID'
           ? 'paid'

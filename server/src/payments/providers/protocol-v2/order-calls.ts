@@ -58,7 +58,7 @@ export function v2OrderCalls(adapter: ChannelAdapter, notifyUrl: (kind: 'pay' | 
 }
 
 /** The protocol's `body` field is limited in bytes; cut on a character boundary. */
-function truncateBytes(text: string, max: number): string {
+export function truncateBytes(text: string, max: number): string {
   let out = '';
   for (const ch of text) {
     if (Buffer.byteLength(out + ch) > max) break;

@@ -49,6 +49,18 @@ export interface OrderCalls {
   refundQuery(r: PayRefundsTable, co: PayChannelOrdersTable): Promise<ProtocolAnswer>;
 }
 
+/**
+ * The payer's payment code (7.4), in one protocol: charging it (v2 `micropay`, v3 `codepay`) and
+ * undoing it (v2 `secapi/pay/reverse`, v3 `…/reverse`). Answers in the services' vocabulary:
+ * `result_code` SUCCESS with the transaction's fields when paid, `USERPAYING` (v2's `err_code`, or
+ * v3's answer read into `trade_state`) while the payer confirms, `recall: Y` when the platform asks
+ * for the reverse again (`code-payment.ts` reads them).
+ */
+export interface CodeCalls {
+  codePay(co: PayChannelOrdersTable, order: OrderForChannel, code: { authCode: string; deviceId?: string }): Promise<ProtocolAnswer>;
+  reverse(co: PayChannelOrdersTable): Promise<ProtocolAnswer>;
+}
+
 /** The channel's profit-sharing calls (4.8), for the channels that share profits. */
 export interface ProfitSharingCalls {
   /** Adds a receiver for the merchant numbered `merchant.sub_mch_id` (idempotent at the channel). */

@@ -3,12 +3,13 @@
  * trade types NATIVE, JSAPI and APP, order query, close, refund, refund query, and notifications
  * (a payment's signed XML, a refund's `req_info` encrypted with the key). The platforms that speak
  * it (`social-v2`, `card-network`) differ only in how they name the merchant (their adapter) and in
- * what they offer beside (profit sharing, the daily bill).
+ * what they offer beside (profit sharing, the daily bill, payment codes).
  */
 import { KitError, type AppPayArgs, type MiniProgramPayArgs, type PaymentChannel } from '@kit/shared';
 import type { PayChannelOrdersTable } from '../../../db/schema';
 import {
   FLOW_COLUMN,
+  type CodePayment,
   type DailyBill,
   type KitEvent,
   type NotificationReader,
@@ -19,6 +20,8 @@ import {
 } from '../provider';
 import { paidFacts, payNotificationProblem, refundNotificationProblem } from './checks';
 import { isRetryable, outcome, paymentFacts, placedOf, refundFacts } from './facts';
+import { v2CodeCalls } from './code-calls';
+import { codePaymentOf } from './code-payment';
 import { merchantOf } from './merchant';
 import { v2OrderCalls } from './order-calls';
 import { nonce, type ProtocolEndpoint } from './client';
@@ -41,6 +44,8 @@ export interface V2ProviderOptions {
   profitSharing?: ProfitSharing;
   dailyBill?: DailyBill;
   accountOf?: PaymentProvider['accountOf'];
+  /** Whether it charges payers' payment codes (`pay/micropay`, `secapi/pay/reverse`; 7.4). */
+  codes?: boolean;
 }
 
 export class V2Provider implements PaymentProvider {
@@ -51,6 +56,7 @@ export class V2Provider implements PaymentProvider {
   readonly profitSharing?: ProfitSharing;
   readonly dailyBill?: DailyBill;
   readonly accountOf?: PaymentProvider['accountOf'];
+  readonly codePayment?: CodePayment;
   readonly notifications: NotificationReader;
   private readonly calls: OrderCalls;
 
@@ -67,6 +73,13 @@ export class V2Provider implements PaymentProvider {
     this.accountOf = opts.accountOf;
     this.calls = v2OrderCalls(adapter, opts.notifyUrl);
     this.notifications = v2Notifications(() => this.adapter.endpoint());
+    if (opts.codes) {
+      const codeCalls = v2CodeCalls(adapter);
+      this.codePayment = codePaymentOf(
+        () => codeCalls,
+        () => adapter.endpoint().clock.now(),
+      );
+    }
   }
 
   get channel(): PaymentChannel {

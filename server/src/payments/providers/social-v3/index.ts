@@ -47,6 +47,7 @@ export const socialV3 = defineProvider({
   description: 'the social payment platform',
   payerBrowser: socialWallet.payerBrowser,
   flows: ['scan', 'miniProgram', 'app'],
+  wallet: socialWallet,
   ways: socialWallet.ways,
   settings: socialSettings,
   settingsProblem: socialV3Problem,

@@ -13,14 +13,12 @@ import { merchantOf } from '../protocol-v2/merchant';
 import type { ChannelAdapter, TradeType } from '../protocol-v2/types';
 import { refundEvent, V3_SIGN_TYPE } from '../protocol-v2/v2-provider';
 import { profitSharingOf } from '../protocol-v2/sharing';
+import { codePaymentOf } from '../protocol-v2/code-payment';
 import { dailyBillOf } from './daily-bill';
 import { socialAccountOf } from './merchant';
 import { refusal } from './notification';
 import type { V3Side } from './v3-channel';
 import { signedHeaders } from './verify';
-
-/** Failures of a payment code that say nothing of the money (the platform's guide: query, then reverse). */
-const NO_OUTCOME = new Set(['BANKERROR', 'BANK_ERROR', 'SYSTEMERROR', 'SYSTEM_ERROR']);
 
 export class SocialV3Provider implements PaymentProvider {
   readonly id = 'social-v3';
@@ -31,25 +29,8 @@ export class SocialV3Provider implements PaymentProvider {
   readonly dailyBill;
   readonly notifications: NotificationReader;
   readonly accountOf = socialAccountOf;
-  readonly codePayment: CodePayment = {
-    pay: async (co, order, code) => {
-      const a = await this.side.calls.codePay(co, order, code);
-      // A bank that did not answer the platform: the platform asks for a query; the kit cancels instead.
-      if (!a.ok && NO_OUTCOME.has(a.errCode ?? ''))
-        throw new KitError('channel_unavailable', `the payment platform gave no outcome: ${a.errCode} ${a.errMsg}`.trim());
-      return outcome('order', a, (f) => {
-        if (f.trade_state === 'USERPAYING') return { paid: null };
-        const problem =
-          f.trade_state === 'SUCCESS'
-            ? paidFieldsProblem(f, { sign_type: co.sign_type, total_cents: co.total_cents, merchant: merchantOf(co) })
-            : 'not SUCCESS';
-        if (problem)
-          throw new KitError('channel_unavailable', `the payment platform's answer to the payment code says ${f.trade_state ?? 'nothing'}: ${problem}`);
-        return { paid: paidFacts(f, this.side.clock.now()) };
-      });
-    },
-    cancel: async (co) => outcome('order', await this.side.calls.reverse(co), (f) => ({ again: f.recall === 'Y' })),
-  };
+  /** The payer's payment code (7.4): `codepay`, `reverse`, read as protocol v2's micropay is (`protocol-v2/code-payment.ts`). */
+  readonly codePayment: CodePayment;
 
   constructor(
     private readonly adapter: ChannelAdapter,
@@ -58,6 +39,10 @@ export class SocialV3Provider implements PaymentProvider {
     this.profitSharing = profitSharingOf(adapter, () => side.calls);
     this.dailyBill = dailyBillOf(this.channel, (date) => side.bills.download(date));
     this.notifications = v3Notifications(side);
+    this.codePayment = codePaymentOf(
+      () => side.calls,
+      () => side.clock.now(),
+    );
   }
 
   signType(): string {
