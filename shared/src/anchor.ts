@@ -10,7 +10,7 @@
  * asks (use one you run or trust) and, optionally, the node key you pin.
  */
 import { leafHash, merkleRoot, rootFromAuditPath, verifyChainProof, type ChainProof, type ProofCheck } from './merkle';
-import type { AnchorLeafRule } from './api/chain';
+import type { AnchorLeafRule, ProofResponse } from './api/chain';
 
 /** keccak256("Anchored(uint64,uint64,bytes32,bytes32)"): topic 0 of the contract's one event. */
 export const ANCHORED_EVENT_TOPIC = '0x047ae1cdca30d791d3ef89967fc37910d19a0e215f82bda8c844c90bc35ed3d5';
@@ -179,3 +179,8 @@ export async function verifyAnchorTransaction(a: AnchorEventClaim, opts: { rpcUr
   }
   return { ok: true };
 }
+
+/** Compile-time guard: 4.15's checked proof answer is exactly what `verifyAnchoredProof` takes (kept here, so that the API's types import nothing of this file). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+type _ProofAnswerIsAnchoredProof = Assert<Same<Omit<ProofResponse, 'version' | 'status'>, AnchoredProof>>;

@@ -1,5 +1,6 @@
 /** @jest-environment jsdom */
-import { chooseCodeReader, codeReader, CODE_FORMATS, type CodeReader, type ReaderHost } from './code-reader';
+import { chooseCodeReader, codeReader, type ReaderHost } from './code-reader';
+import { CODE_FORMATS, type CodeReader } from './reader';
 import type { DetectorClass } from './native-reader';
 import { libraryReader } from './library-reader';
 

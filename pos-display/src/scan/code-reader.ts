@@ -5,15 +5,7 @@
  * loaded only then, in a chunk and a worker of its own, so the display's first page does not carry it.
  */
 import { nativeReader, type DetectorClass } from './native-reader';
-
-/** One frame in, the texts of the codes read in it out (none when it shows none). */
-export interface CodeReader {
-  readonly kind: 'native' | 'library';
-  read(frame: HTMLVideoElement): Promise<string[]>;
-}
-
-/** The barcode formats wallets draw their payment codes in: the barcode and the QR code above it. */
-export const CODE_FORMATS = ['code_128', 'qr_code'] as const;
+import { CODE_FORMATS, type CodeReader } from './reader';
 
 /** The page's window as far as the choice needs it. */
 export interface ReaderHost {

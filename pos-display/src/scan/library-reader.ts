@@ -4,7 +4,7 @@
  * on a small device) never holds up the screen. `code-reader.ts` loads this module only when it is
  * needed; the worker is a file of its own, fetched then.
  */
-import type { CodeReader } from './code-reader';
+import type { CodeReader } from './reader';
 
 /** A frame for the worker: its RGBA pixels, transferred. */
 export interface FrameAsked {

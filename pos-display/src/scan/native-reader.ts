@@ -1,5 +1,5 @@
 /** The browser's own barcode reader (`BarcodeDetector`, the Shape Detection API) as a `CodeReader`. */
-import type { CodeReader } from './code-reader';
+import type { CodeReader } from './reader';
 
 /** `BarcodeDetector` as far as the display uses it (TypeScript's DOM library does not declare it). */
 export interface Detector {

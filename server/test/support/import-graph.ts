@@ -11,19 +11,45 @@ export type ImportGraph = Map<string, string[]>;
 
 /** Files under `root` (relative paths), each with the files it imports; tests left out unless `withTests`. */
 export function importGraph(root: string, withTests = false): ImportGraph {
+  return graphOf(root, [''], {}, withTests);
+}
+
+/**
+ * The workspace packages' sources: which folder each package name (`@kit/shared`, `@kit/server/…`)
+ * stands for, as tsconfig.json's paths and Jest's moduleNameMapper map them.
+ */
+export const WORKSPACE_SOURCES: Record<string, string> = {
+  '@kit/shared': 'shared/src',
+  '@kit/server': 'server/src',
+  '@kit/sandbox': 'sandbox/src',
+  '@kit/web-common': 'web-common/src',
+};
+
+/** The source files of every package of the repository at `repoRoot` (paths from it), imports through package names included. */
+export function workspaceGraph(repoRoot: string, folders: string[]): ImportGraph {
+  return graphOf(repoRoot, folders, WORKSPACE_SOURCES, false);
+}
+
+function graphOf(root: string, folders: string[], packages: Record<string, string>, withTests: boolean): ImportGraph {
   const graph: ImportGraph = new Map();
-  const files = (fs.readdirSync(root, { recursive: true }) as string[])
-    .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
-    .filter((f) => withTests || !/\.test\.tsx?$|\.fixture\.ts$/.test(f))
-    .map((f) => f.split(path.sep).join('/'));
+  const files = folders.flatMap((folder) =>
+    (fs.readdirSync(path.join(root, folder), { recursive: true }) as string[])
+      .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
+      .filter((f) => withTests || !/\.test\.tsx?$|\.fixture\.ts$/.test(f))
+      .map((f) => path.posix.join(folder, f.split(path.sep).join('/'))),
+  );
   const known = new Set(files);
+  const target = (file: string, spec: string): string | undefined => {
+    if (spec.startsWith('.')) return path.posix.join(path.posix.dirname(file), spec);
+    const name = Object.keys(packages).find((p) => spec === p || spec.startsWith(`${p}/`));
+    return name && (spec === name ? `${packages[name]}/index` : `${packages[name]}${spec.slice(name.length)}`);
+  };
   for (const file of files) {
     const text = fs.readFileSync(path.join(root, file), 'utf8');
     const deps = ts
       .preProcessFile(text, true, true)
-      .importedFiles.map((i) => i.fileName)
-      .filter((spec) => spec.startsWith('.'))
-      .map((spec) => resolve(known, path.posix.join(path.posix.dirname(file), spec)))
+      .importedFiles.map((i) => target(file, i.fileName))
+      .map((base) => base && resolve(known, base))
       .filter((f): f is string => f !== undefined);
     graph.set(file, [...new Set(deps)]);
   }

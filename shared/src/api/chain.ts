@@ -1,7 +1,6 @@
 /** 4.14 batch chain upload, 4.15 on-chain id lookup and the inclusion proof: limits, shapes, answers. */
 import { z } from 'zod';
 import { CHAIN_VERSION, NO_CONTROL_CHARS } from './common';
-import type { AnchoredProof } from '../anchor';
 
 /** Limits of section 8. */
 export const MAX_UPLOAD_ITEMS = 50;
@@ -102,11 +101,6 @@ export const proofPendingSchema = z.object({ version: z.literal(CHAIN_VERSION), 
 export type ProofPending = z.infer<typeof proofPendingSchema>;
 export const proofAnswerSchema = z.discriminatedUnion('status', [proofResponseSchema, proofPendingSchema]);
 export type ProofAnswer = z.infer<typeof proofAnswerSchema>;
-
-/** Compile-time guard: the checked answer is exactly what `verifyAnchoredProof` takes. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Assert<T extends true> = T;
-type _ProofMatchesChainProof = Assert<Same<Omit<ProofResponse, 'version' | 'status'>, AnchoredProof>>;
 
 /** On-chain ids are hex SHA-256. */
 export const chainIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be an on-chain id (64 lower-case hex characters)');
