@@ -115,6 +115,7 @@ describeEachBackend(
         refunds: 'answer',
         refundNotifications: 'deliver',
         splits: 'answer',
+        reverseRecalls: 0,
         billExtraPayments: 0,
         billAmountChanged: [],
         billOmitted: [],
