@@ -74,7 +74,7 @@ export class CodePayments {
     const answer = (result: CodePayArgs['result']) => ({ version: PAY_VERSION, status: 'success' as const, args: { result, channel: provider.channel } });
     let outcome;
     try {
-      outcome = await provider.codePayment.pay(co, order, code);
+      outcome = await provider.codePayment.pay(co, order, { ...code, storeId: order.sub_merchant_id });
     } catch (e) {
       if (!(e instanceof KitError)) throw e;
       // No answer, or one that says nothing of the money: the trade is cancelled, which gives back whatever was taken.
@@ -97,6 +97,11 @@ export class CodePayments {
         await this.jobs.finish(trx, 'payment.reconcile', co.out_trade_no, 'refused');
       });
       const { code, meaning } = outcome.refusal;
+      if (meaning === 'request_refused')
+        throw new KitError(
+          'channel_error',
+          `the wallet refused the kit's request for the payment code (${refusalText(outcome.refusal, ': ')}): nothing was charged; the merchant's payment settings need checking, another code would be refused the same way`,
+        );
       throw new KitError('payment_code_refused', `the wallet refused the payment code: ${refusalText(outcome.refusal, ': ')}`, { refusal: { code, meaning } });
     }
     if (outcome.paid) {

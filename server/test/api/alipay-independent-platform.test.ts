@@ -4,9 +4,12 @@
  * published rules and shares no code with the kit (`support/alipay-platform.ts`: node:crypto,
  * node:http and the official alipay-sdk only). The sandbox's Alipay imports the kit's own signing
  * code, so it cannot tell whether the kit signs and verifies as Alipay does; this platform can.
+ * Payment codes too (`alipay.trade.pay`, `alipay.trade.query`, `alipay.trade.cancel`): paid at once,
+ * confirmed on the phone, never confirmed and cancelled after CODE_PAY_WAIT, refused, unanswered.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { KitApiError } from '@kit/shared';
 import { describeEachBackend } from '../support/backends';
 import { startAlipayPlatform, type AlipayPlatform } from '../support/alipay-platform';
 import { createMerchants, startTestKit, type TestKit } from '../support/kit';
@@ -224,5 +227,151 @@ describeEachBackend('Alipay certificate mode against an independent platform', (
     const forged = await precreateWithForgedAnswers(platform, f, prepayId);
     expect(forged.body).toMatchObject({ status: 'fail', error: 'channel_unavailable' });
     expect(forged.body.msg).toMatch(/signature does not verify/);
+  });
+});
+
+/** Alipay's calls about one trade, runs of the same method told once. */
+function methodsOf(platform: AlipayPlatform, outTradeNo: string): string[] {
+  const methods = platform.calls.filter((c) => c.biz.out_trade_no === outTradeNo).map((c) => c.method);
+  return methods.filter((m, i) => m !== methods[i - 1]);
+}
+
+describeEachBackend('Alipay payment codes against an independent platform', (backend) => {
+  let platform: AlipayPlatform;
+  let kit: TestKit;
+  let f: PayFixture;
+
+  beforeAll(async () => {
+    platform = await startAlipayPlatform();
+    // A gateway call's limit of 2 s: a code without an answer is given up (and cancelled) after it.
+    kit = await startTestKit(backend, {
+      SANDBOX_ENABLED: 'false',
+      ALIPAY_APP_ID: platform.appId,
+      ALIPAY_PRIVATE_KEY: platform.appPrivateKeyPem,
+      ALIPAY_PUBLIC_KEY: platform.alipayPublicKeyPem,
+      ALIPAY_GATEWAY_URL: platform.gatewayUrl,
+      CODE_PAY_WAIT: '30s',
+      PAY_GATEWAY_TIMEOUT: '2s',
+    });
+    const app = await kit.newApp();
+    const m = await createMerchants(app.client, app.appId);
+    platform.authorize(TOKEN);
+    await app.client.setPaymentParams(m.parentId, 'Alipay', { appAuthToken: TOKEN });
+    f = { ...app, ...m };
+  });
+  afterEach(() => {
+    // No request of the kit's was refused (signature, app id, timestamp, token…).
+    expect(platform.refused).toEqual([]);
+  });
+  afterAll(async () => {
+    await kit?.close();
+    await platform?.close();
+  });
+
+  const codeOrders = async (prepayId: string) => (await kit.runtime.services.payments.state(prepayId)).channelOrders.filter((c) => c.trade_type === 'MICROPAY');
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (e: KitApiError) => ({ http: e.httpStatus, error: e.error, msg: e.body.msg as string }),
+    );
+
+  test('a code pays at once (10000): `paid`, the order finishes; one alipay.trade.pay, scene bar_code', async () => {
+    const prepayId = await newOrder(f, '8.80');
+    const code = platform.paymentCode('pay');
+    expect(await f.client.codePay(prepayId, code, 'POS-01')).toEqual({ version: 1, status: 'success', args: { result: 'paid', channel: 'Alipay' } });
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
+    const [co] = await codeOrders(prepayId);
+    expect(co).toMatchObject({ state: 'paid', paid_via: 'answer', transaction_id: platform.trade(co.out_trade_no)!.tradeNo });
+    await kit.settle();
+    expect(methodsOf(platform, co.out_trade_no)).toEqual(['alipay.trade.pay']);
+    const [sent] = platform.calls.filter((c) => c.biz.out_trade_no === co.out_trade_no);
+    expect(sent.params).toMatchObject({ app_auth_token: TOKEN, notify_url: `${kit.url}/pay-notify/alipay` });
+    expect(sent.biz).toMatchObject({ scene: 'bar_code', auth_code: code, total_amount: '8.80', subject: expect.any(String), terminal_id: 'POS-01' });
+  });
+
+  test('a code the payer confirms answers `waiting` at once (10003) and finishes when they confirm, found by alipay.trade.query', async () => {
+    const prepayId = await newOrder(f, '9.90');
+    const code = platform.paymentCode('confirm');
+    expect(await f.client.pay({ prepayId, way: 'codePay', authCode: code })).toEqual({
+      version: 1,
+      status: 'success',
+      args: { result: 'waiting', channel: 'Alipay' },
+    });
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
+    const [co] = await codeOrders(prepayId);
+    expect(platform.trade(co.out_trade_no)?.status).toBe('WAIT_BUYER_PAY');
+    // The payer types the password on the phone; the kit's follow-up asks 5 s later.
+    platform.confirm(code);
+    await kit.advance('5s');
+    await waitFor(async () => (await f.client.prepayDetail(prepayId)).status === 'finish', 'finished');
+    expect((await codeOrders(prepayId))[0]).toMatchObject({ state: 'paid', paid_via: 'query', transaction_id: platform.trade(co.out_trade_no)!.tradeNo });
+    expect(methodsOf(platform, co.out_trade_no)).toEqual(['alipay.trade.pay', 'alipay.trade.query']);
+  });
+
+  test('a code never confirmed is cancelled after CODE_PAY_WAIT (action close); the order stays payable and another code pays it', async () => {
+    const prepayId = await newOrder(f, '10.10');
+    expect((await f.client.codePay(prepayId, platform.paymentCode('confirm'))).args.result).toBe('waiting');
+    const [waiting] = await codeOrders(prepayId);
+    await kit.advance('25s');
+    expect((await codeOrders(prepayId))[0].state).toBe('open');
+    await kit.advance('6s');
+    expect((await codeOrders(prepayId))[0].state).toBe('cancelled');
+    // Closed at Alipay: nothing had been taken.
+    expect(platform.trade(waiting.out_trade_no)).toMatchObject({ status: 'TRADE_CLOSED', cancelled: 'close', refunds: 0 });
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
+    // The payer refreshes the code; this one pays.
+    expect((await f.client.codePay(prepayId, platform.paymentCode('pay'))).args.result).toBe('paid');
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('finish');
+    const paid = (await codeOrders(prepayId)).find((c) => c.state === 'paid')!;
+    await kit.settle();
+    expect(methodsOf(platform, waiting.out_trade_no)).toEqual(['alipay.trade.pay', 'alipay.trade.query', 'alipay.trade.cancel']);
+    expect(methodsOf(platform, paid.out_trade_no)).toEqual(['alipay.trade.pay']);
+  });
+
+  test('a code Alipay refuses (40004) changes nothing: 402 payment_code_refused with its sub_code; used again, it is refused again', async () => {
+    const prepayId = await newOrder(f, '11.00');
+    const code = platform.paymentCode('balance');
+    const first = await refusal(f.client.codePay(prepayId, code));
+    expect(first).toMatchObject({ http: 402, error: 'payment_code_refused' });
+    expect(first.msg).toContain('ACQ.BUYER_BALANCE_NOT_ENOUGH');
+    const again = await refusal(f.client.codePay(prepayId, code));
+    expect(again).toMatchObject({ http: 402, error: 'payment_code_refused' });
+    expect(again.msg).toContain('ACQ.PAYMENT_AUTH_CODE_INVALID');
+    // Nothing is left to follow.
+    await kit.advance('35s');
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
+    const cos = await codeOrders(prepayId);
+    expect(cos.map((c) => c.state)).toEqual(['failed', 'failed']);
+    for (const co of cos) expect(methodsOf(platform, co.out_trade_no)).toEqual(['alipay.trade.pay']);
+  });
+
+  test('a code whose answer never comes is cancelled at once (action refund): the money taken goes back, the order stays payable', async () => {
+    const prepayId = await newOrder(f, '12.00');
+    const answered = refusal(f.client.codePay(prepayId, platform.paymentCode('silent')));
+    await waitFor(async () => platform.calls.some((c) => c.method === 'alipay.trade.pay' && c.params.biz_content.includes(prepayId)), 'the pay sent');
+    // The call's time limit (PAY_GATEWAY_TIMEOUT) passes on the service's clock.
+    await kit.advance('2s');
+    expect(await answered).toMatchObject({ http: 503, error: 'channel_unavailable', msg: expect.stringContaining('was cancelled') });
+    const [co] = await codeOrders(prepayId);
+    expect(co.state).toBe('cancelled');
+    expect(platform.trade(co.out_trade_no)).toMatchObject({ status: 'TRADE_CLOSED', cancelled: 'refund', refunds: 1 });
+    await kit.settle();
+    expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
+    expect(methodsOf(platform, co.out_trade_no)).toEqual(['alipay.trade.pay', 'alipay.trade.cancel']);
+  });
+
+  test('a cancel Alipay answers `retry_flag: "Y"` is sent again until it is done', async () => {
+    const prepayId = await newOrder(f, '13.00');
+    expect((await f.client.codePay(prepayId, platform.paymentCode('confirm'))).args.result).toBe('waiting');
+    const [co] = await codeOrders(prepayId);
+    platform.busyCancels(1);
+    await kit.advance('31s');
+    expect((await codeOrders(prepayId))[0].state).toBe('cancelled');
+    expect(platform.trade(co.out_trade_no)?.status).toBe('WAIT_BUYER_PAY');
+    await kit.advance('1s');
+    expect(platform.trade(co.out_trade_no)).toMatchObject({ status: 'TRADE_CLOSED', cancelled: 'close' });
+    expect(platform.calls.filter((c) => c.method === 'alipay.trade.cancel' && c.biz.out_trade_no === co.out_trade_no)).toHaveLength(2);
   });
 });

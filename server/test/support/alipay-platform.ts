@@ -15,7 +15,20 @@
  *   `alipay_root_cert_sn` (the root's), and answers name the signing certificate in
  *   `alipay_cert_sn`; the SNs are the SDK's own computation;
  * - trade notifications are form POSTs to the request's `notify_url`, signed over the sorted
- *   fields without `sign` and `sign_type`, and taken when answered with the body `success`.
+ *   fields without `sign` and `sign_type`, and taken when answered with the body `success`;
+ * - the payer's payment code (当面付条码支付), `alipay.trade.pay` with `scene: bar_code`, `auth_code`
+ *   (16–24 digits starting 25–30), `out_trade_no`, `total_amount` and `subject`: 10000 with the
+ *   trade (`trade_no`, `gmt_payment`…) when paid at once; 10003 (`order success pay inprocess`) with
+ *   the trade while the payer confirms on the phone, which `alipay.trade.query` then shows
+ *   `WAIT_BUYER_PAY` until they do and `TRADE_SUCCESS` after; 40004 for a refused code, with its
+ *   `sub_code` (`ACQ.PAYMENT_AUTH_CODE_INVALID` for an unknown or used code: a code pays once,
+ *   `ACQ.BUYER_BALANCE_NOT_ENOUGH`), no trade made. No notification is sent for a code payment:
+ *   the kit learns a confirmed one by its query, as the face-to-face guide has the cashier do;
+ * - `alipay.trade.cancel` (统一收单交易撤销) undoes a trade whatever its state: an unpaid one is
+ *   closed (`action: close`), a paid one's money goes back to the payer (`action: refund`,
+ *   `gmt_refund_pay`), and the trade ends `TRADE_CLOSED`; an unknown `out_trade_no` is answered
+ *   10000 without `action`; `retry_flag` says whether to send the cancel again (`Y` while Alipay is
+ *   busy: nothing was done).
  */
 import { execFileSync } from 'node:child_process';
 import { createSign, generateKeyPairSync, randomInt, type KeyObject } from 'node:crypto';
@@ -38,7 +51,12 @@ interface Trade {
   appAuthToken: string;
   totalAmount: string;
   subject: string;
-  qrCode: string;
+  /** The code payers scan (precreate); a payment code's trade has none. */
+  qrCode?: string;
+  /** The payer's payment code the trade was charged with (`alipay.trade.pay`). */
+  authCode?: string;
+  /** What `alipay.trade.cancel` did to it. */
+  cancelled?: 'close' | 'refund';
   notifyUrl?: string;
   /** Null until a payer scans the code: Alipay has no trade before. */
   status: null | 'WAIT_BUYER_PAY' | 'TRADE_SUCCESS' | 'TRADE_CLOSED';
@@ -63,6 +81,11 @@ const signingString = (fields: Record<string, string>, exclude: readonly string[
     .join('&');
 
 const rsa2 = (content: string, key: KeyObject): string => createSign('RSA-SHA256').update(content, 'utf8').sign(key, 'base64');
+
+/** How a payment code's payment goes: paid at once, confirmed on the phone (`confirm`), refused for the balance, or taken and never answered (`silent`). */
+export type CodeBehaviour = 'pay' | 'confirm' | 'balance' | 'silent';
+
+const tradeNoOf = (ms: number) => `${chinaTime(ms).slice(0, 10).replace(/-/g, '')}22001${String(randomInt(1e9)).padStart(9, '0')}0000`;
 
 export interface AlipayCertificates {
   /** The application's public key certificate (`appCertPublicKey_<appid>.crt`). */
@@ -148,6 +171,10 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
   let forgeAnswers = false;
   /** While false, `alipay.trade.refund` is answered `ACQ.SYSTEM_ERROR` and nothing is refunded. */
   let takeRefunds = true;
+  /** The payers' payment codes Alipay issued, each paying once. */
+  const codes = new Map<string, { behaviour: CodeBehaviour; used: boolean }>();
+  /** Cancels to answer `retry_flag: "Y"` (Alipay busy), doing nothing. */
+  let busyCancels = 0;
 
   const answer = (res: http.ServerResponse, method: string, node: Record<string, unknown>, signed = true) => {
     const key = `${method.replace(/\./g, '_')}_response`;
@@ -226,6 +253,85 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
         };
         trades.set(t.outTradeNo, t);
         return answer(res, method, { code: '10000', msg: 'Success', out_trade_no: t.outTradeNo, qr_code: t.qrCode });
+      }
+      case 'alipay.trade.pay': {
+        if (!/^[A-Za-z0-9_]{1,64}$/.test(s('out_trade_no')) || !/^\d+\.\d{2}$/.test(s('total_amount')) || !s('subject') || !s('auth_code') || !s('scene'))
+          return answer(res, method, fail('40002', 'Invalid Arguments', 'isv.missing-required-arguments', '缺少必选参数'));
+        if (s('scene') !== 'bar_code') return answer(res, method, bizError('ACQ.INVALID_PARAMETER', '参数无效'));
+        if (trade) {
+          if (trade.appAuthToken !== params.app_auth_token || trade.authCode !== s('auth_code') || trade.totalAmount !== s('total_amount'))
+            return answer(res, method, bizError('ACQ.CONTEXT_INCONSISTENT', '交易信息被篡改'));
+          if (trade.status === 'TRADE_SUCCESS') return answer(res, method, bizError('ACQ.TRADE_HAS_SUCCESS', '交易已被支付'));
+          if (trade.status === 'TRADE_CLOSED') return answer(res, method, bizError('ACQ.TRADE_HAS_CLOSE', '交易已经关闭'));
+          return answer(res, method, {
+            code: '10003',
+            msg: 'order success pay inprocess',
+            trade_no: trade.tradeNo,
+            out_trade_no: trade.outTradeNo,
+            total_amount: trade.totalAmount,
+          });
+        }
+        const code = codes.get(s('auth_code'));
+        if (!code || code.used || !/^(2[5-9]|30)\d{14,22}$/.test(s('auth_code')))
+          return answer(res, method, bizError('ACQ.PAYMENT_AUTH_CODE_INVALID', '支付失败，获取顾客账户信息失败，请顾客刷新付款码后重新收款'));
+        code.used = true;
+        if (code.behaviour === 'balance') return answer(res, method, bizError('ACQ.BUYER_BALANCE_NOT_ENOUGH', '买家余额不足'));
+        const paidNow = code.behaviour !== 'confirm';
+        const t: Trade = {
+          outTradeNo: s('out_trade_no'),
+          appAuthToken: params.app_auth_token,
+          totalAmount: s('total_amount'),
+          subject: s('subject'),
+          authCode: s('auth_code'),
+          notifyUrl: params.notify_url,
+          status: paidNow ? 'TRADE_SUCCESS' : 'WAIT_BUYER_PAY',
+          tradeNo: tradeNoOf(Date.now()),
+          ...(paidNow ? { gmtPayment: now } : {}),
+          refunds: new Map(),
+        };
+        trades.set(t.outTradeNo, t);
+        // Taken, and no answer ever comes: only a cancel (or a query) can tell.
+        if (code.behaviour === 'silent') return;
+        const known = { trade_no: t.tradeNo, out_trade_no: t.outTradeNo, buyer_logon_id: '159****5620', total_amount: t.totalAmount };
+        if (!paidNow) return answer(res, method, { code: '10003', msg: 'order success pay inprocess', ...known });
+        return answer(res, method, {
+          code: '10000',
+          msg: 'Success',
+          ...known,
+          receipt_amount: t.totalAmount,
+          buyer_pay_amount: t.totalAmount,
+          gmt_payment: t.gmtPayment,
+          fund_bill_list: [{ fund_channel: 'ALIPAYACCOUNT', amount: t.totalAmount }],
+          buyer_open_id: '074a1CcTG1LelxKe4xQC0zgNdId0nxi95b5lsNpazWYoCo5',
+        });
+      }
+      case 'alipay.trade.cancel': {
+        if (!s('out_trade_no') && !s('trade_no'))
+          return answer(res, method, fail('40002', 'Invalid Arguments', 'isv.missing-required-arguments', '缺少必选参数'));
+        const ids = { out_trade_no: s('out_trade_no') };
+        if (busyCancels > 0) {
+          busyCancels--;
+          return answer(res, method, { code: '10000', msg: 'Success', ...ids, retry_flag: 'Y' });
+        }
+        // No trade: nothing to undo, and no `action` (未查询到交易).
+        if (!mine || mine.status === null) return answer(res, method, { code: '10000', msg: 'Success', ...ids, retry_flag: 'N' });
+        if (!mine.cancelled) {
+          if (mine.status === 'TRADE_SUCCESS') {
+            mine.refunds.set(`cancel-${mine.outTradeNo}`, { amount: mine.totalAmount, at: now });
+            mine.cancelled = 'refund';
+          } else if (mine.status === 'WAIT_BUYER_PAY') mine.cancelled = 'close';
+          else return answer(res, method, bizError('ACQ.TRADE_STATUS_ERROR', '交易状态不合法'));
+          mine.status = 'TRADE_CLOSED';
+        }
+        return answer(res, method, {
+          code: '10000',
+          msg: 'Success',
+          trade_no: mine.tradeNo,
+          ...ids,
+          retry_flag: 'N',
+          action: mine.cancelled,
+          ...(mine.cancelled === 'refund' ? { gmt_refund_pay: mine.refunds.get(`cancel-${mine.outTradeNo}`)!.at } : {}),
+        });
       }
       case 'alipay.trade.query':
         if (!mine || mine.status === null) return answer(res, method, bizError('ACQ.TRADE_NOT_EXIST', '交易不存在'));
@@ -345,7 +451,7 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
       const t = [...trades.values()].find((x) => x.qrCode === qrCode);
       if (!t || t.status !== null) throw new Error('no payable trade for this code');
       t.status = 'TRADE_SUCCESS';
-      t.tradeNo = `${chinaTime(Date.now()).slice(0, 10).replace(/-/g, '')}22001${String(randomInt(1e9)).padStart(9, '0')}0000`;
+      t.tradeNo = tradeNoOf(Date.now());
       t.gmtPayment = chinaTime(Date.now());
       const fields: Record<string, string> = {
         notify_time: chinaTime(Date.now()),
@@ -367,6 +473,26 @@ export async function startAlipayPlatform(opts: { appId?: string; clockSkewMs?: 
       };
       if (!t.notifyUrl) throw new Error('the trade has no notify_url');
       return { tradeNo: t.tradeNo, notification: await notify(t.notifyUrl, fields) };
+    },
+    /** A payer's payment code as the Alipay app shows it (18 digits starting 28); `behaviour` says how its payment goes. */
+    paymentCode(behaviour: CodeBehaviour): string {
+      const code = `28${String(randomInt(1e8)).padStart(8, '0')}${String(randomInt(1e8)).padStart(8, '0')}`;
+      codes.set(code, { behaviour, used: false });
+      return code;
+    },
+    /** The payer confirms on the phone the payment of `authCode` that waits for it. */
+    confirm(authCode: string): void {
+      const t = [...trades.values()].find((x) => x.authCode === authCode && x.status === 'WAIT_BUYER_PAY');
+      if (!t) throw new Error('no payment of this code waits for the payer');
+      t.status = 'TRADE_SUCCESS';
+      t.gmtPayment = chinaTime(Date.now());
+    },
+    /** The next `n` cancels are answered `retry_flag: "Y"`, with nothing done. */
+    busyCancels: (n: number) => void (busyCancels = n),
+    /** What Alipay holds of a trade: its status, what a cancel did, the money given back. */
+    trade: (outTradeNo: string) => {
+      const t = trades.get(outTradeNo);
+      return t && { status: t.status, tradeNo: t.tradeNo, cancelled: t.cancelled, refunds: t.refunds.size };
     },
     close: () =>
       new Promise<void>((r) => {

@@ -67,8 +67,12 @@ export type CallKind = 'order' | 'refund' | 'profitSharing';
  */
 export interface Refusal {
   call: CallKind;
-  /** `code_unusable`, `payer_cannot_pay`: a payment code's refusals (7.4): refresh the code; pay another way. */
-  meaning: 'not_found' | 'closed' | 'paid' | 'code_unusable' | 'payer_cannot_pay' | 'other';
+  /**
+   * `code_unusable`, `payer_cannot_pay`: a payment code's refusals (7.4): refresh the code; pay another way.
+   * `request_refused`: the platform refused the kit's request itself (its parameters, signature or the
+   * merchant's rights), whatever the payer does: the merchant's settings or the kit need looking at.
+   */
+  meaning: 'not_found' | 'closed' | 'paid' | 'code_unusable' | 'payer_cannot_pay' | 'request_refused' | 'other';
   code: string;
   message: string;
 }
@@ -324,6 +328,8 @@ export interface PaymentCode {
   authCode: string;
   /** The counter's device, for the platform's records. */
   deviceId?: string;
+  /** The shop whose counter scanned it (its sub-merchant id): the merchant's own store code, for the platform's records. */
+  storeId?: string;
 }
 
 /**

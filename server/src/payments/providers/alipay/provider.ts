@@ -91,6 +91,12 @@ const ALIPAY_RETRY_AFTER_SECONDS = 5;
  * unless `unsignedDecides` (the call changes no money: a payer's login), it is thrown as the
  * platform's refusal in words, which leaves every order and refund as it was.
  */
+/**
+ * The gateway's public codes for a request it refused as a request (Alipay's error code table): 20001
+ * the app's authorisation, 40001 a parameter missing, 40002 one invalid, 40006 the app's rights.
+ */
+const ALIPAY_REQUEST_REFUSED = new Set(['20001', '40001', '40002', '40006']);
+
 function refusalOf(call: Refusal['call'], e: unknown, unsignedDecides = false): Refusal {
   if (!(e instanceof AlipayError)) throw e;
   if (e.failure !== 'refused') throw new KitError('channel_unavailable', e.message);
@@ -110,7 +116,9 @@ function refusalOf(call: Refusal['call'], e: unknown, unsignedDecides = false): 
             ? 'code_unusable'
             : ALIPAY_PAYER_CANNOT_PAY.has(code)
               ? 'payer_cannot_pay'
-              : 'other';
+              : ALIPAY_REQUEST_REFUSED.has(e.details.code ?? '')
+                ? 'request_refused'
+                : 'other';
   return { call, meaning, code, message: e.subMsg ?? e.details.msg ?? e.message };
 }
 

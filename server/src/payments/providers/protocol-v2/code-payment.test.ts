@@ -96,7 +96,10 @@ describe('a payment code answered in protocol v2 fields', () => {
     ['ORDERREVERSED', 'closed'],
     ['ORDERCLOSED', 'closed'],
     ['TRADE_ERROR', 'other'],
-    ['PARAM_ERROR', 'other'],
+    ['PARAM_ERROR', 'request_refused'],
+    ['SIGN_ERROR', 'request_refused'],
+    ['NOAUTH', 'request_refused'],
+    ['APPID_MCHID_NOT_MATCH', 'request_refused'],
   ])('%s is refused, meaning %s', async (errCode, meaning) => {
     expect(await payingWith(fail(errCode)).pay(co, order, code)).toEqual({ ok: false, refusal: { call: 'order', meaning, code: errCode, message: '说明' } });
   });

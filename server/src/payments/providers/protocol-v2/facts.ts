@@ -38,6 +38,25 @@ const RETRYABLE: Record<CallKind, ReadonlySet<string>> = {
  */
 const CODE_UNUSABLE = new Set(['AUTHCODEEXPIRE', 'AUTH_CODE_INVALID', 'AUTH_CODE_ERROR', 'AUTH_CODE_EXPIRE']);
 const PAYER_CANNOT_PAY = new Set(['NOTENOUGH', 'NOT_ENOUGH', 'NOTSUPORTCARD', 'BUYER_MISMATCH', 'PAYER_ACCOUNT_ABNORMAL', 'PARTIAL_PAY_NOT_SUPPORTED']);
+/**
+ * The request itself refused, in both protocols' words (v2's `err_code`, v3's error `code`): its parameters,
+ * its signature, the merchant's ids or rights. Not the payer's doing: no code or other wallet helps.
+ */
+const REQUEST_REFUSED = new Set([
+  'PARAM_ERROR',
+  'INVALID_REQUEST',
+  'LACK_PARAMS',
+  'XML_FORMAT_ERROR',
+  'NOT_UTF8',
+  'SIGN_ERROR',
+  'SIGNERROR',
+  'NO_AUTH',
+  'NOAUTH',
+  'MCH_NOT_EXISTS',
+  'MCHID_NOT_EXIST',
+  'APPID_NOT_EXIST',
+  'APPID_MCHID_NOT_MATCH',
+]);
 /** The order cannot be paid any more: closed, or (a payment code's, v2) reversed. */
 const NOT_PAYABLE = new Set(['ORDERCLOSED', 'ORDERREVERSED']);
 
@@ -54,7 +73,9 @@ export function refusalOf(call: CallKind, a: ProtocolAnswer): Refusal {
             ? 'code_unusable'
             : PAYER_CANNOT_PAY.has(code)
               ? 'payer_cannot_pay'
-              : 'other';
+              : REQUEST_REFUSED.has(code)
+                ? 'request_refused'
+                : 'other';
   return { call, meaning, code, message: a.errMsg ?? '' };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { ChannelParams, PaymentChannel } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema';
-import type { OrderForChannel } from '../provider';
+import type { OrderForChannel, PaymentCode } from '../provider';
 import type { ProtocolAnswer, ProtocolEndpoint } from './client';
 import type { Fields } from './xml';
 
@@ -57,7 +57,7 @@ export interface OrderCalls {
  * for the reverse again (`code-payment.ts` reads them).
  */
 export interface CodeCalls {
-  codePay(co: PayChannelOrdersTable, order: OrderForChannel, code: { authCode: string; deviceId?: string }): Promise<ProtocolAnswer>;
+  codePay(co: PayChannelOrdersTable, order: OrderForChannel, code: PaymentCode): Promise<ProtocolAnswer>;
   reverse(co: PayChannelOrdersTable): Promise<ProtocolAnswer>;
 }
 

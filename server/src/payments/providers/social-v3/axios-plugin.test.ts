@@ -230,7 +230,7 @@ describe('payment codes (codepay, reverse): the kit and the plugin side by side'
     updated_at: 0,
   };
   const order = { prepay_id: 'P1', display_name: 'Corner Shop', total_cents: 880, expire_at: 0 };
-  const code = { authCode: '130061098828009406', deviceId: 'POS-01' };
+  const code = { authCode: '130061098828009406', deviceId: 'POS-01', storeId: 'SMcornershop01' };
   const transaction = {
     sp_appid: sub.sp_appid,
     sp_mchid: sub.sp_mchid,
@@ -318,7 +318,7 @@ describe('payment codes (codepay, reverse): the kit and the plugin side by side'
     });
     const sent = seen.at(-1)!;
     expect(sent).toMatchObject({ method: 'POST', url: '/v3/pay/partner/transactions/codepay', pluginVerified: true });
-    // The fields of wechatpay-php's `Pay/Partner/Transactions/Codepay` that the kit fills.
+    // The fields of wechatpay-php's `Pay/Partner/Transactions/Codepay` that the kit fills (`scene_info.store_info` is required there).
     expect(sent.body).toEqual({
       sp_appid: sub.sp_appid,
       sp_mchid: sub.sp_mchid,
@@ -329,7 +329,7 @@ describe('payment codes (codepay, reverse): the kit and the plugin side by side'
       attach: 'P1',
       payer: { auth_code: code.authCode },
       amount: { total: 880, currency: 'CNY' },
-      scene_info: { device_id: 'POS-01' },
+      scene_info: { device_id: 'POS-01', store_info: { out_id: 'SMcornershop01' } },
     });
     const theirs = await plugin().v3.pay.partner.transactions.codepay.post(sent.body!);
     expect(theirs.status).toBe(200);

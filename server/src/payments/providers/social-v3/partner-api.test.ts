@@ -6,6 +6,7 @@ import {
   placeRequest,
   queryRequest,
   readClosed,
+  readCodePaid,
   readPlaced,
   readQueried,
   readRefund,
@@ -143,6 +144,15 @@ describe('API v3 partner answers', () => {
     expect(paidFieldsProblem(transactionFields({ ...paid, sub_mchid: '1900000110' }), facts)).toMatch(/sub_mch_id/);
     expect(readQueried(answer(404, { code: 'ORDER_NOT_EXIST', message: '订单不存在' })).errCode).toBe('ORDERNOTEXIST');
     expect(() => readQueried(answer(200, { trade_state: 'SUCCESS' }))).toThrow(V3AnswerError);
+  });
+
+  test('a payment code: paid (200 with the trade), the payer confirming (202, a 200 saying USERPAYING, or that code), refused', () => {
+    expect(readCodePaid(answer(200, paid))).toMatchObject({ ok: true, fields: { trade_state: 'SUCCESS', transaction_id: paid.transaction_id } });
+    const confirming = { ok: true, fields: { return_code: 'SUCCESS', trade_state: 'USERPAYING' } };
+    expect(readCodePaid(answer(202, { code: 'USERPAYING', message: '需要用户输入支付密码' }))).toEqual(confirming);
+    expect(readCodePaid(answer(200, { trade_state: 'USERPAYING' }))).toEqual(confirming);
+    expect(readCodePaid(answer(403, { code: 'USERPAYING', message: '需要用户输入支付密码' }))).toEqual(confirming);
+    expect(readCodePaid(answer(400, { code: 'AUTH_CODE_INVALID', message: '付款码无效' }))).toMatchObject({ ok: false, errCode: 'AUTH_CODE_INVALID' });
   });
 
   test('close: 204 is done; paid is ORDERPAID', () => {

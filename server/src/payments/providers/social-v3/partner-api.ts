@@ -68,12 +68,14 @@ export const closeRequest = (m: MerchantFields, outTradeNo: string): V3Request =
 });
 
 /**
- * The payer's payment code (付款码支付, partner mode, 7.4): `payer.auth_code`, the counter's device in
- * `scene_info`. Placed again with the same `out_trade_no` and code, the platform answers the same trade.
+ * The payer's payment code (付款码支付, partner mode, 7.4): `payer.auth_code`, and `scene_info` with
+ * its `store_info`, both required (wechatpay-php's `Pay/Partner/Transactions/Codepay`): the counter's
+ * device and the shop, by the merchant's own code (`out_id`). Placed again with the same
+ * `out_trade_no` and code, the platform answers the same trade.
  */
 export function codePayRequest(
   m: MerchantFields,
-  o: { out_trade_no: string; description: string; attach: string; total_cents: number; auth_code: string; device_id?: string },
+  o: { out_trade_no: string; description: string; attach: string; total_cents: number; auth_code: string; device_id?: string; store_id?: string },
 ): V3Request {
   return {
     method: 'POST',
@@ -88,7 +90,7 @@ export function codePayRequest(
       attach: o.attach,
       payer: { auth_code: o.auth_code },
       amount: { total: o.total_cents, currency: 'CNY' },
-      ...(o.device_id ? { scene_info: { device_id: o.device_id } } : {}),
+      scene_info: { ...(o.device_id ? { device_id: o.device_id } : {}), store_info: o.store_id ? { out_id: o.store_id } : {} },
     },
     // Never sent twice on its own (not to the backup domain either): a code without an answer is cancelled instead.
     repeatable: false,
@@ -226,14 +228,17 @@ export function readQueried(a: V3Answer): ProtocolAnswer {
 
 /**
  * The code payment's answer: the trade when the platform took the money (200, `trade_state`
- * SUCCESS); `USERPAYING` (202, or that code) while the payer confirms with a password, as the
+ * SUCCESS); `USERPAYING` (202, a 200 with that state, or that code) while the payer confirms with a password, as the
  * platform's guide and wechatpay-php's `Codepay` read it; any other code a failure. A failure
  * the platform asks to be followed by a query (`SYSTEM_ERROR`, `BANK_ERROR`, a 5xx) keeps its
  * code: the provider reads it as "no outcome".
  */
 export function readCodePaid(a: V3Answer): ProtocolAnswer {
   const e = errorBody.safeParse(a.body);
-  if (a.status === 202 || (e.success && e.data.code === 'USERPAYING')) return { fields: { return_code: 'SUCCESS', trade_state: 'USERPAYING' }, ok: true };
+  // The platform's page also shows a 200 whose body is only `{"trade_state": "USERPAYING"}`: the same state.
+  const state = a.body && typeof a.body === 'object' ? (a.body as { trade_state?: unknown }).trade_state : undefined;
+  if (a.status === 202 || (a.status === 200 && state === 'USERPAYING') || (e.success && e.data.code === 'USERPAYING'))
+    return { fields: { return_code: 'SUCCESS', trade_state: 'USERPAYING' }, ok: true };
   if (a.status !== 200) return failure(a, 'ORDERNOTEXIST');
   return { fields: { return_code: 'SUCCESS', ...transactionFields(a.body) }, ok: true };
 }

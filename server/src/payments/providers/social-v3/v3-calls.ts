@@ -9,6 +9,7 @@ import type { PayChannelOrdersTable, PayRefundsTable } from '../../../db/schema'
 import type { ProtocolAnswer } from '../protocol-v2/client';
 import { merchantOf } from '../protocol-v2/merchant';
 import type { OrderCalls, ProfitSharingCalls, TradeType } from '../protocol-v2/types';
+import type { PaymentCode } from '../provider';
 import type { V3Client, V3Request, V3Answer } from './client';
 import {
   codePayRequest,
@@ -87,7 +88,7 @@ export class V3Calls implements OrderCalls, ProfitSharingCalls {
   }
 
   /** The payer's payment code (7.4): the trade, `USERPAYING`, or a failure (`readCodePaid`). */
-  codePay(co: PayChannelOrdersTable, order: OrderForV3, code: { authCode: string; deviceId?: string }): Promise<ProtocolAnswer> {
+  codePay(co: PayChannelOrdersTable, order: OrderForV3, code: PaymentCode): Promise<ProtocolAnswer> {
     const req = codePayRequest(merchantOf(co), {
       out_trade_no: co.out_trade_no,
       description: description(order.display_name),
@@ -95,6 +96,7 @@ export class V3Calls implements OrderCalls, ProfitSharingCalls {
       total_cents: co.total_cents,
       auth_code: code.authCode,
       device_id: code.deviceId,
+      store_id: code.storeId,
     });
     return this.exchange(req, readCodePaid);
   }
