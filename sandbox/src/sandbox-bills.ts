@@ -8,9 +8,8 @@
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import type { Config } from '@kit/server/config';
-import { isSignType, verifyFields } from '@kit/server/payments/providers/protocol-v2/sign';
-import { parseXml, toXml, type Fields } from '@kit/server/payments/providers/protocol-v2/xml';
-import { chinaDayRange, isChinaDate } from '@kit/server/reconciliation/china-day';
+import { type Fields, isSignType, readFlatXml, v2Verifies, writeFlatXml } from './protocol/v2-rules';
+import { dayRange, isDay } from './protocol/china-time';
 import { formatTradeBill, type BillLineInput } from '@kit/server/payments/providers/social-v3/trade-bill';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxStore } from './sandbox-store';
@@ -34,7 +33,7 @@ export class SandboxBills {
 
   /** The bill of `date` (`YYYY-MM-DD`) as lines, or null when the day has no trade. */
   async lines(realm: string, mchId: string, date: string, now = this.store.clock.now()): Promise<BillLineInput[] | null> {
-    const { from, to } = chinaDayRange(date);
+    const { from, to } = dayRange(date);
     const f = this.faults.current;
     const out: BillLineInput[] = [];
     for (const o of await this.store.paidBetween(realm, mchId, from - DAY_MS, to)) {
@@ -124,24 +123,24 @@ export class SandboxBills {
   async downloadV2(realm: string, key: string, raw: Buffer): Promise<BillAnswer> {
     const fail = (msg: string, errorCode?: string): BillAnswer => ({
       contentType: 'application/xml',
-      body: Buffer.from(toXml({ return_code: 'FAIL', return_msg: msg, ...(errorCode ? { error_code: errorCode } : {}) })),
+      body: Buffer.from(writeFlatXml({ return_code: 'FAIL', return_msg: msg, ...(errorCode ? { error_code: errorCode } : {}) })),
     });
     let req: Fields;
     try {
-      req = parseXml(raw);
+      req = readFlatXml(raw);
     } catch {
       return fail('invalid XML');
     }
     const signType = req.sign_type ?? 'MD5';
     if (!isSignType(signType)) return fail('sign_type must be MD5 or HMAC-SHA256');
-    if (!key || !verifyFields(req, key, signType)) return fail('signature error');
+    if (!key || !v2Verifies(req, key, signType)) return fail('signature error');
     // The bill is the service provider's, for its whole account.
     if (req.appid !== this.config.PAY_SP_APPID || req.mch_id !== this.config.PAY_SP_MCH_ID) return fail('appid or mch_id is not this service provider');
     if (!req.nonce_str) return fail('nonce_str missing');
     if (req.bill_type && req.bill_type !== 'ALL') return fail('the sandbox keeps bill_type ALL only');
     const m = /^(\d{4})(\d{2})(\d{2})$/.exec(req.bill_date ?? '');
     const date = m ? `${m[1]}-${m[2]}-${m[3]}` : '';
-    if (!isChinaDate(date)) return fail('bill_date must be yyyyMMdd');
+    if (!isDay(date)) return fail('bill_date must be yyyyMMdd');
     if (this.faults.current.bills === 'creating') return fail('Bill Creating', '20003');
     const file = await this.file(realm, req.mch_id, date);
     if (!file) return fail('No Bill Exist', '20002');

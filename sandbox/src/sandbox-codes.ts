@@ -16,7 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@kit/shared/clock';
-import { formatChinaTime } from '@kit/server/payments/providers/china-time';
+import { compactTime } from './protocol/china-time';
 import { randomDigits } from './digits';
 import type { Faults } from './sandbox-faults-shape';
 import type { SandboxOrder, SandboxStore } from './sandbox-store';
@@ -88,7 +88,7 @@ export class SandboxCodes {
     const now = this.clock.now();
     const paid = behaviour === 'pay' || behaviour === 'silent';
     const order: SandboxOrder = {
-      prepay_id: `wx${formatChinaTime(now)}${randomBytes(10).toString('hex')}`,
+      prepay_id: `wx${compactTime(now)}${randomBytes(10).toString('hex')}`,
       realm,
       // The code itself: a code is good once.
       code_token: authCode,
@@ -155,4 +155,4 @@ export class SandboxCodes {
   }
 }
 
-const transactionIdAt = (now: number) => `4200${formatChinaTime(now).slice(0, 8)}${randomDigits(16)}`;
+const transactionIdAt = (now: number) => `4200${compactTime(now).slice(0, 8)}${randomDigits(16)}`;

@@ -10,7 +10,7 @@ import type { Jobs } from '@kit/server/jobs/jobs';
 import type { JobRow, JobSettlement } from '@kit/server/jobs/job-store';
 import type { JobHandler } from '@kit/server/jobs/job-worker';
 import type { Retry } from '@kit/server/jobs/retry';
-import { parseXml } from '@kit/server/payments/providers/protocol-v2/xml';
+import { readFlatXml } from './protocol/v2-rules';
 
 export interface SandboxNotification {
   kind: 'pay' | 'refund';
@@ -84,7 +84,7 @@ export class SandboxNotifier implements JobHandler {
       const res = await fetch(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.any([this.clock.timeout(NOTIFY_TIMEOUT_MS), signal]) });
       const text = await res.text();
       // v3: 200 or 204 acknowledges, whatever the body; v2: `return_code` SUCCESS.
-      acked = v3 ? res.status === 200 || res.status === 204 : res.ok && parseXml(text).return_code === 'SUCCESS';
+      acked = v3 ? res.status === 200 || res.status === 204 : res.ok && readFlatXml(text).return_code === 'SUCCESS';
     } catch {
       // not acknowledged
     }

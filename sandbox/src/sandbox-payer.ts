@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '@kit/server/config';
 import { randomAlnum } from '@kit/server/security/ids';
-import { formatChinaTime } from '@kit/server/payments/providers/china-time';
+import { compactTime } from './protocol/china-time';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxNotifier } from './sandbox-notifier';
 import { randomDigits, sandboxOpenId, type SandboxPlatform } from './sandbox-platform';
@@ -47,7 +47,7 @@ export class SandboxPayer {
     if (o.state === 'SUCCESS' || o.state === 'REFUND') throw new SandboxError(409, 'the order is already paid');
     const now = this.store.clock.now();
     if (o.time_expire !== null && o.time_expire < now) throw new SandboxError(409, 'the order has expired');
-    const transactionId = `4200${formatChinaTime(now).slice(0, 8)}${randomDigits(16)}`;
+    const transactionId = `4200${compactTime(now).slice(0, 8)}${randomDigits(16)}`;
     const paid: SandboxOrder = { ...o, state: 'SUCCESS', transaction_id: transactionId, paid_at: now };
     const moved = await this.store.db.transaction().execute(async (trx) => {
       if (!(await this.store.moveOrder(o.prepay_id, 'NOTPAY', 'SUCCESS', { transaction_id: transactionId, paid_at: now }, trx))) return false;

@@ -9,11 +9,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '@kit/server/config';
 import { randomAlnum } from '@kit/server/security/ids';
 import { isUniqueViolation } from '@kit/server/db/errors';
-import { signFields, verifyFields, isSignType, type SignType } from '@kit/server/payments/providers/protocol-v2/sign';
-import { parseXml, toXml, type Fields } from '@kit/server/payments/providers/protocol-v2/xml';
-import { formatChinaTime, parseChinaTime } from '@kit/server/payments/providers/china-time';
-import { encryptReqInfo } from '@kit/server/payments/providers/protocol-v2/refund-info';
-import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
+import { compactTime, parseCompactTime } from './protocol/china-time';
+import { type Fields, isSignType, readFlatXml, sealRefundInfo, type SignType, v2Sign, v2Verifies, writeFlatXml, type V2Call } from './protocol/v2-rules';
 import { sandboxPlatforms } from './stand-ins';
 import { randomDigits } from './digits';
 import type { SandboxFaults } from './sandbox-faults';
@@ -69,7 +66,7 @@ export class SandboxPlatform {
    * into the fields of protocol v2 so that both protocols keep one set of rules and faults. Null:
    * the faults say the call is lost.
    */
-  perform(realm: SandboxRealm, op: ProtocolOp, req: Fields, signType: string): Promise<Fields | null> {
+  perform(realm: SandboxRealm, op: V2Call, req: Fields, signType: string): Promise<Fields | null> {
     // A call the faults say is lost: null, and it is never answered.
     if (op === 'refund' && this.faults.current.refunds === 'hold') return Promise.resolve(null);
     if ((op === 'psSplit' || op === 'psSplitAndFinish' || op === 'psFinish') && this.faults.current.splits === 'hold') return Promise.resolve(null);
@@ -84,22 +81,22 @@ export class SandboxPlatform {
    * Handles one protocol request and returns the answer XML (always HTTP 200, like the platform),
    * or null when a fault says the call is lost: it must never be answered.
    */
-  async protocol(realm: SandboxRealm, op: ProtocolOp, raw: Buffer): Promise<string | null> {
+  async protocol(realm: SandboxRealm, op: V2Call, raw: Buffer): Promise<string | null> {
     if (op === 'refund' && this.faults.current.refunds === 'hold') return null;
     if ((op === 'psSplit' || op === 'psSplitAndFinish' || op === 'psFinish') && this.faults.current.splits === 'hold') return null;
     const rules = this.realms[realm];
     let req: Fields;
     try {
-      req = parseXml(raw);
+      req = readFlatXml(raw);
     } catch {
-      return toXml({ return_code: 'FAIL', return_msg: 'invalid XML' });
+      return writeFlatXml({ return_code: 'FAIL', return_msg: 'invalid XML' });
     }
     const signType = req.sign_type ?? 'MD5';
-    if (!isSignType(signType)) return toXml({ return_code: 'FAIL', return_msg: 'sign_type must be MD5 or HMAC-SHA256' });
-    if (!rules.key || !verifyFields(req, rules.key, signType)) return toXml({ return_code: 'FAIL', return_msg: 'signature error' });
+    if (!isSignType(signType)) return writeFlatXml({ return_code: 'FAIL', return_msg: 'sign_type must be MD5 or HMAC-SHA256' });
+    if (!rules.key || !v2Verifies(req, rules.key, signType)) return writeFlatXml({ return_code: 'FAIL', return_msg: 'signature error' });
     const problem = rules.merchantProblem(req);
-    if (problem) return toXml({ return_code: 'FAIL', return_msg: problem });
-    if (!req.nonce_str) return toXml({ return_code: 'FAIL', return_msg: 'nonce_str missing' });
+    if (problem) return writeFlatXml({ return_code: 'FAIL', return_msg: problem });
+    if (!req.nonce_str) return writeFlatXml({ return_code: 'FAIL', return_msg: 'nonce_str missing' });
     let result: Fields;
     try {
       const done = await this.operation(realm, rules, op, req, signType);
@@ -121,11 +118,11 @@ export class SandboxPlatform {
       nonce_str: randomBytes(16).toString('hex'),
       ...result,
     };
-    answer.sign = signFields(answer, rules.key, signType);
-    return toXml(answer);
+    answer.sign = v2Sign(answer, rules.key, signType);
+    return writeFlatXml(answer);
   }
 
-  private operation(realm: SandboxRealm, rules: RealmRules, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields | null> {
+  private operation(realm: SandboxRealm, rules: RealmRules, op: V2Call, req: Fields, signType: SignType): Promise<Fields | null> {
     switch (op) {
       case 'microPay':
         return this.microPay(realm, rules, req, signType);
@@ -157,13 +154,13 @@ export class SandboxPlatform {
     const payer = req.sub_openid || req.openid;
     if (req.trade_type === 'JSAPI' && !payer) throw new ProtocolFail('PARAM_ERROR', 'JSAPI needs openid or sub_openid');
     const now = this.store.clock.now();
-    const timeExpire = req.time_expire ? parseChinaTime(req.time_expire) : null;
+    const timeExpire = req.time_expire ? parseCompactTime(req.time_expire) : null;
     if (req.time_expire && timeExpire === null) throw new ProtocolFail('PARAM_ERROR', 'time_expire must be yyyyMMddHHmmss');
 
     const existing = await this.store.orderByTradeNo(realm, req.mch_id, req.out_trade_no);
     if (existing) return repeatedOrder(existing, req);
     const row: SandboxOrder = {
-      prepay_id: `wx${formatChinaTime(now)}${randomBytes(10).toString('hex')}`,
+      prepay_id: `wx${compactTime(now)}${randomBytes(10).toString('hex')}`,
       realm,
       code_token: req.trade_type === 'NATIVE' ? randomAlnum(16) : null,
       appid: req.appid,
@@ -223,7 +220,7 @@ export class SandboxPlatform {
     };
     if (o.transaction_id) {
       out.transaction_id = o.transaction_id;
-      out.time_end = formatChinaTime(o.paid_at!);
+      out.time_end = compactTime(o.paid_at!);
       out.cash_fee = String(o.total_fee);
       out.bank_type = 'OTHERS';
       if (o.sub_openid) out.sub_openid = o.sub_openid;
@@ -283,7 +280,7 @@ export class SandboxPlatform {
       transaction_id: o.transaction_id!,
       out_trade_no: o.out_trade_no,
       ...(req.attach ? { attach: req.attach } : {}),
-      time_end: formatChinaTime(o.paid_at!),
+      time_end: compactTime(o.paid_at!),
     };
   }
 
@@ -323,7 +320,7 @@ export class SandboxPlatform {
     if (req.total_fee !== String(o.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'total_fee differs from the order');
     if (req.refund_fee !== String(o.total_fee)) throw new ProtocolFail('PARAM_ERROR', 'the sandbox refunds the whole amount only');
     const now = this.store.clock.now();
-    const refundId = `50${formatChinaTime(now)}${randomDigits(14)}`;
+    const refundId = `50${compactTime(now)}${randomDigits(14)}`;
     const successAt = now + this.config.SANDBOX_REFUND_DELAY;
     const row: SandboxRefund = {
       refund_id: refundId,
@@ -402,14 +399,14 @@ export class SandboxPlatform {
       refund_account: 'REFUND_SOURCE_RECHARGE_FUNDS',
       refund_request_source: 'API',
     };
-    return toXml({
+    return writeFlatXml({
       return_code: 'SUCCESS',
       appid: o.appid,
       mch_id: o.mch_id,
       ...(o.sub_appid ? { sub_appid: o.sub_appid } : {}),
       ...(o.sub_mch_id ? { sub_mch_id: o.sub_mch_id } : {}),
       nonce_str: randomBytes(16).toString('hex'),
-      req_info: encryptReqInfo(info, key),
+      req_info: sealRefundInfo(info, key),
     });
   }
 
@@ -439,10 +436,10 @@ export class SandboxPlatform {
       cash_fee: String(o.total_fee),
       transaction_id: o.transaction_id!,
       out_trade_no: o.out_trade_no,
-      time_end: formatChinaTime(o.paid_at!),
+      time_end: compactTime(o.paid_at!),
     };
-    fields.sign = signFields(fields, this.realms[o.realm as SandboxRealm].key, o.sign_type as SignType);
-    return toXml(fields);
+    fields.sign = v2Sign(fields, this.realms[o.realm as SandboxRealm].key, o.sign_type as SignType);
+    return writeFlatXml(fields);
   }
 }
 

@@ -9,11 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_CUSTOM_RELATION_CHARS, RELATION_TYPES, maxShareCents } from '@kit/shared';
 import { isUniqueViolation } from '@kit/server/db/errors';
-import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
 import { sandboxRealm } from './stand-ins';
-import { formatChinaTime } from '@kit/server/payments/providers/china-time';
-import type { Fields } from '@kit/server/payments/providers/protocol-v2/xml';
-import type { SignType } from '@kit/server/payments/providers/protocol-v2/sign';
+import { compactTime } from './protocol/china-time';
+import type { Fields, SignType, V2Call } from './protocol/v2-rules';
 import { ProtocolFail, V3_SIGN_TYPE, type SandboxRealm } from './sandbox-protocol';
 import type { SandboxOrder, SandboxPsOrder, SandboxStore } from './sandbox-store';
 
@@ -32,7 +30,7 @@ export class SandboxProfitSharing {
     private readonly resultDelayMs: number,
   ) {}
 
-  handle(realm: SandboxRealm, op: ProtocolOp, req: Fields, signType: SignType): Promise<Fields> {
+  handle(realm: SandboxRealm, op: V2Call, req: Fields, signType: SignType): Promise<Fields> {
     if (!sandboxRealm(realm).sharesProfits) throw new ProtocolFail('NOT_SUPPORTED', `${sandboxRealm(realm).description} does not share profits`);
     // Over API v3 every call is signed with the merchant's RSA key (sandbox/v3/).
     if (signType !== 'HMAC-SHA256' && (signType as string) !== V3_SIGN_TYPE)
@@ -125,7 +123,7 @@ export class SandboxProfitSharing {
       throw new ProtocolFail('AMOUNT_OVERDUE', `the order can share ${maxShareCents(o.total_fee) - shared} more at most`);
     const now = this.store.clock.now();
     const row: SandboxPsOrder = {
-      order_id: `30${formatChinaTime(now)}${randomBytes(8).toString('hex')}`,
+      order_id: `30${compactTime(now)}${randomBytes(8).toString('hex')}`,
       mch_id: req.mch_id,
       sub_mch_id: req.sub_mch_id,
       out_order_no: req.out_order_no,
@@ -156,7 +154,7 @@ export class SandboxProfitSharing {
     return this.record(
       o,
       {
-        order_id: `30${formatChinaTime(now)}${randomBytes(8).toString('hex')}`,
+        order_id: `30${compactTime(now)}${randomBytes(8).toString('hex')}`,
         mch_id: req.mch_id,
         sub_mch_id: req.sub_mch_id,
         out_order_no: req.out_order_no,
@@ -220,8 +218,8 @@ export class SandboxProfitSharing {
     const active = new Set((await this.store.psReceivers(p.mch_id, p.sub_mch_id)).filter((r) => r.removed_at === null).map((r) => `${r.type}:${r.account}`));
     const decided = shares.map((r) =>
       active.has(`${r.type}:${r.account}`)
-        ? { ...base(r), result: 'SUCCESS', finish_time: formatChinaTime(p.results_at) }
-        : { ...base(r), result: 'CLOSED', fail_reason: 'NO_RELATION', finish_time: formatChinaTime(p.results_at) },
+        ? { ...base(r), result: 'SUCCESS', finish_time: compactTime(p.results_at) }
+        : { ...base(r), result: 'CLOSED', fail_reason: 'NO_RELATION', finish_time: compactTime(p.results_at) },
     );
     await this.store.settlePsResults(p.order_id, JSON.stringify(decided));
     return decided;

@@ -4,12 +4,12 @@
  * profit-sharing side (`sandbox-profit-sharing.ts`), which the platform calls, does not import it back.
  */
 import type { Realm } from '@kit/server/payments/providers/registry';
-import { AUTH_SCHEMA } from '@kit/server/payments/providers/social-v3/sign';
+import { AUTHORIZATION_SCHEMA } from './protocol/v3-rules';
 
 export type SandboxRealm = Realm;
 
 /** `sign_type` of an order placed over API v3: its notifications go out in v3 (sandbox/v3/); its profit-sharing calls are RSA-signed. */
-export const V3_SIGN_TYPE = AUTH_SCHEMA;
+export const V3_SIGN_TYPE = AUTHORIZATION_SCHEMA;
 
 /** A business failure: answered with `result_code` FAIL and this `err_code`. */
 export class ProtocolFail extends Error {

@@ -6,7 +6,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { z, ZodError } from 'zod';
 import { describeZodError } from '@kit/shared';
-import { DOWNLOAD_BILL_PATH, PROTOCOL_PATHS, type ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
+import { V2_BILL_PATH, V2_PATHS, type V2Call } from './protocol/v2-rules';
 import { CODE_WALLETS, PARTS, sandboxRealms } from './stand-ins';
 import type { StandInPart } from './stand-ins/part';
 import { methodNotAllowed } from '@kit/server/http/errors';
@@ -38,7 +38,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
 
   const platforms = sandboxRealms();
   for (const { realm, pathPrefix } of platforms.filter((p) => p.protocolV2)) {
-    for (const [op, path] of Object.entries(PROTOCOL_PATHS) as Array<[ProtocolOp, string]>) {
+    for (const [op, path] of Object.entries(V2_PATHS) as Array<[V2Call, string]>) {
       r.post(`${pathPrefix}${path}`, raw, async (req, res) => {
         const xml = await sandbox.platform.protocol(realm, op, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
         // A call the faults say is lost is never answered: the caller's own time limit ends it.
@@ -78,7 +78,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
   // Trade bills of the channels that publish them (docs/reconciliation.md).
   for (const m of platforms) {
     if (!m.publishesBills) continue;
-    r.post(`${m.pathPrefix}${DOWNLOAD_BILL_PATH}`, raw, async (req, res) => {
+    r.post(`${m.pathPrefix}${V2_BILL_PATH}`, raw, async (req, res) => {
       const answer = await sandbox.bills.downloadV2(m.realm, sandbox.platform.keyOf(m.realm), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       res.type(answer.contentType).send(answer.body);
     });
@@ -223,7 +223,7 @@ export function sandboxRoutes(sandbox: Sandbox, rules: RequestRules, opts: { hom
   );
 
   // Known paths asked with another method: 405 with `Allow`.
-  const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(PROTOCOL_PATHS).map((p) => prefix + p));
+  const protocolPaths = ['', '/card'].flatMap((prefix) => Object.values(V2_PATHS).map((p) => prefix + p));
   r.all(protocolPaths, methodNotAllowed(['POST']));
   r.all(['/pay', ...PART_PAYER_PATHS, ...CODE_PATHS, '/login', '/renotify', '/cgi-bin/stable_token', '/wxa/getwxacodeunlimit'], methodNotAllowed(['POST']));
   r.all(['/', '/sns/jscode2session', '/cashier', '/payment-code.svg'], methodNotAllowed(['GET']));

@@ -49,6 +49,29 @@ function sandboxFlagReaders(): string[] {
   return [...found].sort();
 }
 
+/**
+ * The sandbox is a referee, not a twin (issue 44): it signs, verifies and writes the platforms'
+ * formats with rules of its own (`sandbox/src/protocol/`, `sandbox/src/alipay/alipay-rules.ts`),
+ * so that a mistake in the kit's is refused rather than shared. These are the service modules its
+ * production files (tests aside) still import; the number may only fall, toward the plug-in
+ * contract alone (`plugins/`, at most six modules).
+ */
+const SANDBOX_SERVICE_IMPORTS_AT_MOST = 25;
+/** What the sandbox may never take from the service: a protocol's signing, keys, encryption, XML or times. */
+const PROTOCOL_RULES = /^payments\/providers\/.*(sign|keys|verify|aead|sensitive|xml|time|certificates|refund-info|notification|partner-api)$/;
+
+/** The `@kit/server/…` modules the sandbox's production files import. */
+function serviceModulesOfTheSandbox(): string[] {
+  const root = path.join(__dirname, '../../sandbox/src');
+  const found = new Set<string>();
+  for (const f of fs.readdirSync(root, { recursive: true }) as string[]) {
+    if (!/\.tsx?$/.test(f) || /\.test\.tsx?$/.test(f)) continue;
+    for (const i of ts.preProcessFile(fs.readFileSync(path.join(root, f), 'utf8'), true, true).importedFiles)
+      if (i.fileName.startsWith('@kit/server/')) found.add(i.fileName.slice('@kit/server/'.length));
+  }
+  return [...found].sort();
+}
+
 describe('the import graph of server/src', () => {
   it('reads the files and their imports', () => {
     expect(graph.get('services.ts')).toEqual(expect.arrayContaining(['jobs/registry.ts']));
@@ -83,5 +106,12 @@ describe('the import graph of server/src', () => {
 
   it('reads SANDBOX_ENABLED only in the configuration and at the plug-in point: providers are handed what a played platform needs', () => {
     expect(sandboxFlagReaders()).toEqual(MAY_READ_SANDBOX_ENABLED);
+  });
+
+  it("keeps the sandbox off the service's protocol rules, and its imports of the service falling", () => {
+    const modules = serviceModulesOfTheSandbox();
+    expect(modules).toContain('plugins/dev-plugin');
+    expect(modules.filter((m) => PROTOCOL_RULES.test(m))).toEqual([]);
+    expect(modules.length).toBeLessThanOrEqual(SANDBOX_SERVICE_IMPORTS_AT_MOST);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ALIPAY_DEV_DIR, devAlipayMaterial } from './dev-keys';
-import { rsa2Sign, rsa2Verify } from '@kit/server/payments/providers/alipay/sign';
+import { rsa2, rsa2Verifies } from './alipay-rules';
 
 describe('devAlipayMaterial', () => {
   let dir: string;
@@ -21,9 +21,9 @@ describe('devAlipayMaterial', () => {
     const again = devAlipayMaterial(dir);
     expect(again.appId).toBe(first.appId);
     // The two sides' pairs belong together, and are not the same pair.
-    expect(rsa2Verify('x', rsa2Sign('x', again.appPrivateKey), first.appPublicKey)).toBe(true);
-    expect(rsa2Verify('x', rsa2Sign('x', again.alipayPrivateKey), first.alipayPublicKey)).toBe(true);
-    expect(rsa2Verify('x', rsa2Sign('x', again.appPrivateKey), first.alipayPublicKey)).toBe(false);
+    expect(rsa2Verifies('x', rsa2('x', again.appPrivateKey), first.appPublicKey)).toBe(true);
+    expect(rsa2Verifies('x', rsa2('x', again.alipayPrivateKey), first.alipayPublicKey)).toBe(true);
+    expect(rsa2Verifies('x', rsa2('x', again.appPrivateKey), first.alipayPublicKey)).toBe(false);
   });
 
   it('a folder seeded with the files (the tests seed one set per run) is used as it is', () => {

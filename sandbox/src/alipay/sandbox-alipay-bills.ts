@@ -15,7 +15,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { formatCents } from '@kit/shared';
 import { DETAIL_CLOSE, DETAIL_COLUMNS, DETAIL_OPEN, SUMMARY_CLOSE, SUMMARY_COLUMNS, SUMMARY_OPEN } from '@kit/server/payments/providers/alipay/trade-bill';
-import { alipayTime } from '@kit/server/payments/providers/alipay/time';
+import { dashedTime } from '../protocol/china-time';
 
 /** How long a link works, from when it was handed out. */
 export const BILL_LINK_TTL_MS = 30_000;
@@ -160,7 +160,7 @@ export function billZip(account: string, date: string, rows: readonly Row[], now
 
 const yuan = formatCents;
 /** `yyyy年MM月dd日 HH:mm:ss`, China time. */
-const chineseTime = (ms: number) => alipayTime(ms).replace(/^(\d{4})-(\d{2})-(\d{2})/, '$1年$2月$3日');
+const chineseTime = (ms: number) => dashedTime(ms).replace(/^(\d{4})-(\d{2})-(\d{2})/, '$1年$2月$3日');
 
 function head(title: string, account: string, date: string): string[] {
   const from = Date.parse(`${date}T00:00:00Z`) - CST_OFFSET_MS;
@@ -181,8 +181,8 @@ function detailCsv(account: string, date: string, rows: readonly Row[], now: num
       商户订单号: r.outTradeNo,
       业务类型: r.kind === 'payment' ? '交易' : '退款',
       商品名称: r.subject,
-      创建时间: alipayTime(r.createdAt),
-      完成时间: alipayTime(r.doneAt),
+      创建时间: dashedTime(r.createdAt),
+      完成时间: dashedTime(r.doneAt),
       门店编号: '',
       门店名称: '',
       操作员: '',

@@ -17,8 +17,8 @@
 import { systemClock, type Clock } from '@kit/shared/clock';
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { formatCents, parseCents } from '@kit/shared';
-import { rsa2Sign, rsa2Verify, signContent, signNotification, type Params } from '@kit/server/payments/providers/alipay/sign';
-import { alipayTime, parseAlipayTime } from '@kit/server/payments/providers/alipay/time';
+import { dashedTime, parseDashedTime } from '../protocol/china-time';
+import { type Params, requestVerifies, rsa2, signedNotification, signingText } from './alipay-rules';
 import { SandboxAlipayBills, type AlipayBillFaults } from './sandbox-alipay-bills';
 import { behaviourOf, CONFIRM_AFTER_MS } from '../sandbox-codes';
 
@@ -300,7 +300,7 @@ export class SandboxAlipay {
       expires_in: '1296000',
       refresh_token: `authusrB${randomBytes(12).toString('hex')}`,
       re_expires_in: '2592000',
-      auth_start: alipayTime(now),
+      auth_start: dashedTime(now),
     };
   }
 
@@ -317,7 +317,7 @@ export class SandboxAlipay {
       if (biz.product_code !== 'QUICK_WAP_WAY') throw invalid('isv.invalid-parameter', 'product_code must be QUICK_WAP_WAY');
       const trade = this.trades.get(tradeKey(params.app_auth_token, biz.out_trade_no));
       if (trade) this.expire(trade);
-      const expireAt = biz.time_expire ? parseAlipayTime(biz.time_expire) : null;
+      const expireAt = biz.time_expire ? parseDashedTime(biz.time_expire) : null;
       const expired = !trade && expireAt !== null && this.now() > expireAt;
       return {
         outTradeNo: biz.out_trade_no,
@@ -339,7 +339,7 @@ export class SandboxAlipay {
    * parameters (`method=alipay.trade.wap.pay.return`), signed as Alipay signs them.
    */
   wapReturnUrl(returnUrl: string, trade: Trade): string {
-    const params = signNotification(
+    const params = signedNotification(
       {
         charset: 'utf-8',
         out_trade_no: trade.outTradeNo,
@@ -350,7 +350,7 @@ export class SandboxAlipay {
         version: '1.0',
         app_id: this.opts.appId,
         seller_id: '2088000000000001',
-        timestamp: alipayTime(this.now()),
+        timestamp: dashedTime(this.now()),
       },
       this.privateKey,
     );
@@ -433,7 +433,7 @@ export class SandboxAlipay {
     this.checkRequest(params);
     const biz = this.bizContent(params);
     const key = tradeKey(params.app_auth_token, biz.out_trade_no);
-    const expireAt = biz.time_expire ? (parseAlipayTime(biz.time_expire) ?? 0) : this.now() + 15 * 86_400_000;
+    const expireAt = biz.time_expire ? (parseDashedTime(biz.time_expire) ?? 0) : this.now() + 15 * 86_400_000;
     if (this.now() > expireAt) throw new Error('the order has expired');
     const trade = this.trades.get(key) ?? this.newTrade(params.app_auth_token, biz, params.notify_url, expireAt);
     return this.pay(trade, buyerOpenId);
@@ -454,11 +454,11 @@ export class SandboxAlipay {
     if (p.sign_type !== 'RSA2') throw invalid('isv.invalid-signature-type', 'sign_type must be RSA2');
     if ((p.charset ?? 'utf-8').toLowerCase() !== 'utf-8') throw invalid('isv.invalid-charset', 'charset must be utf-8');
     if (p.version !== '1.0') throw invalid('isv.invalid-version', 'version must be 1.0');
-    const at = parseAlipayTime(p.timestamp);
+    const at = parseDashedTime(p.timestamp);
     if (at === null || Math.abs(at - this.now()) > TIMESTAMP_SLACK_MS)
-      throw invalid('isv.invalid-timestamp', `timestamp ${p.timestamp} is not China time now (${alipayTime(this.now())})`);
-    if (!rsa2Verify(signContent(p), p.sign, this.opts.appPublicKey))
-      throw invalid('isv.invalid-signature', `验签出错，网关生成的验签字符串为：${signContent(p).slice(0, 300)}`);
+      throw invalid('isv.invalid-timestamp', `timestamp ${p.timestamp} is not China time now (${dashedTime(this.now())})`);
+    if (!requestVerifies(p, this.opts.appPublicKey))
+      throw invalid('isv.invalid-signature', `验签出错，网关生成的验签字符串为：${signingText(p).slice(0, 300)}`);
     if (!as.merchant) return;
     if (!p.app_auth_token) throw new Fail('20001', 'Insufficient Token Permissions', 'aop.invalid-app-auth-token', 'app_auth_token is required');
     if (this.revoked.has(p.app_auth_token)) throw new Fail('20001', 'Insufficient Token Permissions', 'aop.invalid-app-auth-token', '无效的应用授权令牌');
@@ -516,7 +516,7 @@ export class SandboxAlipay {
       buyer_open_id: t.buyerOpenId ?? '',
       total_amount: formatCents(t.totalCents),
       receipt_amount: formatCents(t.totalCents),
-      gmt_payment: alipayTime(t.paidAt ?? this.now()),
+      gmt_payment: dashedTime(t.paidAt ?? this.now()),
     };
   }
 
@@ -586,7 +586,7 @@ export class SandboxAlipay {
         if (biz.product_code !== 'JSAPI_PAY') throw invalid('isv.invalid-parameter', 'product_code must be JSAPI_PAY');
         if (!biz.buyer_open_id && !biz.buyer_id) throw business('ACQ.INVALID_PARAMETER', 'buyer_open_id is required');
         if (!biz.op_app_id) throw business('ACQ.INVALID_PARAMETER', 'op_app_id is required for a mini-program payment');
-        const expireAt = biz.time_expire ? parseAlipayTime(biz.time_expire) : this.now() + 15 * 86_400_000;
+        const expireAt = biz.time_expire ? parseDashedTime(biz.time_expire) : this.now() + 15 * 86_400_000;
         if (expireAt === null) throw invalid('isv.invalid-parameter', 'time_expire must be yyyy-MM-dd HH:mm:ss');
         const existing = this.trades.get(tradeKey(p.app_auth_token, biz.out_trade_no));
         if (existing) {
@@ -607,7 +607,7 @@ export class SandboxAlipay {
           total_amount: formatCents(t.totalCents),
         };
         if (t.paidAt !== undefined) {
-          out.send_pay_date = alipayTime(t.paidAt);
+          out.send_pay_date = dashedTime(t.paidAt);
           out.buyer_pay_amount = formatCents(t.totalCents);
         }
         if (t.buyerOpenId) out.buyer_open_id = t.buyerOpenId;
@@ -652,7 +652,7 @@ export class SandboxAlipay {
           total_amount: formatCents(t.totalCents),
           refund_amount: formatCents(r.cents),
           refund_status: 'REFUND_SUCCESS',
-          gmt_refund_pay: alipayTime(r.at),
+          gmt_refund_pay: dashedTime(r.at),
         };
       }
     }
@@ -681,7 +681,7 @@ export class SandboxAlipay {
     const t: Trade = {
       appAuthToken,
       outTradeNo: biz.out_trade_no,
-      tradeNo: `${alipayTime(now).replace(/\D/g, '').slice(0, 8)}2200${String(++this.seq).padStart(6, '0')}${randomBytes(4).toString('hex')}`,
+      tradeNo: `${dashedTime(now).replace(/\D/g, '').slice(0, 8)}2200${String(++this.seq).padStart(6, '0')}${randomBytes(4).toString('hex')}`,
       totalCents: parseCents(biz.total_amount),
       subject: biz.subject,
       notifyUrl,
@@ -721,9 +721,9 @@ export class SandboxAlipay {
     if (!how.resend && (refundRequestNo ? faults.refundNotifications : faults.payNotifications) === 'drop') return false;
     const now = this.now();
     const form: Params = {
-      notify_time: alipayTime(now),
+      notify_time: dashedTime(now),
       notify_type: 'trade_status_sync',
-      notify_id: `${alipayTime(now).replace(/\D/g, '')}${randomBytes(8).toString('hex')}`,
+      notify_id: `${dashedTime(now).replace(/\D/g, '')}${randomBytes(8).toString('hex')}`,
       app_id: this.opts.appId,
       charset: 'utf-8',
       version: '1.0',
@@ -732,10 +732,10 @@ export class SandboxAlipay {
       trade_status: t.status,
       total_amount: formatCents(t.totalCents),
       subject: t.subject,
-      gmt_create: alipayTime(t.createdAt),
+      gmt_create: dashedTime(t.createdAt),
     };
     if (t.paidAt !== undefined) {
-      form.gmt_payment = alipayTime(t.paidAt);
+      form.gmt_payment = dashedTime(t.paidAt);
       form.receipt_amount = formatCents(t.totalCents);
       form.buyer_pay_amount = formatCents(t.totalCents);
     }
@@ -743,10 +743,10 @@ export class SandboxAlipay {
     if (t.refunds.size > 0) {
       const last = refundRequestNo ? t.refunds.get(refundRequestNo) : undefined;
       form.refund_fee = formatCents([...t.refunds.values()].reduce((s, r) => s + r.cents, 0));
-      form.gmt_refund = `${alipayTime(last?.at ?? now)}.000`;
+      form.gmt_refund = `${dashedTime(last?.at ?? now)}.000`;
       if (refundRequestNo) form.out_biz_no = refundRequestNo;
     }
-    const signed = signNotification(form, this.privateKey);
+    const signed = signedNotification(form, this.privateKey);
     return this.deliver(t.notifyUrl, signed, 1);
   }
 
@@ -786,7 +786,7 @@ export class SandboxAlipay {
   private answer(nodeName: string, node: Record<string, string>, signed = true): string {
     const clean = Object.fromEntries(Object.entries(node).filter(([, v]) => v !== ''));
     const text = JSON.stringify(clean).replace(/\//g, '\\/');
-    return signed ? `{"${nodeName}":${text},"sign":"${rsa2Sign(text, this.privateKey)}"}` : `{"${nodeName}":${text}}`;
+    return signed ? `{"${nodeName}":${text},"sign":"${rsa2(text, this.privateKey)}"}` : `{"${nodeName}":${text}}`;
   }
 }
 

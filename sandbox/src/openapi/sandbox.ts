@@ -3,7 +3,7 @@
  * endpoints the service calls, and the payer side a person or a test uses to pay.
  */
 import { z } from 'zod';
-import { PROTOCOL_PATHS } from '@kit/server/payments/providers/protocol-v2/client';
+import { V2_PATHS } from '../protocol/v2-rules';
 import { html, text, xml, type RouteDoc } from '@kit/server/openapi/describe';
 import { faultsSchema } from '../sandbox-faults';
 import { CODE_WALLETS, PARTS } from '../stand-ins';
@@ -15,7 +15,7 @@ const protocolXml = xml('Payment protocol v2 message (XML, signed with the servi
 
 export const sandboxRoutes: RouteDoc[] = [
   ...(['', '/card'] as const).flatMap((prefix) =>
-    Object.entries(PROTOCOL_PATHS).map(([op, path]): RouteDoc =>
+    Object.entries(V2_PATHS).map(([op, path]): RouteDoc =>
       sandbox({
         method: 'post',
         path: `/sandbox${prefix}${path}`,

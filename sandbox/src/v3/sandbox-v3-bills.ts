@@ -6,7 +6,7 @@
  * the day and compression only; the bill is made again at download, from the same records.
  */
 import { gzipSync } from 'node:zlib';
-import { isChinaDate } from '@kit/server/reconciliation/china-day';
+import { isDay } from '../protocol/china-time';
 import type { SandboxBills } from '../sandbox-bills';
 import type { SandboxFaults } from '../sandbox-faults';
 import { V3Fail } from './sandbox-v3-http';
@@ -28,7 +28,7 @@ export class SandboxV3Bills {
   /** `downloadBase`: the URL the download path is appended to (`…/sandbox/v3`). */
   async tradeBill(mchid: string, q: Record<string, unknown>, downloadBase: string): Promise<V3Result> {
     const date = typeof q.bill_date === 'string' ? q.bill_date : '';
-    if (!isChinaDate(date)) throw new V3Fail(400, 'PARAM_ERROR', 'bill_date must be yyyy-MM-DD');
+    if (!isDay(date)) throw new V3Fail(400, 'PARAM_ERROR', 'bill_date must be yyyy-MM-DD');
     if (q.bill_type !== undefined && q.bill_type !== 'ALL') throw new V3Fail(400, 'PARAM_ERROR', 'the sandbox keeps bill_type ALL only');
     if (q.tar_type !== undefined && q.tar_type !== 'GZIP') throw new V3Fail(400, 'PARAM_ERROR', 'tar_type is GZIP or absent');
     if (this.faults.current.bills === 'creating') throw new V3Fail(400, 'STATEMENT_CREATING', 'the bill is being made');
@@ -53,7 +53,7 @@ export class SandboxV3Bills {
     } catch {
       throw new V3Fail(400, 'PARAM_ERROR', 'token is not one this platform handed out');
     }
-    if (!token || typeof token.d !== 'string' || !isChinaDate(token.d)) throw new V3Fail(400, 'PARAM_ERROR', 'token is not one this platform handed out');
+    if (!token || typeof token.d !== 'string' || !isDay(token.d)) throw new V3Fail(400, 'PARAM_ERROR', 'token is not one this platform handed out');
     const file = await this.bills.file(REALM, mchid, token.d);
     if (!file) throw new V3Fail(400, 'NO_STATEMENT_EXIST', 'no bill for this day');
     return token.t === 'GZIP'

@@ -8,9 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { newNonce, parseAuthorization, responseMessage, rsaSign, unixSeconds, verifyAuthorization } from '@kit/server/payments/providers/social-v3/sign';
-import { normalSerial } from '@kit/server/payments/providers/social-v3/keys';
-import { SIGNATURE_WINDOW_MS } from '@kit/server/payments/providers/social-v3/verify';
+import { platformHeaders, readAuthorization, requestVerifies, serialOf, TIMESTAMP_WINDOW_MS } from '../protocol/v3-rules';
 import type { PlatformSigning, SandboxV3Keys } from './sandbox-v3-keys';
 
 /** A refusal in the v3 shape: this HTTP status and `{code, message}`. */
@@ -26,14 +24,7 @@ export class V3Fail extends Error {
 
 /** The four signature headers of a body, as the platform sends them on answers and notifications. */
 export function platformSignature(signing: PlatformSigning, body: string, now: number): Record<string, string> {
-  const timestamp = String(unixSeconds(now));
-  const nonce = newNonce();
-  return {
-    'wechatpay-timestamp': timestamp,
-    'wechatpay-nonce': nonce,
-    'wechatpay-signature': rsaSign(responseMessage(timestamp, nonce, body), signing.privateKey),
-    'wechatpay-serial': signing.serial,
-  };
+  return platformHeaders(body, signing, now);
 }
 
 /** Sends a signed answer: JSON, or nothing (204). */
@@ -59,16 +50,16 @@ export function requestId(res: Response): string {
  * a client whose base URL ends in `/sandbox/` signs the whole path of its URL, which is accepted too.
  */
 export function checkAuthorization(req: Request, body: string, keys: SandboxV3Keys, now: number): string {
-  const parts = parseAuthorization(req.get('authorization'));
+  const parts = readAuthorization(req.get('authorization'));
   if (!parts)
     throw new V3Fail(401, 'SIGN_ERROR', 'Authorization is missing or not WECHATPAY2-SHA256-RSA2048 with mchid, nonce_str, signature, timestamp and serial_no');
   if (parts.mchid !== keys.merchant.mchid) throw new V3Fail(401, 'SIGN_ERROR', 'mchid is not this service provider');
-  if (normalSerial(parts.serial_no) !== keys.merchant.serial)
+  if (serialOf(parts.serial_no) !== keys.merchant.serial)
     throw new V3Fail(401, 'SIGN_ERROR', 'serial_no is not the certificate serial of the merchant API key');
-  if (Math.abs(now - Number(parts.timestamp) * 1000) > SIGNATURE_WINDOW_MS) throw new V3Fail(401, 'SIGN_ERROR', 'timestamp is not within 5 minutes of now');
+  if (Math.abs(now - Number(parts.timestamp) * 1000) > TIMESTAMP_WINDOW_MS) throw new V3Fail(401, 'SIGN_ERROR', 'timestamp is not within 5 minutes of now');
   const target = req.originalUrl.slice(req.baseUrl.length - '/v3'.length);
   const targets = [target, req.originalUrl];
-  if (!targets.some((t) => verifyAuthorization(parts, req.method, t, body, keys.merchant.publicKey)))
+  if (!targets.some((t) => requestVerifies(parts, req.method, t, body, keys.merchant.publicKey)))
     throw new V3Fail(401, 'SIGN_ERROR', 'the signature does not verify with the merchant API key');
   return parts.mchid;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import type { Config } from '@kit/server/config';
 import { devCertSerial, devV3Material } from '@kit/server/payments/providers/social-v3/dev-credentials';
-import { normalSerial } from '@kit/server/payments/providers/social-v3/keys';
+import { serialOf } from '../protocol/v3-rules';
 import { faultsSchema } from '../sandbox-faults';
 import { sandboxV3Keys, signingUnder, SwitchTurns } from './sandbox-v3-keys';
 
@@ -22,7 +22,7 @@ describe('sandboxV3Keys', () => {
     const keys = sandboxV3Keys({ DATA_DIR: dir, PAY_SP_MCH_ID: '1900000109' } as Config);
     const dev = devV3Material(dir);
     expect(spki(keys.merchant.publicKey).equals(spki(dev.settings.PAY_SP_PRIVATE_KEY))).toBe(true);
-    expect(keys.merchant).toMatchObject({ mchid: '1900000109', serial: normalSerial(dev.settings.PAY_SP_CERT_SERIAL) });
+    expect(keys.merchant).toMatchObject({ mchid: '1900000109', serial: serialOf(dev.settings.PAY_SP_CERT_SERIAL) });
     expect(keys.apiV3Key).toBe(dev.settings.PAY_V3_KEY);
     expect(keys.publicKeyId).toBe(dev.settings.PAY_PLATFORM_PUBLIC_KEY_ID);
     expect(spki(keys.privateKey).equals(spki(dev.settings.PAY_PLATFORM_PUBLIC_KEY))).toBe(true);
@@ -51,7 +51,7 @@ describe('sandboxV3Keys', () => {
       const ids = JSON.parse(fs.readFileSync(idsFile, 'utf8'));
       fs.writeFileSync(idsFile, JSON.stringify({ ...ids, merchantCertSerial: `0${first.settings.PAY_SP_CERT_SERIAL.slice(1)}` }));
       const keys = sandboxV3Keys({ DATA_DIR: old, PAY_SP_MCH_ID: '1900000109' } as Config);
-      expect(keys.merchant.serial).toBe(normalSerial(first.settings.PAY_SP_CERT_SERIAL.slice(1)));
+      expect(keys.merchant.serial).toBe(serialOf(first.settings.PAY_SP_CERT_SERIAL.slice(1)));
       expect(keys.merchant.serial).not.toMatch(/^0/);
     } finally {
       fs.rmSync(old, { recursive: true, force: true });

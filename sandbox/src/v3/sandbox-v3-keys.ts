@@ -7,13 +7,14 @@
  * (`PAY_SP_PRIVATE_KEY`, `PAY_SP_CERT_SERIAL`, `PAY_V3_KEY`) is taken as configured; otherwise the
  * development merchant of the same files, so `npm start` needs no setting.
  */
-import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Config } from '@kit/server/config';
 import type { Faults } from '../sandbox-faults';
 import { devCertSerial, devV3Material } from '@kit/server/payments/providers/social-v3/dev-credentials';
 import type { V3Settings } from '@kit/server/payments/providers/social-v3/credentials';
-import { loadPrivateKey, normalSerial } from '@kit/server/payments/providers/social-v3/keys';
 import { selfSignedCertificate } from '@kit/server/payments/providers/social-v3/self-signed';
+import { serialOf } from '../protocol/v3-rules';
 
 /** Which id the platform's signatures name in `Wechatpay-Serial` (a sandbox fault, `v3Serial`). */
 export type V3SerialMode = 'public-key' | 'certificate';
@@ -65,20 +66,23 @@ export class SwitchTurns {
   }
 }
 
+/** A key setting's PEM: the text itself, or the file it names (as the kit's settings allow both). */
+const pemOf = (value: string): string => (value.trim().startsWith('-----BEGIN') ? value.trim() : readFileSync(value.trim(), 'utf8'));
+
 export function sandboxV3Keys(config: Config): SandboxV3Keys {
   const dev = devV3Material(config.DATA_DIR);
   // The v3 settings are the kit's (docs/configuration.md); read here when present, never required.
   const s = config as Config & V3Settings;
-  const merchantKey = s.PAY_SP_PRIVATE_KEY?.trim() ? loadPrivateKey(s.PAY_SP_PRIVATE_KEY) : loadPrivateKey(dev.settings.PAY_SP_PRIVATE_KEY);
+  const merchantKey = createPrivateKey(pemOf(s.PAY_SP_PRIVATE_KEY?.trim() || dev.settings.PAY_SP_PRIVATE_KEY));
   return {
     privateKey: dev.platform.privateKey,
     publicKeyId: dev.platform.publicKeyId,
     certificatePem: dev.platform.certificatePem,
-    certificateSerial: normalSerial(dev.platform.certificateSerial),
+    certificateSerial: serialOf(dev.platform.certificateSerial),
     merchant: {
       mchid: config.PAY_SP_MCH_ID ?? '',
       publicKey: createPublicKey(merchantKey),
-      serial: normalSerial(s.PAY_SP_CERT_SERIAL?.trim() || dev.settings.PAY_SP_CERT_SERIAL),
+      serial: serialOf(s.PAY_SP_CERT_SERIAL?.trim() || dev.settings.PAY_SP_CERT_SERIAL),
     },
     apiV3Key: s.PAY_V3_KEY?.trim() || dev.settings.PAY_V3_KEY,
     rotated: () => (rotated ??= newCertificate()),

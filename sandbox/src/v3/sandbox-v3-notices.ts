@@ -7,10 +7,8 @@
  */
 import type { Clock } from '@kit/shared/clock';
 import { randomUUID } from 'node:crypto';
-import { AEAD_ALGORITHM, aeadEncrypt } from '@kit/server/payments/providers/social-v3/aead';
-import { rfc3339Cst } from '@kit/server/payments/providers/social-v3/partner-api';
-import { newNonce, rsaSign, responseMessage, unixSeconds } from '@kit/server/payments/providers/social-v3/sign';
-import { PROBE_PREFIX } from '@kit/server/payments/providers/social-v3/verify';
+import { rfc3339China } from '../protocol/china-time';
+import { AEAD_AES_256_GCM, aeadSeal, platformHeaders, platformNonce, SIGNATURE_PROBE_PREFIX } from '../protocol/v3-rules';
 import type { SandboxFaults } from '../sandbox-faults';
 import type { V3NotificationSigner } from '../sandbox-notifier';
 import type { V3Notices } from '../sandbox-platform';
@@ -28,17 +26,17 @@ export function envelope(
   resource: object,
   now: number,
 ): string {
-  const nonce = newNonce().slice(0, 12);
+  const nonce = platformNonce(12);
   return JSON.stringify({
     id: randomUUID(),
-    create_time: rfc3339Cst(now),
+    create_time: rfc3339China(now),
     resource_type: 'encrypt-resource',
     event_type: eventType,
     summary,
     resource: {
       original_type: originalType,
-      algorithm: AEAD_ALGORITHM,
-      ciphertext: aeadEncrypt(JSON.stringify(resource), keys.apiV3Key, nonce, originalType),
+      algorithm: AEAD_AES_256_GCM,
+      ciphertext: aeadSeal(JSON.stringify(resource), keys.apiV3Key, nonce, originalType),
       associated_data: originalType,
       nonce,
     },
@@ -58,16 +56,9 @@ export function v3NotificationSigner(keys: SandboxV3Keys, faults: SandboxFaults,
     headers(body: string, probe: boolean) {
       const signing = signingUnder(keys, faults.current, keys.switching.notifications);
       if (!probe) return platformSignature(signing, body, clock.now());
-      const timestamp = String(unixSeconds(clock.now()));
-      const nonce = newNonce();
-      // A probe's tail is not a signature of anything: what a service that checks nothing would take.
-      const tail = rsaSign(responseMessage(timestamp, nonce, `${body}probe`), keys.privateKey);
-      return {
-        'wechatpay-timestamp': timestamp,
-        'wechatpay-nonce': nonce,
-        'wechatpay-signature': `${PROBE_PREFIX}${tail}`,
-        'wechatpay-serial': signing.serial,
-      };
+      // A probe's tail is not a signature of this body: what a service that checks nothing would take.
+      const signed = platformHeaders(`${body}probe`, { privateKey: keys.privateKey, serial: signing.serial }, clock.now());
+      return { ...signed, 'wechatpay-signature': `${SIGNATURE_PROBE_PREFIX}${signed['wechatpay-signature']}` };
     },
     probeRate: () => faults.current.v3SignProbes ?? 0,
   };

@@ -8,9 +8,8 @@
 import { z } from 'zod';
 import type { Config } from '@kit/server/config';
 import { sandboxPlatform } from '../stand-ins';
-import { formatChinaTime } from '@kit/server/payments/providers/china-time';
-import type { Fields } from '@kit/server/payments/providers/protocol-v2/xml';
-import type { ProtocolOp } from '@kit/server/payments/providers/protocol-v2/client';
+import { compactTime } from '../protocol/china-time';
+import type { Fields, V2Call } from '../protocol/v2-rules';
 import type { SandboxPlatform } from '../sandbox-platform';
 import { ProtocolFail, V3_SIGN_TYPE } from '../sandbox-protocol';
 import type { SandboxStore } from '../sandbox-store';
@@ -101,7 +100,7 @@ export class SandboxV3Payments {
   ) {}
 
   /** The shared rules with v2 failures in v3 words; `notFound` is what an unknown order is called here. */
-  async perform(op: ProtocolOp, req: Fields, notFound: 'ORDER_NOT_EXIST' | 'RESOURCE_NOT_EXISTS' = 'ORDER_NOT_EXIST'): Promise<Fields | null> {
+  async perform(op: V2Call, req: Fields, notFound: 'ORDER_NOT_EXIST' | 'RESOURCE_NOT_EXISTS' = 'ORDER_NOT_EXIST'): Promise<Fields | null> {
     try {
       return await this.platform.perform(REALM, op, req, V3_SIGN_TYPE);
     } catch (e) {
@@ -122,7 +121,7 @@ export class SandboxV3Payments {
     if (b.time_expire !== undefined) {
       const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$/.test(b.time_expire) ? Date.parse(b.time_expire) : NaN;
       if (!Number.isFinite(ms)) throw new V3Fail(400, 'PARAM_ERROR', 'time_expire must be RFC 3339 (yyyy-MM-DDTHH:mm:ss+08:00)');
-      expire = formatChinaTime(ms);
+      expire = compactTime(ms);
     }
     if (tradeType === 'JSAPI' && !b.payer?.sp_openid && !b.payer?.sub_openid)
       throw new V3Fail(400, 'PARAM_ERROR', 'payer.sp_openid or payer.sub_openid is required');

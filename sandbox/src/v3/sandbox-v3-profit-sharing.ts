@@ -6,10 +6,8 @@
  * v3 shape, with results, times in RFC 3339.
  */
 import { z } from 'zod';
-import { rfc3339Cst } from '@kit/server/payments/providers/social-v3/partner-api';
-import { decryptSensitive } from '@kit/server/payments/providers/social-v3/sensitive';
-import { normalSerial } from '@kit/server/payments/providers/social-v3/keys';
-import { parseChinaTime } from '@kit/server/payments/providers/china-time';
+import { parseCompactTime, rfc3339China } from '../protocol/china-time';
+import { oaepOpen, serialOf } from '../protocol/v3-rules';
 import type { SandboxStore } from '../sandbox-store';
 import { V3Fail } from './sandbox-v3-http';
 import { platformKeyIds, type SandboxV3Keys } from './sandbox-v3-keys';
@@ -59,8 +57,8 @@ const unfreezeBody = z.object({
 
 /** v2 `yyyyMMddHHmmss` (China time) to RFC 3339. */
 const rfc = (v2: unknown): string | undefined => {
-  const ms = typeof v2 === 'string' ? parseChinaTime(v2) : null;
-  return ms === null ? undefined : rfc3339Cst(ms);
+  const ms = typeof v2 === 'string' ? parseCompactTime(v2) : null;
+  return ms === null ? undefined : rfc3339China(ms);
 };
 
 export class SandboxV3ProfitSharing {
@@ -74,10 +72,10 @@ export class SandboxV3ProfitSharing {
     const b = parseBody(addBody, text);
     let name: string | undefined;
     if (b.name) {
-      if (!platformSerial || !platformKeyIds(this.keys).includes(normalSerial(platformSerial)))
+      if (!platformSerial || !platformKeyIds(this.keys).includes(serialOf(platformSerial)))
         throw new V3Fail(400, 'PARAM_ERROR', 'Wechatpay-Serial must name the platform key the name is encrypted to');
       try {
-        name = decryptSensitive(b.name, this.keys.privateKey);
+        name = oaepOpen(b.name, this.keys.privateKey);
       } catch {
         throw new V3Fail(400, 'PARAM_ERROR', 'name does not decrypt with the platform key (RSA-OAEP)');
       }
@@ -177,7 +175,7 @@ export class SandboxV3ProfitSharing {
           result: r.result,
           ...(r.fail_reason ? { fail_reason: r.fail_reason } : {}),
           detail_id: `36${q!.order_id.slice(2)}${String(i).padStart(2, '0')}`,
-          ...(p ? { create_time: rfc3339Cst(p.created_at) } : {}),
+          ...(p ? { create_time: rfc3339China(p.created_at) } : {}),
           ...(rfc(r.finish_time) ? { finish_time: rfc(r.finish_time) } : {}),
         })),
       },

@@ -4,7 +4,7 @@
  * refund answers and of a refund notification's resource. Amounts are integers of cents, as on the
  * wire; times RFC 3339 in China Standard Time.
  */
-import { rfc3339Cst } from '@kit/server/payments/providers/social-v3/partner-api';
+import { rfc3339China } from '../protocol/china-time';
 import { sandboxOpenId } from '../sandbox-platform';
 import type { SandboxOrder, SandboxRefund } from '../sandbox-store';
 
@@ -34,7 +34,7 @@ export function transactionOf(o: SandboxOrder, state: string = o.state): Record<
   if (o.transaction_id && o.paid_at !== null) {
     t.transaction_id = o.transaction_id;
     t.bank_type = 'OTHERS';
-    t.success_time = rfc3339Cst(o.paid_at);
+    t.success_time = rfc3339China(o.paid_at);
     t.payer = {
       sp_openid: o.openid ?? sandboxOpenId(o.appid, 'sandbox-payer'),
       ...(o.sub_openid ? { sub_openid: o.sub_openid } : {}),
@@ -58,8 +58,8 @@ export function refundOf(
     out_trade_no: o.out_trade_no,
     channel: 'ORIGINAL',
     user_received_account: 'sandbox payer balance',
-    ...(done && r.state === 'SUCCESS' ? { success_time: rfc3339Cst(r.success_at ?? r.created_at) } : {}),
-    create_time: rfc3339Cst(r.created_at),
+    ...(done && r.state === 'SUCCESS' ? { success_time: rfc3339China(r.success_at ?? r.created_at) } : {}),
+    create_time: rfc3339China(r.created_at),
     status: done ? r.state : 'PROCESSING',
     funds_account: 'UNSETTLED',
     amount: {
@@ -85,7 +85,7 @@ export function refundResourceOf(o: SandboxOrder, r: SandboxRefund): Record<stri
     refund_id: r.refund_id,
     out_refund_no: r.out_refund_no,
     refund_status: 'SUCCESS',
-    success_time: rfc3339Cst(r.success_at ?? r.created_at),
+    success_time: rfc3339China(r.success_at ?? r.created_at),
     user_received_account: 'sandbox payer balance',
     amount: { total: o.total_fee, refund: r.refund_fee, payer_total: o.total_fee, payer_refund: r.refund_fee },
   };

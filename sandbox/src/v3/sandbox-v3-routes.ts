@@ -5,8 +5,7 @@
  * lost is never answered.
  */
 import express, { Router, type Request, type Response } from 'express';
-import { encryptCertificateEntry } from '@kit/server/payments/providers/social-v3/certificates';
-import { newNonce } from '@kit/server/payments/providers/social-v3/sign';
+import { certificateEntry, platformNonce } from '../protocol/v3-rules';
 import { methodNotAllowed } from '@kit/server/http/errors';
 import type { RequestRules } from '@kit/server/plugins/dev-plugin';
 import { readJsonObject } from '../json-body';
@@ -128,7 +127,7 @@ export function sandboxV3Routes(v3: SandboxV3, rules: RequestRules): Router {
       checkAuthorization(req, '', v3.keys, v3.clock.now());
       const f = v3.faults.current;
       if (f.v3Certificates === 'none') throw new V3Fail(404, 'RESOURCE_NOT_EXISTS', '无可用的平台证书，请在商户平台-API安全申请使用微信支付公钥');
-      const data = certificatesOf(v3.keys, rotated()).map((c) => encryptCertificateEntry(c.pem, v3.keys.apiV3Key, newNonce().slice(0, 12)));
+      const data = certificatesOf(v3.keys, rotated()).map((c) => certificateEntry(c.pem, v3.keys.apiV3Key, platformNonce(12)));
       const named = f.v3CertificatesSigner === 'requested' && req.get('wechatpay-serial') === v3.keys.publicKeyId;
       sendSigned(res, signingOf(v3.keys, named ? 'public-key' : 'certificate', rotated()), 200, { data }, v3.clock.now());
     } catch (e) {
