@@ -65,11 +65,14 @@ async function pausePage(): Promise<void> {
   await page.clock.pauseAt(pageTime);
 }
 
-/** Runs the page's clock, and the service's with it (frozen by the first test): a code's 20 s pass on both as they would in a shop. */
+/**
+ * Runs the service's clock (frozen by the first test), then the page's by as much: a code's 20 s pass on both as
+ * they would in a shop, and a code the page asks for as its clock runs is made at the service's new time.
+ */
 async function runPage(ms: number): Promise<void> {
+  await kit.advance(ms);
   await page.clock.runFor(ms);
   pageTime += ms;
-  await kit.advance(ms);
 }
 
 /** The next request for a code to end: answered (true), or failed by the display's own time limit or with a 5xx (false). */
