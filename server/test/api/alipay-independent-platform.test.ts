@@ -89,16 +89,22 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
     expect(precreate.biz).toMatchObject({ out_trade_no: outTradeNo, total_amount: '12.34', subject: expect.any(String) });
     expect(precreate.biz.timeout_express).toMatch(/^\d+m$/);
 
-    // The payer scans and pays: Alipay's notification is taken with `success`.
-    const paid = await platform.pay(answer.args.qr_code as string);
-    expect(paid.notification).toEqual({ status: 200, text: 'success' });
-    expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
-    expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({
-      channel: 'Alipay',
-      state: 'paid',
-      transaction_id: paid.tradeNo,
-      paid_via: 'notification',
-    });
+    // The payer scans and pays: Alipay's notification is taken with `success`. The service's clock stands still
+    // meanwhile, so that the follow-up's query cannot come first: the notification is what records the payment.
+    kit.clock.freeze();
+    try {
+      const paid = await platform.pay(answer.args.qr_code as string);
+      expect(paid.notification).toEqual({ status: 200, text: 'success' });
+      expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');
+      expect((await kit.runtime.services.payments.state(prepayId)).channelOrders[0]).toMatchObject({
+        channel: 'Alipay',
+        state: 'paid',
+        transaction_id: paid.tradeNo,
+        paid_via: 'notification',
+      });
+    } finally {
+      kit.clock.resume();
+    }
     await waitFor(async () => (await callbacksOf(prepayId)).some((c) => c.status === 'finish' && c.state === 'delivered'), 'finish callback');
     expect((await callbacksOf(prepayId)).map((c) => c.status)).toEqual(['finish']);
     const delivered = () =>
