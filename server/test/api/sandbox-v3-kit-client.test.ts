@@ -16,7 +16,7 @@ import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { sandboxPost, startReceiver } from '../support/payments';
-import { waitFor } from '../support/wait';
+import { FAULT_LIMIT_MS, waitFor } from '../support/wait';
 
 let seq = 0;
 const tradeNo = (p = 'KV3') => `${p}${Date.now()}${++seq}`;
@@ -48,7 +48,8 @@ describeEachBackend('the kit v3 client against the sandbox v3', (backend) => {
           serial: dev.settings.PAY_SP_CERT_SERIAL,
           privateKey: createPrivateKey(dev.settings.PAY_SP_PRIVATE_KEY),
         },
-        timeoutMs: 5_000,
+        // A fault detector, not a figure: the sandbox in this process answers at once unless the machine is very busy.
+        timeoutMs: FAULT_LIMIT_MS,
         clock: systemClock,
       },
       { verify: (h, body) => keys().verify(h, body) },
