@@ -121,11 +121,15 @@ export async function startMutualTlsGateway(merchantNumber: string): Promise<Mut
     (req, res) => {
       const socket = req.socket as TLSSocket;
       const peer = socket.getPeerCertificate();
+      const fingerprint = peer && 'fingerprint256' in peer && peer.fingerprint256 ? peer.fingerprint256 : undefined;
       const call: GatewayCall = {
         method: req.method!,
         url: req.url!,
-        authorized: socket.authorized,
-        fingerprint: peer && 'fingerprint256' in peer && peer.fingerprint256 ? peer.fingerprint256 : undefined,
+        // A certificate presented and verified. Node calls a resumed TLS 1.3 session authorized even when
+        // no certificate was ever presented on it (a client's second connection, once its first has idled
+        // out): that is no certificate, for this gateway as for the platform's.
+        authorized: socket.authorized && fingerprint !== undefined,
+        fingerprint,
         status: 0,
       };
       calls.push(call);
@@ -133,7 +137,7 @@ export async function startMutualTlsGateway(merchantNumber: string): Promise<Mut
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         void (async () => {
-          if (/^\/sandbox\/secapi\//.test(req.url!) && !socket.authorized) {
+          if (/^\/sandbox\/secapi\//.test(req.url!) && !call.authorized) {
             call.status = 403;
             res.writeHead(403, { 'content-type': 'text/plain' });
             return res.end(`client certificate required (${socket.authorizationError ?? 'none presented'})`);
