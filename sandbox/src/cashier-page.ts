@@ -5,7 +5,7 @@
  */
 import type { Request } from 'express';
 import { formatMoney } from '@kit/shared';
-import { catalogue, esc, js, pageLang, renderPage } from '@kit/server/frontends/pages/page';
+import { catalogue, esc, js, pageLang, renderPage } from '@kit/server/plugins/kit';
 import type { SandboxOrder } from './sandbox-store';
 
 /** Adds `sandboxResult=<result>` to a return URL's query; for a hash URL, to the part after `#`. */

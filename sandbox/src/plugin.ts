@@ -3,8 +3,7 @@
  * what it adds to a service started with SANDBOX_ENABLED, through the one plug-in point
  * (`server/src/plugins/load.ts`). The service names none of it.
  */
-import type { ComposedDevPlugin, DevPlugin } from '@kit/server/plugins/dev-plugin';
-import type { ProviderModule } from '@kit/server/payments/providers/provider';
+import type { ComposedDevPlugin, DevPlugin, ProviderModule } from '@kit/server/plugins/dev-plugin';
 import { SANDBOX_MIGRATIONS } from './migrations';
 import { sandboxRoutes as sandboxRouteDocs } from './openapi/sandbox';
 import { sandboxV3Routes as sandboxV3RouteDocs } from './openapi/sandbox-v3';

@@ -1,16 +1,16 @@
 /**
  * The sandbox platform's trade bills (docs/sandbox.md): made on request from what it recorded, in the
- * platform's format (`payments/providers/social-v3/trade-bill.ts`), for the service provider's whole account. A day
+ * platform's format (`protocol/trade-bill.ts`, written apart from the kit's reader), for the service provider's whole account. A day
  * that has begun has a bill of what happened so far (the platform waits for 10:00 the next day; the
  * sandbox does not, so that anyone can watch reconciliation at once); a day with no trade has none.
  * The bill faults add, change or leave out lines, or spoil the file.
  */
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
-import type { Config } from '@kit/server/config';
+import type { Config } from '@kit/server/plugins/dev-plugin';
 import { type Fields, isSignType, readFlatXml, v2Verifies, writeFlatXml } from './protocol/v2-rules';
 import { dayRange, isDay } from './protocol/china-time';
-import { formatTradeBill, type BillLineInput } from '@kit/server/payments/providers/social-v3/trade-bill';
+import { formatTradeBill, type BillLineInput } from './protocol/trade-bill';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxStore } from './sandbox-store';
 

@@ -11,7 +11,7 @@
 import type { Clock } from '@kit/shared/clock';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Config } from '@kit/server/config';
+import type { Config } from '@kit/server/plugins/dev-plugin';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxMpStore } from './sandbox-mp-store';
 import { sandboxCodePng } from './sandbox-mp-image';

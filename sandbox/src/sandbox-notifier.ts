@@ -4,12 +4,8 @@
  * `SUCCESS`, and, like the real platform now and then, sent again a few times after an acknowledgement.
  */
 import type { Clock } from '@kit/shared/clock';
-import type { Executor } from '@kit/server/db/schema';
+import type { Executor, JobHandler, JobRow, JobSettlement, Jobs, Retry } from '@kit/server/plugins/dev-plugin';
 import type { SandboxExecutor } from './sandbox-tables';
-import type { Jobs } from '@kit/server/jobs/jobs';
-import type { JobRow, JobSettlement } from '@kit/server/jobs/job-store';
-import type { JobHandler } from '@kit/server/jobs/job-worker';
-import type { Retry } from '@kit/server/jobs/retry';
 import { readFlatXml } from './protocol/v2-rules';
 
 export interface SandboxNotification {

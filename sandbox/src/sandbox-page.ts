@@ -3,7 +3,7 @@
  * (what `POST /sandbox/pay` does), and set the faults (`POST /sandbox/faults`), in both languages.
  */
 import type { RequestHandler } from 'express';
-import { catalogue, esc, js, pageLang, renderPage, sendPage, type Lang } from '@kit/server/frontends/pages/page';
+import { type Lang, catalogue, esc, js, pageLang, renderPage, sendPage } from '@kit/server/plugins/kit';
 import { WALLETS, looksOfChannel } from '@kit/shared';
 import type { Faults } from './sandbox-faults';
 

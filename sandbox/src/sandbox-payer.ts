@@ -4,8 +4,8 @@
  * platform's `jscode2session`, and what the cashier page shows.
  */
 import { randomBytes } from 'node:crypto';
-import type { Config } from '@kit/server/config';
-import { randomAlnum } from '@kit/server/security/ids';
+import type { Config } from '@kit/server/plugins/dev-plugin';
+import { randomAlnum } from '@kit/server/plugins/kit';
 import { compactTime } from './protocol/china-time';
 import type { SandboxFaults } from './sandbox-faults';
 import type { SandboxNotifier } from './sandbox-notifier';

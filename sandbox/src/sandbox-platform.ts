@@ -6,9 +6,8 @@
  * notifications; the faults of `sandbox-faults.ts` make it lose calls and notifications.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Config } from '@kit/server/config';
-import { randomAlnum } from '@kit/server/security/ids';
-import { isUniqueViolation } from '@kit/server/db/errors';
+import type { Config } from '@kit/server/plugins/dev-plugin';
+import { isUniqueViolation, randomAlnum } from '@kit/server/plugins/kit';
 import { compactTime, parseCompactTime } from './protocol/china-time';
 import { type Fields, isSignType, readFlatXml, sealRefundInfo, type SignType, v2Sign, v2Verifies, writeFlatXml, type V2Call } from './protocol/v2-rules';
 import { sandboxPlatforms } from './stand-ins';

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MAX_CUSTOM_RELATION_CHARS, RELATION_TYPES, maxShareCents } from '@kit/shared';
-import { isUniqueViolation } from '@kit/server/db/errors';
+import { isUniqueViolation } from '@kit/server/plugins/kit';
 import { sandboxRealm } from './stand-ins';
 import { compactTime } from './protocol/china-time';
 import type { Fields, SignType, V2Call } from './protocol/v2-rules';

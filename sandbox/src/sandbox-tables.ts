@@ -5,7 +5,7 @@
  * only the sandbox reads them (its store sees the database as `SandboxDatabase`).
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '@kit/server/db/schema';
+import type { Database } from '@kit/server/plugins/dev-plugin';
 
 /** The platform's trade states the sandbox keeps (the order query reports them as `trade_state`). */
 export type SandboxOrderState = 'NOTPAY' | 'SUCCESS' | 'CLOSED' | 'REFUND' | 'USERPAYING' | 'REVOKED' | 'PAYERROR';

@@ -1,9 +1,6 @@
 /** The payment sandbox (docs/sandbox.md): its parts, built together when SANDBOX_ENABLED. */
 import type { Clock } from '@kit/shared/clock';
-import type { Config } from '@kit/server/config';
-import type { DbHandle } from '@kit/server/db/connect';
-import type { Jobs } from '@kit/server/jobs/jobs';
-import type { JobKind } from '@kit/server/jobs/job-worker';
+import type { Config, DbHandle, JobKind, Jobs } from '@kit/server/plugins/dev-plugin';
 import { SandboxBills } from './sandbox-bills';
 import { SandboxFaults } from './sandbox-faults';
 import { SandboxNotifier } from './sandbox-notifier';

@@ -8,7 +8,7 @@
  */
 import type { Request } from 'express';
 import { formatMoney } from '@kit/shared';
-import { catalogue, esc, js, pageLang, renderPage } from '@kit/server/frontends/pages/page';
+import { catalogue, esc, js, pageLang, renderPage } from '@kit/server/plugins/kit';
 import { safeReturnUrl } from '../cashier-page';
 import type { WapOrder } from './sandbox-alipay';
 

@@ -1,6 +1,6 @@
 /**
  * Development only: Alipay's key material of both sides, generated into `DATA_DIR/alipay-dev/`
- * (files mode 0600) on first start, as API v3's development keys are (`@kit/server/payments/providers/social-v3/dev-credentials.ts`),
+ * (files mode 0600) on first start, as API v3's development keys are (`DATA_DIR/pay-v3/`),
  * so that `npm start` pays with Alipay against its own sandbox with no setting. The kit's side gets
  * what a real configuration holds (an app id, the application private key, Alipay's public key); the
  * sandbox gets Alipay's private key and the application's public key. Concurrent first starts agree:
@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { devFileOnce } from '@kit/server/payments/providers/dev-file';
+import { devFileOnce } from '../dev-file';
 
 /** The folder under DATA_DIR (the test runs' global setup seeds it once per run). */
 export const ALIPAY_DEV_DIR = 'alipay-dev';

@@ -6,7 +6,7 @@
  * development keys the kit's Alipay provider is handed (`dev-keys.ts`, `../stand-ins/played.ts`).
  */
 import { z } from 'zod';
-import { html, text } from '@kit/server/openapi/describe';
+import { html, text } from '@kit/server/plugins/kit';
 import { SandboxError } from '../sandbox-error';
 import { definePart } from '../stand-ins/part';
 import { failAnswer, sandboxRouteDoc } from '../openapi/route-doc';

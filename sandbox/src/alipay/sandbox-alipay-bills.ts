@@ -3,8 +3,8 @@
  * answers a link to a ZIP, made from the trades and refunds the stand-in holds, that expires 30
  * seconds after it was handed out, as Alipay's does. The ZIP holds the day's detail
  * (`<account>_<yyyyMMdd>_业务明细.csv`) and its summary (`…_业务明细(汇总).csv`), GBK text with
- * GBK names (no UTF-8 flag), as Alipay writes them; the layout is the one the kit reads
- * (`payments/providers/alipay/trade-bill.ts`). A day that has begun has a bill of what happened so
+ * GBK names (no UTF-8 flag), as Alipay writes them, in Alipay's layout (`bill-layout.ts`, written
+ * apart from the kit's reader). A day that has begun has a bill of what happened so
  * far (Alipay waits for the next morning; the sandbox does not, so that anyone can watch
  * reconciliation at once); a day to come, or a day without trade for the merchant, has none
  * (`isp.bill_not_exist`). The bill faults of the sandbox apply: lines left out or changed,
@@ -14,8 +14,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { formatCents } from '@kit/shared';
-import { DETAIL_CLOSE, DETAIL_COLUMNS, DETAIL_OPEN, SUMMARY_CLOSE, SUMMARY_COLUMNS, SUMMARY_OPEN } from '@kit/server/payments/providers/alipay/trade-bill';
 import { dashedTime } from '../protocol/china-time';
+import { DETAIL_CLOSE, DETAIL_COLUMNS, DETAIL_OPEN, SUMMARY_CLOSE, SUMMARY_COLUMNS, SUMMARY_OPEN } from './bill-layout';
 
 /** How long a link works, from when it was handed out. */
 export const BILL_LINK_TTL_MS = 30_000;

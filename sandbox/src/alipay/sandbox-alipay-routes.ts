@@ -10,8 +10,7 @@
  * - `GET /sandbox/alipay/gateway.do?<signed wap parameters>`: the Alipay cashier page.
  */
 import type { Router } from 'express';
-import { methodNotAllowed } from '@kit/server/http/errors';
-import { sendPage } from '@kit/server/frontends/pages/page';
+import { methodNotAllowed, sendPage } from '@kit/server/plugins/kit';
 import { SandboxError } from '../sandbox-error';
 import type { PayerHelpers } from '../stand-ins/part';
 import { alipayCashierPage, alipayRefusedPage } from './alipay-cashier-page';

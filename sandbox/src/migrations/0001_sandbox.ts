@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { columnTypes, type Dialect } from '@kit/server/db/dialect';
+import type { Dialect } from '@kit/server/plugins/dev-plugin';
+import { columnTypes } from '@kit/server/plugins/kit';
 
 /**
  * The sandbox's tables: the platform's orders, refunds and login codes, and its profit-sharing

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '@kit/server/db/dialect';
+import type { Dialect } from '@kit/server/plugins/dev-plugin';
 
 /** The platform keeps a receiver's `custom_relation` (relation type `CUSTOM`), so the sandbox does too. */
 export function psCustomRelation(_dialect: Dialect) {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { columnTypes, type Dialect } from '@kit/server/db/dialect';
+import type { Dialect } from '@kit/server/plugins/dev-plugin';
+import { columnTypes } from '@kit/server/plugins/kit';
 
 /**
  * The access tokens the sandbox's `stable_token` handed out (docs/sandbox.md, "The mini-program's

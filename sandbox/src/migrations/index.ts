@@ -4,7 +4,7 @@
  * the sandbox never gets its tables. Names sort in the order they run; a migration is written
  * once and never edited after it has shipped: add a new one instead.
  */
-import type { MigrationSet } from '@kit/server/db/migrations/index';
+import type { MigrationSet } from '@kit/server/plugins/dev-plugin';
 import { sandboxTables } from './0001_sandbox';
 import { psCustomRelation } from './0002_ps_custom_relation';
 import { mpTokens } from './0003_mp_tokens';

@@ -1,6 +1,6 @@
 /** A route of the sandbox in the reference: its group, no login, development only; and its refusals' shape. */
 import { z } from 'zod';
-import type { RouteDoc } from '@kit/server/openapi/describe';
+import type { RouteDoc } from '@kit/server/plugins/dev-plugin';
 
 export const sandboxRouteDoc = (doc: Omit<RouteDoc, 'tag' | 'auth' | 'sandboxOnly'>): RouteDoc => ({
   tag: 'Sandbox (development only)',

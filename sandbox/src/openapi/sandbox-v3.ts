@@ -4,7 +4,8 @@
  * and every answer signed (`Wechatpay-*` headers) but the bill file's; refusals are 4xx/5xx `{code, message}`.
  */
 import { z } from 'zod';
-import { text, type RouteDoc } from '@kit/server/openapi/describe';
+import type { RouteDoc } from '@kit/server/plugins/dev-plugin';
+import { text } from '@kit/server/plugins/kit';
 
 const v3 = (doc: Omit<RouteDoc, 'tag' | 'auth' | 'sandboxOnly'>): RouteDoc => ({
   tag: 'Sandbox (development only)',

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { V2_PATHS } from '../protocol/v2-rules';
-import { html, text, xml, type RouteDoc } from '@kit/server/openapi/describe';
+import type { RouteDoc } from '@kit/server/plugins/dev-plugin';
+import { html, text, xml } from '@kit/server/plugins/kit';
 import { faultsSchema } from '../sandbox-faults';
 import { CODE_WALLETS, PARTS } from '../stand-ins';
 import { failAnswer, sandboxRouteDoc } from './route-doc';

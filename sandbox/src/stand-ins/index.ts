@@ -1,12 +1,12 @@
 /**
- * The sandbox's platforms: one stand-in per provider of the service's registry, the providers of
- * one realm taken together as one platform. Adding a wallet adds its stand-in to `STAND_INS`
+ * The sandbox's platforms: one stand-in per provider of the service's registry, the stand-ins of
+ * one realm taken together as one platform (each says its realm itself: the sandbox reads no
+ * provider of the service). Adding a wallet adds its stand-in to `STAND_INS`
  * (docs/architecture.md, "Adding a wallet"); a provider without one is not played. A stand-in
  * whose platform has routes of its own brings its part (`part.ts`), which the sandbox builds, mounts
  * and describes from here: the sandbox's other files name no wallet.
  */
-import { FLOW_COLUMN, type ProviderModule, type ServiceSettings } from '@kit/server/payments/providers/provider';
-import { PROVIDERS, REALMS, type Realm } from '@kit/server/payments/providers/registry';
+import type { ProviderModule, ServiceSettings } from '@kit/server/plugins/dev-plugin';
 import { alipayStandIn } from './alipay';
 import { cardNetworkStandIn } from './card-network';
 import { socialV2StandIn, socialV3StandIn } from './social';
@@ -42,6 +42,12 @@ export const CODE_WALLETS: ReadonlyArray<{ wallet: string; prefix: string; part?
 /** The stand-in of a provider, if the sandbox plays it. */
 export const standInOf = (provider: Pick<ProviderModule, 'id'>): StandIn<never> | undefined => STAND_INS.find((s) => s.provider === provider.id);
 
+/** A platform's realm (`StandIn.realm`): `social`, `card`, `alipay`. */
+export type Realm = string;
+
+/** The realms of the stand-ins, each once, in the stand-ins' order. */
+const REALMS: readonly Realm[] = [...new Set(STAND_INS.map((s) => s.realm))];
+
 /** A platform the sandbox stands in for: one per realm (docs/sandbox.md). */
 export interface SandboxRealmRules {
   realm: Realm;
@@ -63,25 +69,21 @@ export interface SandboxPlatformRules extends SandboxRealmRules {
   merchantProblem(f: Record<string, string>): string | null;
 }
 
-/** The providers of a realm with their stand-ins. */
-const playedOf = (realm: Realm) =>
-  PROVIDERS.filter((m) => m.realm === realm).flatMap((m) => {
-    const s = standInOf(m);
-    return s ? [{ m, s }] : [];
-  });
+/** The stand-ins of a realm. */
+const playedOf = (realm: Realm) => STAND_INS.filter((s) => s.realm === realm);
 
 /** The sandbox's platform of a realm, the providers of that realm taken together. */
 export function sandboxRealm(realm: Realm): SandboxRealmRules {
   const of = playedOf(realm);
   return {
     realm,
-    description: of[0].m.description,
-    tradeTypes: [...new Set(of.flatMap(({ m }) => m.flows.map((f) => FLOW_COLUMN[f])))],
-    pathPrefix: of[0].s.pathPrefix,
-    sharesProfits: of.some(({ s }) => s.sharesProfits),
-    publishesBills: of.some(({ s }) => s.publishesBills),
-    protocolV2: of.some(({ s }) => !s.ownRoutes),
-    takesCodes: of.some(({ s }) => !s.ownRoutes && s.codes !== undefined),
+    description: of[0].description,
+    tradeTypes: [...new Set(of.flatMap((s) => s.tradeTypes))],
+    pathPrefix: of[0].pathPrefix,
+    sharesProfits: of.some((s) => s.sharesProfits),
+    publishesBills: of.some((s) => s.publishesBills),
+    protocolV2: of.some((s) => !s.ownRoutes),
+    takesCodes: of.some((s) => !s.ownRoutes && s.codes !== undefined),
   };
 }
 
@@ -93,8 +95,8 @@ export function sandboxPlatform(config: ServiceSettings, realm: Realm): SandboxP
   const of = playedOf(realm);
   return {
     ...sandboxRealm(realm),
-    key: of.map(({ s }) => s.key(config as never)).find((k) => k !== '') ?? '',
-    merchantProblem: (f) => of[0].s.merchantProblem(config as never, f),
+    key: of.map((s) => s.key(config as never)).find((k) => k !== '') ?? '',
+    merchantProblem: (f) => of[0].merchantProblem(config as never, f),
   };
 }
 

@@ -10,8 +10,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Clock } from '@kit/shared/clock';
 import type { PaymentChannel } from '@kit/shared';
-import type { Config } from '@kit/server/config';
-import type { RouteDoc } from '@kit/server/openapi/describe';
+import type { Config, RouteDoc } from '@kit/server/plugins/dev-plugin';
 import type { Faults } from '../sandbox-faults-shape';
 
 /** What the sandbox's router lends a part's payer routes: CORS, the JSON body, the answer in the payer API's shape. */

@@ -3,8 +3,7 @@
  * (`DevPlugin.plays`): a provider with a stand-in, by the stand-in's own rule (`StandIn.plays`), or
  * else when the operator left its gateway setting unset.
  */
-import type { Config } from '@kit/server/config';
-import type { ProviderModule } from '@kit/server/payments/providers/provider';
+import type { Config, ProviderModule } from '@kit/server/plugins/dev-plugin';
 import { standInOf } from './index';
 
 export function sandboxPlays(provider: ProviderModule, config: Config): { settings: Record<string, string> } | undefined {

@@ -1,13 +1,21 @@
 /**
  * A provider's stand-in: how the sandbox plays that provider's platform (docs/sandbox.md). One per
- * provider (`index.ts`), keyed by the provider's id in the service's registry
- * (`@kit/server/payments/providers/registry`); the provider's folder holds none of it.
+ * provider (`index.ts`), keyed by the provider's id (`ProviderModule.id`, the service's registry);
+ * the provider's folder holds none of it. What the platform is (its realm, its name, the trade
+ * types its order takes) the stand-in says itself, as the platform publishes it: the sandbox reads
+ * no provider of the service (`server/src/import-graph.test.ts`).
  */
 import type { StandInPart } from './part';
 
 export interface StandIn<C = never, Part extends StandInPart | undefined = StandInPart | undefined> {
   /** The provider it plays (`ProviderModule.id`). */
   provider: string;
+  /** Its platform's realm, the provider's (`/pay-notify/<realm>`): the stand-ins of one realm are one platform. */
+  realm: string;
+  /** What the platform is, in the sandbox's answers and pages. */
+  description: string;
+  /** The trade types (`trade_type`) the platform's order takes over this provider's protocol. */
+  tradeTypes: readonly string[];
   /** Where under `/sandbox` the platform's protocol endpoints are. */
   pathPrefix: string;
   /** The gateway the provider calls, when it is not the prefix itself (Alipay's `/alipay/gateway.do`). */

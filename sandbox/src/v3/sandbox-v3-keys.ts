@@ -7,13 +7,12 @@
  * (`PAY_SP_PRIVATE_KEY`, `PAY_SP_CERT_SERIAL`, `PAY_V3_KEY`) is taken as configured; otherwise the
  * development merchant of the same files, so `npm start` needs no setting.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Config } from '@kit/server/config';
+import type { Config } from '@kit/server/plugins/dev-plugin';
 import type { Faults } from '../sandbox-faults';
-import { devCertSerial, devV3Material } from '@kit/server/payments/providers/social-v3/dev-credentials';
-import type { V3Settings } from '@kit/server/payments/providers/social-v3/credentials';
-import { selfSignedCertificate } from '@kit/server/payments/providers/social-v3/self-signed';
+import { devV3Material } from '@kit/server/payments/providers/social-v3/dev-credentials';
+import { platformCertificate } from '../protocol/self-signed';
 import { serialOf } from '../protocol/v3-rules';
 
 /** Which id the platform's signatures name in `Wechatpay-Serial` (a sandbox fault, `v3Serial`). */
@@ -66,13 +65,20 @@ export class SwitchTurns {
   }
 }
 
+/** The merchant's API v3 settings (docs/configuration.md) the platform checks requests and encrypts by. */
+interface V3MerchantSettings {
+  PAY_SP_PRIVATE_KEY?: string;
+  PAY_SP_CERT_SERIAL?: string;
+  PAY_V3_KEY?: string;
+}
+
 /** A key setting's PEM: the text itself, or the file it names (as the kit's settings allow both). */
 const pemOf = (value: string): string => (value.trim().startsWith('-----BEGIN') ? value.trim() : readFileSync(value.trim(), 'utf8'));
 
 export function sandboxV3Keys(config: Config): SandboxV3Keys {
   const dev = devV3Material(config.DATA_DIR);
   // The v3 settings are the kit's (docs/configuration.md); read here when present, never required.
-  const s = config as Config & V3Settings;
+  const s = config as Config & V3MerchantSettings;
   const merchantKey = createPrivateKey(pemOf(s.PAY_SP_PRIVATE_KEY?.trim() || dev.settings.PAY_SP_PRIVATE_KEY));
   return {
     privateKey: dev.platform.privateKey,
@@ -94,8 +100,8 @@ let rotated: PlatformCertificate | undefined;
 
 function newCertificate(now = Date.now()): PlatformCertificate {
   const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-  const serial = devCertSerial(8);
-  const pem = selfSignedCertificate(privateKey, {
+  const serial = serialOf(randomBytes(8).toString('hex'));
+  const pem = platformCertificate(privateKey, {
     commonName: 'Sandbox payment platform',
     serial,
     notBefore: now - 60_000,

@@ -6,7 +6,7 @@
  * Orders placed here keep `sign_type` WECHATPAY2-SHA256-RSA2048, so their notifications go out in v3.
  */
 import { z } from 'zod';
-import type { Config } from '@kit/server/config';
+import type { Config } from '@kit/server/plugins/dev-plugin';
 import { sandboxPlatform } from '../stand-ins';
 import { compactTime } from '../protocol/china-time';
 import type { Fields, V2Call } from '../protocol/v2-rules';

@@ -6,8 +6,8 @@
  */
 import express, { Router, type Request, type Response } from 'express';
 import { certificateEntry, platformNonce } from '../protocol/v3-rules';
-import { methodNotAllowed } from '@kit/server/http/errors';
 import type { RequestRules } from '@kit/server/plugins/dev-plugin';
+import { methodNotAllowed } from '@kit/server/plugins/kit';
 import { readJsonObject } from '../json-body';
 import { checkAuthorization, requestId, sendSigned, V3Fail } from './sandbox-v3-http';
 import type { V3Result } from './sandbox-v3-payments';

@@ -1,6 +1,6 @@
 /** The sandbox's API v3 platform (docs/sandbox.md), built beside the v2 one on the same store, faults and notifier. */
 import type { Clock } from '@kit/shared/clock';
-import type { Config } from '@kit/server/config';
+import type { Config } from '@kit/server/plugins/dev-plugin';
 import type { SandboxBills } from '../sandbox-bills';
 import type { SandboxFaults } from '../sandbox-faults';
 import type { SandboxPlatform } from '../sandbox-platform';

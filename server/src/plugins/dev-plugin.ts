@@ -15,6 +15,24 @@ import type { Jobs } from '../jobs/jobs';
 import type { RouteDoc } from '../openapi/describe';
 import type { ProviderModule } from '../payments/providers/provider';
 
+/**
+ * The types of what the service hands a plug-in (`DevPluginDeps`, `DevParts`), for the plug-in's own
+ * code: a plug-in imports the service's types from here and its few shared helpers from `./kit.ts`,
+ * never a module of the service itself (`import-graph.test.ts`). Type-only: nothing of the service
+ * runs in the plug-in through them.
+ */
+export type { Config } from '../config';
+export type { DbHandle } from '../db/connect';
+export type { Database, Executor } from '../db/schema';
+export type { Dialect } from '../db/dialect';
+export type { MigrationSet } from '../db/migrations';
+export type { JobHandler, JobKind } from '../jobs/job-worker';
+export type { JobRow, JobSettlement } from '../jobs/job-store';
+export type { Retry } from '../jobs/retry';
+export type { Jobs } from '../jobs/jobs';
+export type { RouteDoc } from '../openapi/describe';
+export type { ProviderModule, ServiceSettings } from '../payments/providers/provider';
+
 export interface DevPlugin {
   /** Its name in logs. */
   name: string;

@@ -3,8 +3,8 @@
  * wallet"): the kit's registration list. The composition root takes it (`startRuntime(env,
  * {providers})`, this list unless it is given another): the configuration's settings sections
  * (`configuration.ts`), the providers in use, their wallets and ways, the notification routes and the
- * start's warnings come from the list it was given; the API reference's realm enum (and the
- * sandbox's platforms, `sandbox/src/stand-ins/`) from this one. Deleting a provider is deleting its
+ * start's warnings come from the list it was given; the API reference's realm enum from this one
+ * (the sandbox's stand-ins, `sandbox/src/stand-ins/`, say their platforms' realms themselves). Deleting a provider is deleting its
  * folder and its line (`house.test.ts` proves it for `social-v2`).
  */
 import type { z } from 'zod';

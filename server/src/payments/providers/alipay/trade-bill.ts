@@ -14,8 +14,9 @@
  *
  * The reader is strict: anything it does not understand, and any total of the summary or the
  * trailer that the detail does not add up to, refuses the bill with the line that broke it, so a
- * half-read or inconsistent bill never reaches the books. The writer side (the sandbox's) uses the
- * same column lists.
+ * half-read or inconsistent bill never reaches the books. The sandbox's stand-in writes its bills
+ * by a layout of its own (`sandbox/src/alipay/bill-layout.ts`), so that the two are checked against
+ * each other.
  */
 import { AmountError, formatCents, parseDecimal } from '@kit/shared';
 

@@ -6,7 +6,8 @@
  * separator between values is a comma followed by a backtick, as wechatpay-axios-plugin's
  * `Formatter.castCsvLine` splits them. The parser is strict: anything it does not understand refuses
  * the whole file with the line that broke it, so a half-read bill never reaches the books. The
- * writer is the same format, for the sandbox.
+ * writer is the same format, for the kit's tests (the sandbox writes its bills with its own,
+ * `sandbox/src/protocol/trade-bill.ts`, so that the two are checked against each other).
  */
 import { FEE_SCALE } from '../provider';
 import { AmountError, formatDecimal, parseDecimal } from '@kit/shared';
@@ -208,7 +209,7 @@ function checkTotals(lines: BillLine[], s: BillSummary, lineNo: number): void {
 /** What the writer needs of one line; amounts in cents. */
 export type BillLineInput = Omit<BillLine, 'lineNo' | 'settledCents' | 'feeUnits'> & { settledCents?: number; feeUnits?: number };
 
-/** Writes a bill in the platform's format (the sandbox's bills). */
+/** Writes a bill in the platform's format (the kit's tests' bills). */
 export function formatTradeBill(lines: BillLineInput[]): string {
   const y = (cents: number) => formatDecimal(cents, 2);
   const fee = (units: number) => formatDecimal(units, FEE_SCALE);
