@@ -72,7 +72,7 @@ export default tseslint.config(
       'server/src/metrics/metrics.ts',
       'server/src/openapi/reference-page/**',
       'server/src/chain/anchor/anchor-evm.ts',
-      'server/src/payments/providers/social-v3/dev-credentials.ts',
+      'sandbox/src/v3/dev-credentials.ts',
       'sandbox/src/v3/sandbox-v3-keys.ts',
     ],
     rules: {

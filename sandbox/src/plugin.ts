@@ -27,7 +27,7 @@ export const sandboxPlugin: DevPlugin = {
     const standIn = standInOf(provider);
     return standIn && `${self}${SANDBOX_PATH}${standIn.gatewayPath ?? standIn.pathPrefix}`;
   },
-  // The providers whose platform it plays, with the settings it hands them (Alipay's development keys).
+  // The providers whose platform it plays, with the settings it hands them (the development keys of Alipay and API v3).
   plays: sandboxPlays,
   mpApiUrl: (self) => `${self}${SANDBOX_PATH}`,
   payerLoginUrl: (self) => `${self}${SANDBOX_PATH}/sns/jscode2session`,

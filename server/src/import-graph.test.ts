@@ -54,13 +54,11 @@ function sandboxFlagReaders(): string[] {
  * formats and bills with rules of its own (`sandbox/src/protocol/`, `sandbox/src/alipay/`), so that
  * a mistake in the kit's is refused rather than shared, and takes from the service only the
  * plug-in contract (`plugins/`): the interface and the types of what it is handed
- * (`dev-plugin.ts`) and the few protocol-free helpers the contract lends (`kit.ts`). The one
- * module besides: API v3's development credentials, which the sandbox reads from the files the
- * service's provider generates (`DATA_DIR/pay-v3/`) until they move into the sandbox as Alipay's
- * did (issue 44.4, "one rule for both").
+ * (`dev-plugin.ts`) and the few protocol-free helpers the contract lends (`kit.ts`). The wallets'
+ * development keys are the sandbox's own, Alipay's and API v3's alike, handed to the providers it
+ * plays as their settings (issue 44.4, "one rule for both").
  */
 const PLUGIN_CONTRACT = ['plugins/dev-plugin', 'plugins/kit'];
-const NOT_YET_MOVED = ['payments/providers/social-v3/dev-credentials'];
 /** The issue's bound on the contract the sandbox may import. */
 const PLUGIN_CONTRACT_AT_MOST = 6;
 /** What the sandbox may never take from the service: a protocol's signing, keys, encryption, XML, times, formats or bills. */
@@ -118,7 +116,7 @@ describe('the import graph of server/src', () => {
   it("keeps the sandbox off the service's protocol rules: it imports the plug-in contract and nothing else of the service", () => {
     const modules = serviceModulesOfTheSandbox();
     expect(modules.filter((m) => PROTOCOL_RULES.test(m))).toEqual([]);
-    expect(modules).toEqual([...NOT_YET_MOVED, ...PLUGIN_CONTRACT].sort());
+    expect(modules).toEqual(PLUGIN_CONTRACT);
     expect(modules.filter((m) => m.startsWith('plugins/')).length).toBeLessThanOrEqual(PLUGIN_CONTRACT_AT_MOST);
   });
 });

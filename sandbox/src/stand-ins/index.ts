@@ -16,8 +16,12 @@ import type { StandIn } from './stand-in';
 const DECLARED = [socialV3StandIn, socialV2StandIn, cardNetworkStandIn, alipayStandIn] as const;
 const STAND_INS = DECLARED as unknown as readonly StandIn<never>[];
 
-/** What the stand-ins lend the package's users (its tests): Alipay's development keys. */
+/**
+ * What the stand-ins lend the package's users (the tests, the bench's fleet): the wallets' development
+ * keys, the settings to give a service whose gateway is another instance's sandbox among them.
+ */
 export { ALIPAY_DEV_DIR, devAlipayMaterial, type DevAlipayMaterial } from '../alipay/dev-keys';
+export { V3_DEV_DIR, devV3Material, type DevV3Material, type DevV3Settings } from '../v3/dev-credentials';
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 type PartOf<S> = S extends { part?: infer X } ? (X extends StandInPart<infer N, infer P> ? { [K in N]?: P } : Record<never, never>) : Record<never, never>;

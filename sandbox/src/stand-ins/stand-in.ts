@@ -29,7 +29,8 @@ export interface StandIn<C = never, Part extends StandInPart | undefined = Stand
   publishesBills: boolean;
   /**
    * Whether it plays the provider with this configuration, and the settings it hands the provider in
-   * place of the operator's (`DevPlugin.plays`; Alipay's development keys). Absent: it plays the
+   * place of the operator's (`DevPlugin.plays`; the development keys of Alipay, of API v3 and protocol
+   * v2's client certificate, handed outside production when the operator gave none). Absent: it plays the
    * provider when the provider's gateway setting is unset, handing it nothing.
    */
   plays?(config: C): { settings: Record<string, string> } | undefined;

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import type { Config } from '@kit/server/config';
-import { devCertSerial, devV3Material } from '@kit/server/payments/providers/social-v3/dev-credentials';
 import { serialOf } from '../protocol/v3-rules';
 import { faultsSchema } from '../sandbox-faults';
+import { devCertSerial, devV3Material } from './dev-credentials';
 import { sandboxV3Keys, signingUnder, SwitchTurns } from './sandbox-v3-keys';
 
 const spki = (k: KeyObject | string) => (k instanceof KeyObject && k.type === 'public' ? k : createPublicKey(k)).export({ format: 'der', type: 'spki' });

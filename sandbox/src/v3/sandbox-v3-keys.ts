@@ -1,7 +1,7 @@
 /**
  * The key material of the sandbox's API v3 platform (docs/sandbox.md): its own private key, with
  * the public-key id (`PUB_KEY_ID_…`) and the self-signed certificate that name it, generated into
- * `DATA_DIR/pay-v3/` by dev-credentials.ts; and what it needs of the merchant (the service
+ * `DATA_DIR/pay-v3/` by `dev-credentials.ts`; and what it needs of the merchant (the service
  * provider): the public key of its API private key and its certificate serial, to check request
  * signatures, and the APIv3 key, to encrypt notifications and certificates. A configured merchant
  * (`PAY_SP_PRIVATE_KEY`, `PAY_SP_CERT_SERIAL`, `PAY_V3_KEY`) is taken as configured; otherwise the
@@ -11,7 +11,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, ty
 import { readFileSync } from 'node:fs';
 import type { Config } from '@kit/server/plugins/dev-plugin';
 import type { Faults } from '../sandbox-faults';
-import { devV3Material } from '@kit/server/payments/providers/social-v3/dev-credentials';
+import { devV3Material } from './dev-credentials';
 import { platformCertificate } from '../protocol/self-signed';
 import { serialOf } from '../protocol/v3-rules';
 

@@ -7,9 +7,9 @@
 import { createPrivateKey } from 'node:crypto';
 import { encodeQuery, signRequest } from '@kit/shared';
 import { authorization, unixSeconds } from '../../src/payments/providers/social-v3/sign';
-import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { describeEachBackend } from '../support/backends';
 import { createMerchants, sandboxTables, startTestKit, type TestKit } from '../support/kit';
+import { devV3Material } from '@kit/sandbox';
 
 /** JSON text of arrays nested `depth` deep (written as text: serialising it would overflow the stack). */
 const nested = (depth: number) => `${'['.repeat(depth)}"leaf"${']'.repeat(depth)}`;

@@ -9,12 +9,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sign } from 'node:crypto';
-import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { parseXml, toXml } from '../../src/payments/providers/protocol-v2/xml';
 import { isSignType, signFields } from '../../src/payments/providers/protocol-v2/sign';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payFixture, sandboxPost, type PayFixture } from '../support/payments';
+import { devV3Material } from '@kit/sandbox';
 
 /** `forward`: the close reaches the sandbox (which closes or refuses it), then is answered refused; `refuse`: it never reaches it. */
 type CloseMode = 'pass' | 'forward' | 'refuse';
@@ -105,8 +105,10 @@ describeEachBackend(
         });
       });
       await new Promise<void>((r) => platform.listen(0, '127.0.0.1', r));
+      // Its gateway is this interceptor, not its own sandbox: it is given the sandbox's development keys as settings.
       kit = await startTestKit(backend, {
         ...env,
+        ...dev.settings,
         SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms',
         PAY_GATEWAY_URL: `http://127.0.0.1:${(platform.address() as AddressInfo).port}`,
       });

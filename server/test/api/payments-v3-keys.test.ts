@@ -9,14 +9,13 @@
  * when the merchant never had certificates.
  */
 import { createCipheriv, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
-import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { encryptCertificateEntry } from '../../src/payments/providers/social-v3/certificates';
 import { selfSignedCertificate } from '../../src/payments/providers/social-v3/self-signed';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, sandboxPrepayId } from '../support/payments';
 import { platformHeaders, startPlatformProxy } from '../support/platform-proxy';
-import { sandboxOf } from '@kit/sandbox';
+import { sandboxOf, devV3Material } from '@kit/sandbox';
 import { waitFor } from '../support/wait';
 
 const ENV = { SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms', PAY_GATEWAY_TIMEOUT: '3s' };
@@ -56,6 +55,22 @@ describeEachBackend(
         expect((await f.client.prepayDetail(prepayId)).status).toBe('active');
       } finally {
         await kit.close();
+      }
+    });
+
+    test("a service whose gateway is another instance's sandbox, given no keys, makes none: its payments answer 503 naming the settings", async () => {
+      const platform = await startPlatformProxy();
+      const kit = await startTestKit(backend, { ...ENV, PAY_GATEWAY_URL: platform.url });
+      platform.target = `${kit.url}/sandbox`;
+      try {
+        const f = await payFixture(kit);
+        const native = await payApi.native(f.client, await newOrder(f));
+        expect(native.httpStatus).toBe(503);
+        expect(native.body).toMatchObject({ status: 'fail', error: 'channel_unavailable' });
+        for (const setting of ['PAY_SP_PRIVATE_KEY', 'PAY_SP_CERT_SERIAL', 'PAY_V3_KEY', 'PAY_PLATFORM_PUBLIC_KEY']) expect(native.body.msg).toContain(setting);
+      } finally {
+        await kit.close();
+        await platform.close();
       }
     });
 

@@ -6,12 +6,12 @@
  * order (`out_trade_no`) or the same refund (`out_refund_no`). A main gateway that accepts
  * connections and never answers is failed over to PAY_GATEWAY_BACKUP_URL.
  */
-import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { sandboxTables, startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, payByCode, payFixture, recordingClient, type PayFixture } from '../support/payments';
 import { startPlatformProxy, startSilentGateway, type PlatformProxy } from '../support/platform-proxy';
 import { waitFor } from '../support/wait';
+import { devV3Material } from '@kit/sandbox';
 
 /** A kit configured like a real merchant account (the development material's settings), its gateway given. */
 async function kitBehind(backend: Backend, env: NodeJS.ProcessEnv): Promise<TestKit> {

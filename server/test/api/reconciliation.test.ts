@@ -6,6 +6,7 @@
  * short or absent, and idempotent re-runs; `npm run kit -- reconcile` as an operator runs it, in its
  * own process next to the service.
  */
+import { devV3Material } from '@kit/sandbox';
 import { BOTH_PROTOCOLS, describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payByCode, payFixture, payApi, startReceiver, type PayFixture } from '../support/payments';
@@ -274,9 +275,10 @@ describeEachBackend(
     test('the daily job: retried while the bill is not ready, and the day reconciled once (two instances on PostgreSQL)', async () => {
       const yesterday = addDays(chinaDate(Date.now()), -1);
       await setFaults(kit, { bills: 'creating' });
-      // More instances on the same database, asking the first one's sandbox for bills. Several instances
-      // need PostgreSQL (docs/operations.md); on SQLite one more runs in its own process.
-      const daily = { ...env, RECONCILE_AT: '00:00', PAY_GATEWAY_URL: `${kit.url}/sandbox` };
+      // More instances on the same database, asking the first one's sandbox for bills with its development
+      // keys as their settings. Several instances need PostgreSQL (docs/operations.md); on SQLite one more
+      // runs in its own process.
+      const daily = { ...env, ...devV3Material(env.DATA_DIR!).settings, RECONCILE_AT: '00:00', PAY_GATEWAY_URL: `${kit.url}/sandbox` };
       // The instances in this process run on the kit's clock; the one in its own process on the machine's.
       const instances =
         backend.name === 'postgres'

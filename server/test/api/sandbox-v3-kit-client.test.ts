@@ -9,7 +9,6 @@ import { KitError } from '@kit/shared';
 import type { PayChannelOrdersTable, PayRefundsTable } from '../../src/db/schema';
 import { billsV3 } from '../../src/payments/providers/social-v3/bill-v3';
 import { V3Client } from '../../src/payments/providers/social-v3/client';
-import { devV3Material, type DevV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { CertificateSource, PublicKeySource, type PlatformKeySource } from '../../src/payments/providers/social-v3/platform-key-source';
 import { V3Calls } from '../../src/payments/providers/social-v3/v3-calls';
 import { chinaDate } from '../../src/reconciliation/china-day';
@@ -17,6 +16,7 @@ import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { sandboxPost, startReceiver } from '../support/payments';
 import { FAULT_LIMIT_MS, waitFor } from '../support/wait';
+import { devV3Material, type DevV3Material } from '@kit/sandbox';
 
 let seq = 0;
 const tradeNo = (p = 'KV3') => `${p}${Date.now()}${++seq}`;

@@ -9,12 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { createHash, createPublicKey } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { Aes, Formatter, Rsa, Wechatpay } from 'wechatpay-axios-plugin';
-import { devV3Material, type DevV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
 import { chinaDate } from '../../src/reconciliation/china-day';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { sandboxPost } from '../support/payments';
-import { sandboxOf } from '@kit/sandbox';
+import { sandboxOf, devV3Material, type DevV3Material } from '@kit/sandbox';
 import { waitFor } from '../support/wait';
 
 interface Notice {

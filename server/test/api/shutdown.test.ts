@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeQuery, signRequest } from '@kit/shared';
+import { devV3Material } from '@kit/sandbox';
 import { describeEachBackend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payFixture } from '../support/payments';
@@ -43,7 +44,16 @@ describeEachBackend('shutdown', (backend) => {
   const lines: string[] = [];
   beforeAll(async () => {
     gateway = await silentGateway();
-    kit = await startTestKit(backend, { PAY_GATEWAY_URL: gateway.url, PAY_GATEWAY_TIMEOUT: '60s', SHUTDOWN_GRACE: '1500ms', LOG_LEVEL: 'warn' });
+    // Its gateway is not its own sandbox: it is given the sandbox's development keys as settings.
+    const base = backend.env();
+    kit = await startTestKit(backend, {
+      ...base,
+      ...devV3Material(base.DATA_DIR!).settings,
+      PAY_GATEWAY_URL: gateway.url,
+      PAY_GATEWAY_TIMEOUT: '60s',
+      SHUTDOWN_GRACE: '1500ms',
+      LOG_LEVEL: 'warn',
+    });
     const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;
     jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
       lines.push(String(chunk));

@@ -1,13 +1,14 @@
 /**
  * Jest's global setup (jest.config.js): what every test of one run shares, made once before any
- * worker starts. Today that is the development API v3 and Alipay key sets (dev-keys.ts); global-teardown.ts
+ * worker starts. Today that is the development API v3 and Alipay key sets, the sandbox's (dev-keys.ts); global-teardown.ts
  * removes it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+// The key makers' own modules, not `@kit/sandbox`: the global setup runs outside Jest's module map, where the package's other imports do not resolve.
 import { devAlipayMaterial } from '../../../sandbox/src/alipay/dev-keys';
-import { devV3Material } from '../../src/payments/providers/social-v3/dev-credentials';
+import { devV3Material } from '../../../sandbox/src/v3/dev-credentials';
 import { DEV_KEYS_ENV } from './dev-keys';
 
 export default function setup(): void {

@@ -129,7 +129,8 @@ export async function startReceiver(respond: (req: ReceivedCallback, n: number) 
  * protocol v2 the channel key's `signFields` over the named fields with their sign type.
  */
 export function payerSignatureValid(kit: TestKit, kind: 'mini' | 'app', args: Record<string, unknown>, appId: string): boolean {
-  const config = kit.runtime.config;
+  // The settings the providers were built with: a played platform's handed keys among them.
+  const config = kit.runtime.services.played.config;
   if (config.PAY_PROTOCOL === 'v3') {
     const key = createPublicKey(loadPrivateKey(effectiveV3Settings(config)!.PAY_SP_PRIVATE_KEY!));
     const parts = kind === 'mini' ? [appId, args.timeStamp, args.nonceStr, args.package] : [args.appid, args.timestamp, args.noncestr, args.prepayid];

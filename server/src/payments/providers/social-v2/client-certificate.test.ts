@@ -2,20 +2,19 @@
  * The v2 merchant API certificate's settings (`PAY_V2_CLIENT_*`): the PEM pair (text or paths) or the
  * PKCS#12 bundle (path or base64) with its password, refused at start naming the setting when a half
  * is missing, a file cannot be read, the key is not the certificate's, the password is wrong or the
- * bundle uses the legacy cipher Node's OpenSSL 3 cannot read; the development certificate over the
- * development merchant key; and which calls present it (every `/secapi/` one).
+ * bundle uses the legacy cipher Node's OpenSSL 3 cannot read; and which calls present it (every
+ * `/secapi/` one). The development certificate is the sandbox's (`sandbox/src/v3/dev-credentials.test.ts`).
  */
 import { execFileSync } from 'node:child_process';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { loadConfig } from '../../../configuration';
 import { needsClientCertificate, PROTOCOL_PATHS, type ProtocolOp } from '../protocol-v2/client';
-import { devV3Material } from '../social-v3/dev-credentials';
 import { selfSignedCertificate } from '../social-v3/self-signed';
-import { clientTlsOf, devClientTls } from './client-certificate';
+import { clientTlsOf } from './client-certificate';
 
 const NOW = Date.UTC(2025, 0, 1);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v2-client-cert-'));
@@ -59,7 +58,7 @@ const problem = (env: NodeJS.ProcessEnv): string => {
 };
 
 describe('the v2 merchant API certificate settings', () => {
-  test('none of them: nothing configured (development certificate or none, by the provider)', () => {
+  test('none of them: nothing configured (the calls that need it are refused naming the settings, unless a played platform is handed one)', () => {
     expect(clientTlsOf({})).toBeUndefined();
     expect(problem({})).toBe('');
   });
@@ -107,19 +106,6 @@ describe('the v2 merchant API certificate settings', () => {
 
   test('on API v3 they are not read', () => {
     expect(problem({ PAY_PROTOCOL: 'v3', PAY_V2_CLIENT_CERT: 'garbage' })).toBe('');
-  });
-
-  test('the development certificate: over the development merchant API key, with its serial, made once', () => {
-    const data = fs.mkdtempSync(path.join(dir, 'data-'));
-    const first = devClientTls(data, NOW);
-    const { settings } = devV3Material(data, NOW);
-    expect(first.key).toBe(settings.PAY_SP_PRIVATE_KEY);
-    const x509 = new X509Certificate(first.cert);
-    expect(x509.checkPrivateKey(createPrivateKey(first.key))).toBe(true);
-    expect(x509.publicKey.export({ format: 'pem', type: 'spki' })).toBe(createPublicKey(settings.PAY_SP_PRIVATE_KEY).export({ format: 'pem', type: 'spki' }));
-    expect(x509.serialNumber.replace(/^0+/, '')).toBe(settings.PAY_SP_CERT_SERIAL);
-    expect(fs.statSync(path.join(data, 'pay-v3', 'apiclient_cert.pem')).mode & 0o777).toBe(0o600);
-    expect(devClientTls(data, NOW + 60_000)).toEqual(first);
   });
 
   test('every /secapi/ call presents it (refunds, profit-sharing splits and finishing, reversing a code), and no other', () => {

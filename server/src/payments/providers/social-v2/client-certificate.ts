@@ -4,18 +4,14 @@
  * refuses those calls without it. Given as the merchant platform's download holds it, either
  * `apiclient_cert.pem` with `apiclient_key.pem` (PEM text or paths) or `apiclient_cert.p12` with its
  * password, and checked at start (`settingsProblem`) so that a half, an unreadable file, a key that
- * is not the certificate's or a wrong password stops the start naming the setting. Outside
- * production with none of them, a development certificate over the development merchant API key
- * stands in (`devClientTls`), as the API v3 keys do.
+ * is not the certificate's or a wrong password stops the start naming the setting. A development
+ * plug-in that plays the platform hands its own development certificate as these settings
+ * (`payments/providers/played.ts`), as it hands the API v3 keys: the service makes none.
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import tls from 'node:tls';
-import { devFileOnce } from '../dev-file';
-import { devV3Material } from '../social-v3/dev-credentials';
 import { readPem, V3KeyError } from '../social-v3/keys';
-import { selfSignedCertificate } from '../social-v3/self-signed';
 
 export interface ClientCertificateSettings {
   PAY_V2_CLIENT_CERT?: string;
@@ -113,24 +109,4 @@ function readP12(value: string): Buffer {
       `neither a readable file nor base64 text (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
     );
   }
-}
-
-/**
- * Development only: a self-signed certificate over the development merchant API key
- * (`DATA_DIR/pay-v3/apiclient_key.pem`, the key the API v3 keys sign with: one merchant API
- * certificate serves both protocols), written once beside it as `apiclient_cert.pem` with the
- * development certificate serial. The sandbox, reached over plain HTTP, asks for none; an HTTPS
- * stand-in that checks certificates is given the operator's own.
- */
-export function devClientTls(dataDir: string, now: number): { cert: string; key: string } {
-  const { settings } = devV3Material(dataDir, now);
-  const cert = devFileOnce(path.join(dataDir, 'pay-v3'), 'apiclient_cert.pem', () =>
-    selfSignedCertificate(createPrivateKey(settings.PAY_SP_PRIVATE_KEY), {
-      commonName: 'Sandbox merchant API certificate',
-      serial: settings.PAY_SP_CERT_SERIAL,
-      notBefore: now - 60_000,
-      notAfter: now + 5 * 365 * 86_400_000,
-    }),
-  );
-  return { cert, key: settings.PAY_SP_PRIVATE_KEY };
 }

@@ -18,7 +18,7 @@ import { socialAccountOf, socialAdapter } from '../social-v3/merchant';
 import { socialSettings } from '../social-v3/settings';
 import { billsV2 } from './bill';
 import { profitSharingV2 } from './profit-sharing';
-import { clientTlsOf, devClientTls, namesClientCertificate, type ClientTls } from './client-certificate';
+import { clientTlsOf, namesClientCertificate, type ClientTls } from './client-certificate';
 import { socialV2Problem, socialV2Settings } from './settings';
 
 const settings = (production: boolean) => ({ ...socialV2Settings(production), ...socialSettings(production) });
@@ -46,14 +46,12 @@ export const socialV2 = defineProvider({
     ].filter((s): s is string => !!s);
   },
   create(config, ctx) {
-    // The merchant API certificate of the `/secapi/` calls, read (and, in development, made) at the first of them.
+    // The merchant API certificate of the `/secapi/` calls over HTTPS, read at the first of them (a development plug-in that plays the platform hands its own).
     const certificate = (): ClientTls =>
       clientTlsOf(config) ??
-      (config.production
-        ? unconfigured(
-            'PAY_V2_CLIENT_CERT and PAY_V2_CLIENT_KEY (or PAY_V2_CLIENT_P12 with its password), the merchant API certificate of refunds, profit sharing and payment codes',
-          )
-        : devClientTls(config.DATA_DIR, ctx.clock.now()));
+      unconfigured(
+        'PAY_V2_CLIENT_CERT and PAY_V2_CLIENT_KEY (or PAY_V2_CLIENT_P12 with its password), the merchant API certificate of refunds, profit sharing and payment codes',
+      );
     let agent: https.Agent | undefined;
     const secapiAgent = () => (agent ??= new https.Agent({ keepAlive: true, ...certificate() }));
     // A code whose reverse could not be sent could leave a payer charged: none is taken without the certificate.

@@ -17,7 +17,7 @@ export function socialV2Settings(production: boolean) {
       .min(1)
       .optional()
       .describe(
-        "v2: the service provider's merchant API certificate (`apiclient_cert.pem`), PEM text or the path of the PEM file, with `PAY_V2_CLIENT_KEY`: presented as the TLS client certificate on every `/secapi/` call (refunds, profit-sharing splits, reversing a payment code), which the platform refuses without it. Or `PAY_V2_CLIENT_P12`. Unset outside production: a development certificate in `DATA_DIR/pay-v3/`; unset in production: those calls answer 503 `channel_unavailable` and payment codes are not taken (docs/payments.md).",
+        "v2: the service provider's merchant API certificate (`apiclient_cert.pem`), PEM text or the path of the PEM file, with `PAY_V2_CLIENT_KEY`: presented as the TLS client certificate on every `/secapi/` call (refunds, profit-sharing splits, reversing a payment code), which the platform refuses without it. Or `PAY_V2_CLIENT_P12`. Unset outside production while the sandbox plays the platform (`PAY_GATEWAY_URL` unset): the sandbox's development certificate in `DATA_DIR/pay-v3/`; unset otherwise: those calls over HTTPS answer 503 `channel_unavailable`, and in production payment codes are not taken (docs/payments.md).",
       ),
     PAY_V2_CLIENT_KEY: z
       .string()

@@ -55,8 +55,8 @@ export const socialV3 = defineProvider({
   gatewayUrl: (config) => config.PAY_GATEWAY_URL,
   gatewaySetting: 'PAY_GATEWAY_URL',
   missingSettings(config) {
-    // Outside production, generated development keys stand in when none is set (docs/payments.md).
-    const keys = config.production && !V3_KEY_SETTINGS.some((k) => config[k] !== undefined);
+    // None set: missing everywhere (a development plug-in that plays the platform hands its own keys as settings: `played.ts`).
+    const keys = !V3_KEY_SETTINGS.some((k) => config[k] !== undefined);
     return [
       !config.PAY_GATEWAY_URL && 'PAY_GATEWAY_URL',
       !config.PAY_SP_APPID && 'PAY_SP_APPID',

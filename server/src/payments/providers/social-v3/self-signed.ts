@@ -1,7 +1,9 @@
 /**
  * A minimal self-signed X.509 certificate (SHA256-with-RSA, a common name, a validity, no
- * extensions), for the sandbox's platform certificate in certificate mode: Node can read and check
- * certificates but not make them, and the kit takes no dependency for this one structure.
+ * extensions), for the certificates the kit's tests give it (a merchant API certificate, a
+ * platform's in certificate mode): Node can read and check certificates but not make them, and the
+ * kit takes no dependency for this one structure. The sandbox makes its own, apart
+ * (`sandbox/src/protocol/self-signed.ts`), development material included.
  */
 import { sign, createPublicKey, type KeyObject } from 'node:crypto';
 

@@ -34,7 +34,7 @@ export function socialSettings(production: boolean) {
       .min(1)
       .optional()
       .describe(
-        "v3: the service provider's merchant API private key (`apiclient_key.pem`), as PEM text or the path of the PEM file; signs every request and the payer arguments (`paySign`, `sign`). Unset outside production (with the other v3 keys): development keys generated into `DATA_DIR/pay-v3/` (mode 0600), which the sandbox knows.",
+        "v3: the service provider's merchant API private key (`apiclient_key.pem`), as PEM text or the path of the PEM file; signs every request and the payer arguments (`paySign`, `sign`). Unset with the other v3 keys outside production, while the sandbox plays the platform (SANDBOX_ENABLED, `PAY_GATEWAY_URL` unset): the development keys the sandbox generates into `DATA_DIR/pay-v3/` (mode 0600). A service whose gateway is another instance's sandbox is given those keys as its settings.",
       ),
     PAY_SP_CERT_SERIAL: z
       .string()

@@ -1,11 +1,12 @@
 /**
  * `SocialNative` over API v3, put together from configuration: the merchant's credentials (the
- * settings, or in development against the service's own sandbox the key material generated into
- * `DATA_DIR/pay-v3/`), the platform keys (public-key or certificate mode), the verifying client
- * with the backup domain, and what the rest of the service asks of the channel: its order and
- * profit-sharing calls, its bills, the payer arguments signed with the merchant key, and its
- * notifications read. Credentials are read on first use, so that a service without any (production
- * before the account is set up) answers 503 `channel_unavailable` naming the settings, as on v2.
+ * settings: the operator's, or those a development plug-in hands the provider it plays,
+ * `payments/providers/played.ts`), the platform keys (public-key or certificate mode), the
+ * verifying client with the backup domain, and what the rest of the service asks of the channel:
+ * its order and profit-sharing calls, its bills, the payer arguments signed with the merchant key,
+ * and its notifications read. Credentials are read on first use, so that a service without any
+ * (production before the account is set up, or a service whose gateway is another instance's
+ * sandbox and which was given none) answers 503 `channel_unavailable` naming the settings, as on v2.
  */
 import type { Clock } from '@kit/shared/clock';
 import type { KeyObject } from 'node:crypto';
@@ -16,7 +17,6 @@ import type { ServiceSettings } from '../provider';
 import { billsV3 } from './bill-v3';
 import { V3Client, type V3CallLog } from './client';
 import { v3Credentials, V3SettingsError, V3_KEY_SETTINGS, type V3Credentials, type V3Settings } from './credentials';
-import { devV3Material } from './dev-credentials';
 import { notificationFacts, type NotificationFacts } from './notification-facts';
 import type { SocialSettings } from './settings';
 import { appArgs, miniProgramArgs, type V3AppArgs, type V3MiniProgramArgs } from './payer-args';
@@ -30,15 +30,12 @@ const WHAT_TO_SET =
   'PAY_SP_PRIVATE_KEY, PAY_SP_CERT_SERIAL, PAY_V3_KEY, and PAY_PLATFORM_PUBLIC_KEY with PAY_PLATFORM_PUBLIC_KEY_ID (or neither: certificate mode)';
 
 /**
- * The v3 settings in effect: the configured ones when any key setting is given; otherwise, outside
- * production, the development material of `DATA_DIR` (the sandbox, this instance's or another's on
- * the same DATA_DIR, plays the platform with its other half; a real platform would refuse it);
- * otherwise none.
+ * The v3 settings in effect: the configured ones when any key setting is given (a development
+ * plug-in that plays the platform hands its own when the operator gave none); otherwise none. The
+ * service makes no key material itself.
  */
 export function effectiveV3Settings(config: ServiceSettings & SocialSettings): V3Settings | undefined {
-  if (V3_KEY_SETTINGS.some((k) => config[k] !== undefined)) return config;
-  if (config.production) return undefined;
-  return { PAY_SP_APPID: config.PAY_SP_APPID, PAY_SP_MCH_ID: config.PAY_SP_MCH_ID, ...devV3Material(config.DATA_DIR).settings };
+  return V3_KEY_SETTINGS.some((k) => config[k] !== undefined) ? config : undefined;
 }
 
 /**
