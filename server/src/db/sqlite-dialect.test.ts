@@ -160,6 +160,21 @@ describe('BetterSqliteDialect', () => {
     expect(ids).toEqual(['after', 'before']);
   });
 
+  it('writes a LIMIT or OFFSET parameter as a cast, so that SQLite does not prepare the statement again at every run', async () => {
+    await db
+      .insertInto('t')
+      .values(['a', 'b', 'c', 'd'].map((id, n) => ({ id, n })))
+      .execute();
+    const page = (limit: number, offset: number) => db.selectFrom('t').select('id').orderBy('n').limit(limit).offset(offset);
+    // SQLite plans `order by … limit ?` with the bound value and marks such a statement to be
+    // parsed and planned anew whenever that parameter is bound again; a cast it cannot read then.
+    expect(page(2, 1).compile().sql).toBe('select "id" from "t" order by "n" limit cast(? as integer) offset cast(? as integer)');
+    expect((await page(2, 1).execute()).map((r) => r.id)).toEqual(['b', 'c']);
+    expect((await page(1, 3).execute()).map((r) => r.id)).toEqual(['d']);
+    // A limit written into the text stays as it is.
+    expect(db.selectFrom('t').select('id').limit(sql.lit(3)).compile().sql).toBe('select "id" from "t" limit 3');
+  });
+
   it('reads a read-only transaction as a snapshot that holds no write lock', async () => {
     await db.insertInto('t').values({ id: 'seen', n: 1 }).execute();
     const writer = new SQLite(file); // another process would be the same: no busy wait allowed here

@@ -10,6 +10,7 @@ import type { Database, Executor } from '../db/schema';
 import type { Dialect } from '../db/dialect';
 import type { JobState, JobsTable, QueueName } from './job-tables';
 import { preparedOn } from '../db/prepared';
+import { batchedWrite } from '../db/batched-write';
 import type { Guard } from '../db/write-chain';
 
 export type JobRow = Selectable<JobsTable>;
@@ -46,6 +47,19 @@ export interface Alongside {
 /** Tables a settlement may write a row to. */
 export type AlongsideTable = 'callback_attempts';
 
+/** The ids a batch of done runs updated (`settleDoneMany`). */
+type Updated = { id: number | string };
+
+/** A run that ended done, as `settle` records it. */
+interface DoneRun {
+  id: number;
+  token: string;
+  attempts: number;
+  result: string | null;
+  now: number;
+  alongside?: Alongside;
+}
+
 const ENQUEUE_COLUMNS = [
   'queue',
   'key',
@@ -70,6 +84,8 @@ export class JobStore {
   private readonly finishRow;
   /** `settleDoneRow` with a row alongside, by table and columns (a handful: one per kind of row). */
   private readonly settleDoneAlongside = new Map<string, ReturnType<JobStore['prepareSettleDoneAlongside']>>();
+  /** The done settlements of a turn, sent together (`settleDoneMany`), by kind of row alongside (`''`: none). */
+  private readonly doneBatches = new Map<string, (run: DoneRun) => Promise<boolean>>();
 
   constructor(
     readonly db: Kysely<Database>,
@@ -165,16 +181,16 @@ export class JobStore {
       .returningAll();
   }
 
-  /** Records the end of a claimed run; ignored (false) when the claim was lost meanwhile. */
+  /**
+   * Records the end of a claimed run; ignored (false) when the claim was lost meanwhile. The usual
+   * end (done) goes with the other runs that ended in the same turn, in one statement (a rush's
+   * callbacks: `settleDoneMany`).
+   */
   async settle(id: number, token: string, attempts: number, s: JobSettlement, now = this.clock.now()): Promise<boolean> {
+    if (s.state === 'done') return this.doneBatch(s.alongside)({ id, token, attempts, result: s.result ?? null, now, alongside: s.alongside });
     if (s.alongside && this.dialect === 'postgres') {
-      // One round trip: the handler's row in a data-modifying WITH of the settling update (issue 34);
-      // the usual end (done) as a prepared statement, which PostgreSQL parses and plans once.
+      // One round trip: the handler's row in a data-modifying WITH of the settling update (issue 34).
       const { into } = s.alongside;
-      if (s.state === 'done') {
-        const run = this.settleDoneWith(into);
-        return Number((await run(this.db, id, token, attempts, s.result ?? null, now, ...into.values)).numAffectedRows) === 1;
-      }
       const res =
         await sql`with alongside as (${this.alongsideQuery(into.table, into.columns, into.values)}) ${this.settleQuery(id, token, attempts, s, now)}`.execute(
           this.db,
@@ -182,9 +198,88 @@ export class JobStore {
       return Number(res.numAffectedRows) === 1;
     }
     if (s.alongside) await s.alongside.write();
-    if (s.state === 'done') return Number((await this.settleDoneRow(this.db, id, token, attempts, s.result ?? null, now)).numAffectedRows) === 1;
     const res = await this.settleQuery(id, token, attempts, s, now).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
+  }
+
+  private doneBatch(alongside: Alongside | undefined): (run: DoneRun) => Promise<boolean> {
+    const key = alongside ? `${alongside.into.table}(${alongside.into.columns.join(',')})` : '';
+    let batch = this.doneBatches.get(key);
+    if (!batch) {
+      const many = this.settleDoneMany(alongside?.into);
+      this.doneBatches.set(key, (batch = batchedWrite((run: DoneRun) => this.settleDoneOne(run), many)));
+    }
+    return batch;
+  }
+
+  /**
+   * One done run: with its row alongside in a data-modifying WITH of the settling update on
+   * PostgreSQL (one round trip, issue 34), both as prepared statements, which PostgreSQL parses and
+   * plans once; on SQLite the row, then the update.
+   */
+  private async settleDoneOne(r: DoneRun): Promise<boolean> {
+    if (r.alongside && this.dialect === 'postgres') {
+      const { into } = r.alongside;
+      return Number((await this.settleDoneWith(into)(this.db, r.id, r.token, r.attempts, r.result, r.now, ...into.values)).numAffectedRows) === 1;
+    }
+    if (r.alongside) await r.alongside.write();
+    return Number((await this.settleDoneRow(this.db, r.id, r.token, r.attempts, r.result, r.now)).numAffectedRows) === 1;
+  }
+
+  /**
+   * Done runs ended in the same turn, each with its row alongside (`into`'s kind) or none: on
+   * PostgreSQL one prepared statement whatever their number (the ends and the rows as JSON arrays,
+   * the rows inserted by a data-modifying WITH); on SQLite the rows in one statement and the updates
+   * in another, in one transaction so that a batch that fails has written nothing (each of its runs
+   * is then recorded alone: `batchedWrite`). Which runs still held their claim: the ids it updated.
+   */
+  private settleDoneMany(into: Alongside['into'] | undefined): (runs: DoneRun[]) => Promise<boolean[]> {
+    const db = this.db;
+    const columns = into?.columns ?? [];
+    const cols = sql.join(columns.map((c) => sql.ref(c)));
+    const ends = (runs: DoneRun[]) => JSON.stringify(runs.map((r) => ({ id: r.id, token: r.token, attempts: r.attempts, result: r.result, ended_at: r.now })));
+    const rows = (runs: DoneRun[]) => JSON.stringify(runs.map((r) => Object.fromEntries(columns.map((c, i) => [c, r.alongside!.into.values[i]]))));
+    const held = (runs: DoneRun[], updated: Updated[]) => {
+      const ids = new Set(updated.map((u) => Number(u.id)));
+      return runs.map((r) => ids.has(r.id));
+    };
+    const set = sql`"state" = 'done', "result" = "e"."result", "last_error" = null, "done_at" = "e"."ended_at", "attempts" = "e"."attempts", "lease_token" = null, "updated_at" = "e"."ended_at"`;
+    if (this.dialect === 'postgres') {
+      const update = (endsJson: unknown) =>
+        sql<Updated>`update "jobs" as "j" set ${set}
+          from json_to_recordset(cast(${endsJson} as json)) as "e"("id" bigint, "token" text, "attempts" integer, "result" text, "ended_at" bigint)
+          where "j"."id" = "e"."id" and "j"."lease_token" = "e"."token" returning "j"."id"`;
+      if (!into) {
+        const endsOnly = preparedOn(db, (endsJson: string) => ({ compile: () => update(endsJson).compile(db) }), 1);
+        return async (runs) => held(runs, (await endsOnly(db, ends(runs))).rows);
+      }
+      const table = sql.table(into.table);
+      const inserted = (rowsJson: unknown) =>
+        sql`insert into ${table} (${cols}) select ${cols} from json_populate_recordset(null::${table}, cast(${rowsJson} as json))`;
+      const withRows = preparedOn(
+        db,
+        (endsJson: string, rowsJson: string) => ({ compile: () => sql<Updated>`with alongside as (${inserted(rowsJson)}) ${update(endsJson)}`.compile(db) }),
+        2,
+      );
+      return async (runs) => held(runs, (await withRows(db, ends(runs), rows(runs))).rows);
+    }
+    const update = (endsJson: unknown) =>
+      sql<Updated>`update "jobs" set ${set}
+        from (select value ->> 'id' as "id", value ->> 'token' as "token", value ->> 'attempts' as "attempts", value ->> 'result' as "result", value ->> 'ended_at' as "ended_at" from json_each(${endsJson})) as "e"
+        where "jobs"."id" = "e"."id" and "jobs"."lease_token" = "e"."token" returning "jobs"."id"`;
+    const updateRows = preparedOn(db, (endsJson: string) => ({ compile: () => update(endsJson).compile(db) }), 1);
+    if (!into) return async (runs) => held(runs, (await updateRows(db, ends(runs))).rows);
+    const fields = sql.join(columns.map((c) => sql`value ->> ${sql.lit(c)}`));
+    const insertRows = preparedOn(
+      db,
+      (rowsJson: string) => ({ compile: () => sql`insert into ${sql.table(into.table)} (${cols}) select ${fields} from json_each(${rowsJson})`.compile(db) }),
+      1,
+    );
+    return (runs) =>
+      db.transaction().execute(async (trx) => {
+        await insertRows(trx, rows(runs));
+        return held(runs, (await updateRows(trx, ends(runs))).rows);
+      });
   }
 
   private settleDoneWith(into: Alongside['into']) {

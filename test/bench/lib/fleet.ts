@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CONFIG_KEYS } from '../../../server/src/configuration';
-import { devV3Material } from '../../../server/src/payments/providers/social-v3/dev-credentials';
+import { devV3Material } from '@kit/sandbox';
 import { readCounters, readCpuMs, readMemory, type Memory, type ProcCounters } from './proc';
 import { sleep } from './rpc';
 import type { BenchOptions } from './options';
@@ -72,7 +72,8 @@ export class Fleet {
       NODE_ENV: 'development',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl, DATABASE_SCHEMA: schema } : {}),
+      // The run's schema as the connections' application_name: how `databaseCpuMs` finds their server processes.
+      ...(opts.databaseUrl ? { DATABASE_URL: withApplicationName(opts.databaseUrl, schema!), DATABASE_SCHEMA: schema } : {}),
     });
     const fleet = new Fleet(opts, dataDir, schema, env, platform);
     try {
@@ -147,6 +148,25 @@ export class Fleet {
   /** CPU time (ms) the given instances (default: all) have used so far. */
   cpuMs(indexes: readonly number[] = this.instances.map((i) => i.index)): number {
     return indexes.reduce((sum, i) => sum + readCpuMs(this.instances[i].pid), 0);
+  }
+
+  /**
+   * CPU time (ms) the PostgreSQL server processes of the instances' connections have used so far, by
+   * process id (read from `/proc`: a server on this machine only; undefined otherwise, or on SQLite).
+   * A connection closed meanwhile takes its time with it: compare the ids of two readings.
+   */
+  async databaseCpuMs(): Promise<Map<number, number> | undefined> {
+    if (!this.opts.databaseUrl) return undefined;
+    const rows = await this.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [this.schema]);
+    const cpu = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        cpu.set(pid, readCpuMs(pid));
+      } catch {
+        return undefined; // not a process of this machine
+      }
+    }
+    return cpu;
   }
 
   /** Every instance's CPU times, system calls and context switches so far (`proc.ts`). */
@@ -246,7 +266,7 @@ export class Fleet {
  * The payment settings of the instances and the platform's side of them. v2: the shared API key. v3
  * (the service's default protocol): a merchant key pair, a platform key pair with its
  * `PUB_KEY_ID_…`, a certificate serial and an APIv3 key generated into the run's data folder by the
- * kit's own development material (dev-credentials.ts), given to the instances as explicit settings
+ * sandbox's development material (`devV3Material` of `@kit/sandbox`), given to the instances as explicit settings
  * (public-key mode), as a merchant's configuration would; the in-process sandbox reads the same files.
  */
 export function protocolSettings(protocol: BenchOptions['protocol'], dataDir: string): { env: Record<string, string>; platform: PlatformSide } {
@@ -299,4 +319,11 @@ function tail(file: string, lines = 20): string {
   } catch {
     return '(no log)';
   }
+}
+
+/** The database URL with `application_name` set (a setting node-postgres reads from the URL). */
+function withApplicationName(url: string, name: string): string {
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
 }
