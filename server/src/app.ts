@@ -71,7 +71,7 @@ export function createApp(config: Config, services: Services, log: Logger, state
   api.get('/health/live', livenessHandler);
   api.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
   const dev = services.dev;
-  api.get('/openapi.json', openApiHandler({ dev: dev?.plugin.openApi, serverUrl: config.BASE_PATH || '/', routes }));
+  api.get('/openapi.json', openApiHandler({ dev: dev?.plugin.openApi, serverUrl: config.BASE_PATH || '/', routes, providers: services.registered }));
   api.use('/docs', docsRoutes());
   api.use('/pay-notify', payNotifyRoutes(deps));
   // A development plug-in's routes (the sandbox's, `/sandbox`): only when one was loaded.

@@ -14,6 +14,8 @@ import { consoleRoutes } from './paths/console';
 import { operationRoutes } from './paths/operations';
 import { ZH_INFO, ZH_OPERATIONS, ZH_SECURITY, ZH_TAGS, zhSection } from './zh-cn';
 import type { DevPlugin } from '../plugins/dev-plugin';
+import type { ProviderModule } from '../payments/providers/provider';
+import { PROVIDERS } from '../payments/providers/registry';
 
 /**
  * Every route the service itself describes: the JSON API's from their definitions (`routes/`), the
@@ -22,9 +24,9 @@ import type { DevPlugin } from '../plugins/dev-plugin';
  */
 export const ROUTE_DOCS: readonly RouteDoc[] = [...API_ROUTES.map(routeDoc), ...otherDocs()];
 
-/** The routes described in `paths/` (operations, channel notifications, front-end routers): the same whatever the service's wallets. */
-function otherDocs(): RouteDoc[] {
-  return [...operationRoutes, ...frontendRoutes, ...consoleRoutes];
+/** The routes described in `paths/` (operations, the notifications of these providers, front-end routers). */
+function otherDocs(providers?: readonly ProviderModule[]): RouteDoc[] {
+  return [...operationRoutes(providers), ...frontendRoutes, ...consoleRoutes];
 }
 
 export interface DocumentOptions {
@@ -32,6 +34,8 @@ export interface DocumentOptions {
   dev?: DevPlugin['openApi'];
   /** The JSON API the service serves (`apiRoutes(services.wallets)`: its wallets' ways); the kit's own (`API_ROUTES`) by default. */
   routes?: readonly AnyRoute[];
+  /** The providers the service was given (`services.registered`), whose realms take notifications; the registry's by default. */
+  providers?: readonly ProviderModule[];
   /** Public base URL of the service, for `servers` (e.g. `http://127.0.0.1:8080`). */
   serverUrl?: string;
   /** The prose's language (`zh-cn.ts`); English by default. */
@@ -43,8 +47,9 @@ export const operationIdOf = (doc: Pick<RouteDoc, 'method' | 'path'>) =>
   `${doc.method}${openApiPath(doc.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
 
 /** The routes the service serves with these options. */
-export function servedRouteDocs(opts: Pick<DocumentOptions, 'dev' | 'routes'>): RouteDoc[] {
-  const own = !opts.routes || opts.routes === API_ROUTES ? ROUTE_DOCS : [...opts.routes.map(routeDoc), ...otherDocs()];
+export function servedRouteDocs(opts: Pick<DocumentOptions, 'dev' | 'routes' | 'providers'>): RouteDoc[] {
+  const kits = (!opts.routes || opts.routes === API_ROUTES) && (!opts.providers || opts.providers === PROVIDERS);
+  const own = kits ? ROUTE_DOCS : [...(opts.routes ?? API_ROUTES).map(routeDoc), ...otherDocs(opts.providers)];
   return [...own, ...(opts.dev?.routes ?? [])];
 }
 

@@ -147,9 +147,18 @@ describeEachBackend('a wallet registered with the composition root (Acme Pay, te
     const doc = (await (await fetch(`${kit.url}/openapi.json`)).json()) as {
       paths: Record<
         string,
-        { post?: { summary?: string; requestBody?: { content: Record<string, { schema: Record<'oneOf' | 'anyOf', { title?: string }[]> }> } } }
+        {
+          post?: {
+            summary?: string;
+            parameters?: { name: string; schema: { enum?: string[] } }[];
+            requestBody?: { content: Record<string, { schema: Record<'oneOf' | 'anyOf', { title?: string }[]> }> };
+          };
+        }
       >;
     };
+    // Its realm takes notifications, as the service serves them.
+    const realm = doc.paths['/pay-notify/{realm}/pay'].post!.parameters!.find((p) => p.name === 'realm')!.schema.enum;
+    expect(realm).toEqual(expect.arrayContaining(['social', 'alipay', 'acme']));
     expect(doc.paths['/submerchant-pay/acmeNative']?.post?.summary).toBe('Acme Pay scan-code payment arguments (render `args.qr` as a QR code)');
     const schema = doc.paths['/submerchant-pay/pay'].post!.requestBody!.content['application/json'].schema;
     const members = (schema.oneOf ?? schema.anyOf).map((m) => m.title);
