@@ -106,12 +106,14 @@ describe('the production build', () => {
   it("holds the sandbox in a piece of its own that shares the service's modules instead of copying them", () => {
     const own = modulesIn(dist, 'sandbox.js');
     expect(own).toContain('sandbox/src/plugin.ts');
-    // The service's modules it uses (the errors, the providers' signing, the metrics) come from the shared chunks, one instance each.
+    // The service's modules it uses (the plug-in contract's helpers: the page shell, the errors, the ids) come from
+    // the shared chunks, one instance each; none of a provider's (the sandbox signs and formats with rules of its own).
     expect(own.filter((m) => m.startsWith('server/'))).toEqual([]);
     const sharedWithService = staticGraph(dist, 'sandbox.js')
       .filter((f) => f !== 'sandbox.js')
       .flatMap((f) => modulesIn(dist, f));
-    expect(sharedWithService).toEqual(expect.arrayContaining(['server/src/http/errors.ts', 'server/src/payments/providers/china-time.ts']));
+    expect(sharedWithService).toEqual(expect.arrayContaining(['server/src/http/errors.ts', 'server/src/frontends/pages/page.ts']));
+    expect(sharedWithService.filter((m) => m.startsWith('server/src/payments/'))).toEqual([]);
     for (const m of sharedWithService) expect(staticGraph(dist, 'main.js').some((f) => modulesIn(dist, f).includes(m))).toBe(true);
   });
 
