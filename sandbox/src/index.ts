@@ -11,3 +11,5 @@ export { envelope } from './v3/sandbox-v3-notices';
 export { platformSignature } from './v3/sandbox-v3-http';
 // The stand-ins' registry, with what they lend tests (a wallet's development keys).
 export * from './stand-ins';
+// The sandbox's own certificate maker, for tests that play a platform rotating its certificate.
+export { platformCertificate } from './protocol/self-signed';

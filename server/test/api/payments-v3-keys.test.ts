@@ -10,12 +10,11 @@
  */
 import { createCipheriv, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { encryptCertificateEntry } from '../../src/payments/providers/social-v3/certificates';
-import { selfSignedCertificate } from '../../src/payments/providers/social-v3/self-signed';
 import { describeEachBackend, type Backend } from '../support/backends';
 import { startTestKit, type TestKit } from '../support/kit';
 import { newOrder, payApi, payByCode, payFixture, sandboxOpenId, sandboxPost, sandboxPrepayId } from '../support/payments';
 import { platformHeaders, startPlatformProxy } from '../support/platform-proxy';
-import { sandboxOf, devV3Material } from '@kit/sandbox';
+import { sandboxOf, devV3Material, platformCertificate } from '@kit/sandbox';
 import { waitFor } from '../support/wait';
 
 const ENV = { SANDBOX_NOTIFY_SCHEDULE: '100ms,200ms,300ms', PAY_GATEWAY_TIMEOUT: '3s' };
@@ -101,7 +100,7 @@ describeEachBackend(
       const bKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
       const b = {
         key: bKey,
-        pem: selfSignedCertificate(bKey, {
+        pem: platformCertificate(bKey, {
           commonName: 'Rotated platform certificate',
           serial: '7A11CE',
           notBefore: Date.now() - 60_000,

@@ -6,30 +6,30 @@
  * `/secapi/` one). The development certificate is the sandbox's (`sandbox/src/v3/dev-credentials.test.ts`).
  */
 import { execFileSync } from 'node:child_process';
-import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { loadConfig } from '../../../configuration';
 import { needsClientCertificate, PROTOCOL_PATHS, type ProtocolOp } from '../protocol-v2/client';
-import { selfSignedCertificate } from '../social-v3/self-signed';
 import { clientTlsOf } from './client-certificate';
 
-const NOW = Date.UTC(2025, 0, 1);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v2-client-cert-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const pemKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const key = pemKey();
-const cert = selfSignedCertificate(createPrivateKey(key), { commonName: '1900000109', serial: '5157F09EFDC096DE', notBefore: NOW, notAfter: NOW + 86_400_000 });
 const write = (name: string, content: string | Buffer) => {
   const file = path.join(dir, name);
   fs.writeFileSync(file, content);
   return file;
 };
-const certFile = write('apiclient_cert.pem', cert);
 const keyFile = write('apiclient_key.pem', key);
+// The merchant's certificate over that key, as the platform's download holds one (made by the openssl CLI).
+const certFile = path.join(dir, 'apiclient_cert.pem');
+execFileSync('openssl', ['req', '-x509', '-key', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=1900000109'], { stdio: 'ignore' });
+const cert = fs.readFileSync(certFile, 'utf8');
 /** The bundle as `openssl pkcs12 -export` makes it today, and with the legacy cipher of older downloads. */
 const p12 = (legacy: boolean) => {
   const out = path.join(dir, legacy ? 'legacy.p12' : 'apiclient_cert.p12');
