@@ -185,6 +185,10 @@ describe('API reference page', () => {
       await page.getByText('规范第 4.6 节。', { exact: false }).first().waitFor();
       expect(await look(page, 'docs-zh-CN-1280x800', DOCS_LOOK)).toEqual([]);
       await page.getByTestId('docs-lang-en').click();
+      // The English reference has replaced the Chinese one. Until then the list holds the Chinese
+      // operations (or none while it loads, the page as short as one screen): a search there ends
+      // at the page's end without the English title.
+      await page.locator('.info .description').filter({ hasText: 'Payments, trusted points and chain records' }).waitFor({ timeout: RENDERED_WITHIN });
       // Back to the top, where the list starts, as a reader scrolls (it draws only what is near the screen).
       await scrollTo(page, page.getByText('4.1 Create a prepay order'));
       // Opened with ?lang=zh-CN, the page is Chinese from the start.

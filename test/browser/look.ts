@@ -31,10 +31,14 @@ export function screenshotDir(): string {
   return process.env.SCREENSHOTS_DIR ?? path.resolve(__dirname, 'screenshots');
 }
 
-export function resetScreenshotDir(): string {
+/**
+ * The screenshot folder, without the earlier screenshots whose names start with `prefix`: the
+ * suites saving there may run at the same time, and each removes only its own.
+ */
+export function resetScreenshots(prefix: string): string {
   const dir = screenshotDir();
-  fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
+  for (const name of fs.readdirSync(dir)) if (name.startsWith(prefix)) fs.rmSync(path.join(dir, name), { force: true });
   return dir;
 }
 

@@ -19,7 +19,7 @@ import { waitFor } from '../../server/test/support/wait';
 
 jest.setTimeout(120_000);
 
-/** The payer page measured as the screens test does: amounts and chips on one line, the primary button readable and in view. */
+/** The payer page measured as its screens test does (`screens-payer.test.ts`): amounts and chips on one line, the primary button readable and in view. */
 const PAYER_LOOK: LookOptions = { oneLine: '.btn, .money, .chip, [data-one-line]', primary: '.btn--primary', actionsInView: true, save: false };
 
 /** How often the payer page of a second payment reads the order again while its refund is under way (its own timer). */

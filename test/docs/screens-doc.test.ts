@@ -34,7 +34,8 @@ describe('docs/screens.md', () => {
       'pos-display/src/i18n/messages.ts',
       'shared/src/money-format.ts',
       'shared/src/order-items.ts',
-      'test/browser/screens.test.ts',
+      'test/browser/screens-pos.test.ts',
+      'test/browser/screens-payer.test.ts',
     ]) {
       expect(doc).toContain(file);
       expect(fs.existsSync(path.join(root, file))).toBe(true);
