@@ -5,6 +5,7 @@ import express from 'express';
 import { CallbackVerificationError, callbackHandler, verifyCallback } from './callback';
 import type { CallbackEvent } from './api/payment';
 import { generateTestCallback } from './callback-testing';
+import { waitFor } from '../../server/test/support/wait';
 
 const creds = { appId: 'app_merchant', appSecret: 'merchant-app-secret' };
 const URL_ = 'https://shop.example.com/hooks/kit?shop=1&note=a%20b';
@@ -60,10 +61,14 @@ describe('callbackHandler', () => {
   const events: CallbackEvent[] = [];
   let failNext = false;
   let slow: Promise<void> | undefined;
+  /** Deliveries that reached the route, and runs of the merchant's handler begun. */
+  let arrived = 0;
+  let entered = 0;
 
   beforeAll(async () => {
     const app = express();
     const onEvent = async (e: CallbackEvent) => {
+      entered++;
       if (slow) await slow;
       if (failNext) {
         failNext = false;
@@ -71,6 +76,10 @@ describe('callbackHandler', () => {
       }
       events.push(e);
     };
+    app.use('/hooks/kit', (_req, _res, next) => {
+      arrived++;
+      next();
+    });
     app.post('/hooks/kit', callbackHandler({ appSecret: creds.appSecret, appId: creds.appId, onEvent }));
     app.post('/raw/hook', express.raw({ type: '*/*' }), callbackHandler({ appSecret: creds.appSecret, onEvent }));
     app.post('/parsed/hook', express.json(), callbackHandler({ appSecret: creds.appSecret, onEvent }));
@@ -93,11 +102,16 @@ describe('callbackHandler', () => {
   test('answers OK and hands each event to the merchant once, however often it arrives', async () => {
     expect(await send('/hooks/kit', { prepayId: 'Once1' })).toEqual({ status: 200, text: 'OK' });
     expect(await send('/hooks/kit', { prepayId: 'Once1' })).toEqual({ status: 200, text: 'OK' });
+    // The second delivery arrives while the first is still in the merchant's handler: both are answered once it ends.
     let release!: () => void;
     slow = new Promise<void>((r) => (release = r));
-    const concurrent = Promise.all([send('/hooks/kit', { prepayId: 'Once2' }), send('/hooks/kit', { prepayId: 'Once2' })]);
-    setTimeout(release, 50);
-    expect((await concurrent).map((a) => a.text)).toEqual(['OK', 'OK']);
+    const [arrivedBefore, enteredBefore] = [arrived, entered];
+    const first = send('/hooks/kit', { prepayId: 'Once2' });
+    await waitFor(() => entered === enteredBefore + 1, 'the first delivery in the handler');
+    const second = send('/hooks/kit', { prepayId: 'Once2' });
+    await waitFor(() => arrived === arrivedBefore + 2, 'the second delivery arrived');
+    release();
+    expect((await Promise.all([first, second])).map((a) => a.text)).toEqual(['OK', 'OK']);
     slow = undefined;
     expect(await send('/hooks/kit', { prepayId: 'Once1', status: 'refunded' })).toEqual({ status: 200, text: 'OK' });
     expect(events.map((e) => `${e.prepayId}:${e.status}`)).toEqual(['Once1:finish', 'Once2:finish', 'Once1:refunded']);

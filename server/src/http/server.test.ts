@@ -6,6 +6,7 @@ import express from 'express';
 import { createHttpServer } from './server';
 import { callerGone } from './caller-gone';
 import { OrderEvents } from '../orders/order-events';
+import { waitFor } from '../../test/support/wait';
 
 async function listen(app: express.Express) {
   const server = createHttpServer(app);
@@ -88,8 +89,7 @@ describe('createHttpServer', () => {
     try {
       const req = http.get(`${url}/held`);
       req.on('error', () => undefined);
-      for (const deadline = Date.now() + 5_000; events.waiting === 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 5));
-      expect(events.waiting).toBe(1);
+      await waitFor(() => events.waiting === 1, 'the held call waiting');
       req.destroy();
       await ended;
       expect(events.waiting).toBe(0);

@@ -16,6 +16,7 @@ import { V3Client, type V3CallLog } from './client';
 import { CertificateSource, CERTIFICATE_REFRESH_MS, PublicKeySource } from './platform-key-source';
 import { parseAuthorization } from './sign';
 import { GO_NOTIFICATION, GO_PRIVATE_KEY } from './sdk-vectors.fixture';
+import { waitFor } from '../../../../test/support/wait';
 
 const merchant = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const platform = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -369,8 +370,8 @@ describe('certificate mode', () => {
   let signWith = { key: createPrivateKey(GO_PRIVATE_KEY), serial: GO_NOTIFICATION.headers.serial };
   let platformSrv: Awaited<ReturnType<typeof platformServer>>;
   let clock = Date.now();
-  /** How long the platform takes to answer `/v3/certificates`. */
-  let listDelayMs = 0;
+  /** While set, the platform holds its answers to `/v3/certificates` here, to be answered when the test says. */
+  let heldLists: Array<() => void> | null = null;
 
   beforeAll(async () => {
     // A second platform certificate for the rotation, made by openssl rather than by the kit.
@@ -418,7 +419,7 @@ describe('certificate mode', () => {
           };
         });
         const answer = () => signedAnswer(res, 200, JSON.stringify({ data }), signWith.key, signWith.serial, {}, clock);
-        return listDelayMs ? void setTimeout(answer, listDelayMs) : answer();
+        return heldLists ? void heldLists.push(answer) : answer();
       }
       signedAnswer(res, 200, JSON.stringify({ ok: true }), signWith.key, signWith.serial, {}, clock);
     });
@@ -500,12 +501,20 @@ describe('certificate mode', () => {
 
     listed = [{ pem: GO_NOTIFICATION.certificate }, { pem: second.pem }];
     signWith = { key: second.key, serial: second.serial };
-    listDelayMs = 300;
+    // The list is held until all three calls have been answered: each meets the new certificate while the first download is under way.
+    const held: Array<() => void> = (heldLists = []);
     try {
-      const answers = await Promise.all(['/v3/b', '/v3/c', '/v3/d'].map((path) => client.call({ method: 'GET', path, repeatable: true })));
-      expect(answers.map((a) => a.body)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+      const calls = Promise.all(['/v3/b', '/v3/c', '/v3/d'].map((path) => client.call({ method: 'GET', path, repeatable: true })));
+      await waitFor(
+        () => held.length > 0 && ['/v3/b', '/v3/c', '/v3/d'].every((p) => platformSrv.calls.some((c) => c.startsWith(`GET ${p} `))),
+        'three calls and a download',
+      );
+      heldLists = null;
+      for (const answer of held.splice(0)) answer();
+      expect((await calls).map((a) => a.body)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
     } finally {
-      listDelayMs = 0;
+      heldLists = null;
+      for (const answer of held.splice(0)) answer();
     }
     expect(fetches()).toBe(before + 1);
   });
