@@ -96,7 +96,7 @@ export class CallbackOperations {
     if (!row || !(await this.owns(appId, row.sub_merchant_id))) throw new KitError('not_found', `callback "${id}" does not exist`);
     // The endpoint was just fixed: an ended callback starts a new series, a pending one waiting for
     // its next attempt has it now. Either way one series, whatever races this call.
-    const resent = (await this.store.rearm(row.id, askedAt)) || (await this.store.bringForward(row.id));
+    const resent = (await this.store.rearm(row.id, askedAt)) || (await this.store.bringForward(row.id, Number(row.next_at)));
     if (resent) this.jobs.wake(CALLBACK_QUEUE);
     return { version: PAY_VERSION, status: 'success', data: { id, state: 'pending', resent } };
   }

@@ -141,7 +141,7 @@ export class CallbackStore {
     return this.db
       .selectFrom('jobs as j')
       .innerJoin('prepay_orders as o', 'o.prepay_id', 'j.ref')
-      .select(['j.id', 'j.ref', 'j.state', 'o.sub_merchant_id', 'o.merchant_id'])
+      .select(['j.id', 'j.ref', 'j.state', 'j.next_at', 'o.sub_merchant_id', 'o.merchant_id'])
       .where('j.queue', '=', CALLBACK_QUEUE)
       .where('j.id', '=', id)
       .executeTakeFirst();
@@ -152,9 +152,9 @@ export class CallbackStore {
     return this.jobs.rearmEnded(CALLBACK_QUEUE, id, askedAt);
   }
 
-  /** Makes a pending callback's next attempt due now, in its series (`JobStore.bringForward`). */
-  bringForward(id: number): Promise<boolean> {
-    return this.jobs.bringForward(CALLBACK_QUEUE, id);
+  /** Makes a pending callback's next attempt, read due at `seenNextAt`, due now, in its series (`JobStore.bringForward`). */
+  bringForward(id: number, seenNextAt: number): Promise<boolean> {
+    return this.jobs.bringForward(CALLBACK_QUEUE, id, seenNextAt);
   }
 
   /** Rearms every given-up callback of those sub-merchants created in the window, in one statement; how many. */

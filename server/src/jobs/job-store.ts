@@ -394,8 +394,11 @@ export class JobStore {
   /**
    * Makes a pending job waiting for its next run due now, within its series (attempts go on); one
    * being run (under a lease) or already due is left alone. Whether this changed anything.
+   * `seenNextAt` is when the caller read it due (compare and set): of calls racing each other, only
+   * one changes it, whichever read the time first (a later `now` alone would not tell them apart:
+   * a call that read the time before another's write may run its statement after it).
    */
-  async bringForward(queue: QueueName, id: number, now = this.clock.now()): Promise<boolean> {
+  async bringForward(queue: QueueName, id: number, seenNextAt: number, now = this.clock.now()): Promise<boolean> {
     const res = await this.db
       .updateTable('jobs')
       .set({ next_at: now, updated_at: now })
@@ -403,6 +406,7 @@ export class JobStore {
       .where('queue', '=', queue)
       .where('state', '=', 'pending')
       .where('lease_token', 'is', null)
+      .where('next_at', '=', seenNextAt)
       .where('next_at', '>', now)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;

@@ -72,27 +72,30 @@ describeEachBackend('Alipay against an independent platform (alipay-sdk as refer
   test('alipayNative precreates a code; paid, the notification finishes the order; the 4.6 refund goes through refund and its query', async () => {
     const refusedBefore = platform.refused.length;
     const prepayId = await newOrder(f, '12.34');
-    const answer = await f.client.alipayNative(prepayId);
-    expect(answer).toMatchObject({ version: 1, status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\/qr\.alipay\.com\/bax0\d+$/) } });
-    const outTradeNo = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no;
-
-    // What Alipay received: one precreate, signed and stamped as its rules say (the platform refuses anything else).
-    const [precreate] = callsOf('alipay.trade.precreate', outTradeNo);
-    expect(precreate.params).toMatchObject({
-      app_id: platform.appId,
-      app_auth_token: TOKEN,
-      charset: 'utf-8',
-      version: '1.0',
-      sign_type: 'RSA2',
-      notify_url: `${kit.url}/pay-notify/alipay`,
-    });
-    expect(precreate.biz).toMatchObject({ out_trade_no: outTradeNo, total_amount: '12.34', subject: expect.any(String) });
-    expect(precreate.biz.timeout_express).toMatch(/^\d+m$/);
-
-    // The payer scans and pays: Alipay's notification is taken with `success`. The service's clock stands still
-    // meanwhile, so that the follow-up's query cannot come first: the notification is what records the payment.
+    // The service's clock stands still from the code's placing to the notification, so that the
+    // follow-up's query (due PAYMENT_QUERY_SCHEDULE after the placing) cannot come first: the
+    // notification is what records the payment. Frozen only later, a query already due ran first on a busy machine.
     kit.clock.freeze();
+    let outTradeNo: string;
     try {
+      const answer = await f.client.alipayNative(prepayId);
+      expect(answer).toMatchObject({ version: 1, status: 'success', args: { qr_code: expect.stringMatching(/^https:\/\/qr\.alipay\.com\/bax0\d+$/) } });
+      outTradeNo = (await kit.runtime.services.payments.state(prepayId)).channelOrders[0].out_trade_no;
+
+      // What Alipay received: one precreate, signed and stamped as its rules say (the platform refuses anything else).
+      const [precreate] = callsOf('alipay.trade.precreate', outTradeNo);
+      expect(precreate.params).toMatchObject({
+        app_id: platform.appId,
+        app_auth_token: TOKEN,
+        charset: 'utf-8',
+        version: '1.0',
+        sign_type: 'RSA2',
+        notify_url: `${kit.url}/pay-notify/alipay`,
+      });
+      expect(precreate.biz).toMatchObject({ out_trade_no: outTradeNo, total_amount: '12.34', subject: expect.any(String) });
+      expect(precreate.biz.timeout_express).toMatch(/^\d+m$/);
+
+      // The payer scans and pays: Alipay's notification is taken with `success`.
       const paid = await platform.pay(answer.args.qr_code as string);
       expect(paid.notification).toEqual({ status: 200, text: 'success' });
       expect((await f.client.waitForPayment(prepayId)).status).toBe('finish');

@@ -107,15 +107,39 @@ describeEachBackend('callback operations', (backend) => {
       await payByCode(kit, f, prepayId);
       const { id } = await waitFor(async () => ((await one(f, prepayId))?.state === 'delivered' ? one(f, prepayId) : null), 'delivered');
       for (let burst = 1; burst <= 10; burst++) {
-        const answers = await Promise.all(Array.from({ length: 10 }, () => f.client.resendCallback(id)));
+        // Sent together, signed in the same instant: the client makes each `_t` unique by counting up a
+        // millisecond, so on a flowing clock the tenth says it asked 9 ms after the first, and a series
+        // delivered within those 9 ms ended before it asked (a second series, by the rule). The clock
+        // stands still while they are answered: all ten asked at once.
+        kit.clock.freeze();
+        let answers;
+        try {
+          answers = await Promise.all(Array.from({ length: 10 }, () => f.client.resendCallback(id)));
+          await waitFor(async () => (await one(f, prepayId)).state === 'delivered', `burst ${burst} delivered`);
+        } finally {
+          kit.clock.resume();
+        }
         expect(answers.filter((a) => a.data.resent)).toHaveLength(1);
-        await waitFor(async () => (await one(f, prepayId)).state === 'delivered', `burst ${burst} delivered`);
         await kit.settle();
         expect(receiver.received).toHaveLength(1 + burst);
       }
     } finally {
       await receiver.close();
     }
+  });
+
+  test('of two resends racing, the one whose write comes second changes nothing, even when it read the time first', async () => {
+    // Two copies of the suite at once showed it: a call that read the time, then waited for a
+    // connection, saw the other's write due later than its own "now" and brought it forward again.
+    const store = kit.runtime.services.jobs.store;
+    const now = store.clock.now();
+    await store.enqueue(store.db, { queue: 'test.forward', key: 'k', ref: 'r', at: now + 3 * 3_600_000 }, 'once', now);
+    const { id, next_at } = await store.db.selectFrom('jobs').select(['id', 'next_at']).where('queue', '=', 'test.forward').executeTakeFirstOrThrow();
+    const seen = Number(next_at);
+    expect(await store.bringForward('test.forward', id, seen, now + 5)).toBe(true);
+    expect(await store.bringForward('test.forward', id, seen, now)).toBe(false);
+    // Read again after that write: already due, nothing to bring forward.
+    expect(await store.bringForward('test.forward', id, now + 5, now + 6)).toBe(false);
   });
 
   test('a resend of a pending callback waiting for its retry attempts it now, in its series', async () => {
